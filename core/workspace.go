@@ -290,7 +290,7 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		return info, Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, fileKind(fi.Mode()))
 	case err == nil:
 		perm = fi.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
+	case AsError(err).Code == CodeNotFound:
 		info.Created = true
 	default:
 		return info, err
