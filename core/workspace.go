@@ -20,7 +20,7 @@ import (
 type Workspace struct {
 	Roots []string // absolute, cleaned, symlinks resolved
 
-	mu    sync.Mutex
+	mu     sync.Mutex
 	opened map[string]*os.Root
 }
 
