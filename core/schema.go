@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Params describes an applet's parameter struct: its JSON fields, their other-dialect
@@ -23,7 +22,7 @@ type Params struct {
 
 	once     sync.Once
 	schema   map[string]any
-	compiled *jsonschema.Schema
+	compiled *jsonschema.Resolved
 	err      error
 }
 
@@ -137,12 +136,16 @@ func (p *Params) Schema() map[string]any {
 
 func (p *Params) build() {
 	p.schema = p.objectSchema()
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("params.json", p.schema); err != nil {
+	b, err := json.Marshal(p.schema)
+	if err != nil {
 		p.err = err
 		return
 	}
-	p.compiled, p.err = c.Compile("params.json")
+	var sch jsonschema.Schema
+	if p.err = json.Unmarshal(b, &sch); p.err != nil {
+		return
+	}
+	p.compiled, p.err = sch.Resolve(nil)
 }
 
 func (p *Params) objectSchema() map[string]any {
@@ -267,37 +270,44 @@ func (p *Params) Validate(v any) error {
 	if p.err != nil {
 		return Errorf(CodeInternal, "the parameter schema of this applet does not compile: %v", p.err)
 	}
-	err := p.compiled.Validate(v)
+	err := p.compiled.Validate(toFloats(v))
 	if err == nil {
 		return nil
 	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
-	}
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := strings.Join(e.InstanceLocation, ".")
-			if loc == "" {
-				loc = "request"
-			}
-			msg := e.Error()
-			if i := strings.Index(msg, "': "); i >= 0 && strings.HasPrefix(msg, "at '") {
-				msg = msg[i+3:]
-			}
-			msgs = append(msgs, loc+": "+msg)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
+	msg := err.Error()
+	// The validator prefixes every message with the schema path it walked; keep the
+	// part a model can act on.
+	for _, prefix := range []string{"validating root: ", "validating /properties/"} {
+		for strings.Contains(msg, prefix) {
+			msg = strings.Replace(msg, prefix, "", 1)
 		}
 	}
-	walk(ve)
-	sort.Strings(msgs)
-	return Errorf(CodeInvalidParams, "invalid parameters: %s. Fix the listed fields and call again; accepted fields: %s",
-		strings.Join(msgs, "; "), p.AcceptedNames())
+	return Errorf(CodeInvalidParams, "invalid parameters: %s. Fix the field and call again; accepted fields: %s", msg, p.AcceptedNames())
+}
+
+// toFloats converts json.Number values to float64 or int64, which the validator knows.
+func toFloats(v any) any {
+	switch vv := v.(type) {
+	case json.Number:
+		if i, err := vv.Int64(); err == nil {
+			return i
+		}
+		f, _ := vv.Float64()
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(vv))
+		for k, x := range vv {
+			out[k] = toFloats(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(vv))
+		for i, x := range vv {
+			out[i] = toFloats(x)
+		}
+		return out
+	}
+	return v
 }
 
 // ApplyDefaults adds the default of every missing field to obj, recursively.

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -21,7 +20,20 @@ import (
 // DefaultSession is the session id used when neither --session nor AGENTBOX_SESSION is set.
 const DefaultSession = "default"
 
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// validSessionID accepts 1-128 letters, digits, '.', '_' or '-', starting with a
+// letter or digit, so an id can never name a path outside the sessions directory.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i, c := range []byte(id) {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Session is the per-session state directory,
 // $XDG_STATE_HOME/agentbox/sessions/<id>/ (0700): grants, read records, todo lists,
@@ -40,7 +52,7 @@ func NewSession(stateHome, id string, now func() time.Time) (*Session, error) {
 	if id == "" {
 		id = DefaultSession
 	}
-	if !sessionIDPattern.MatchString(id) {
+	if !validSessionID(id) {
 		return nil, Errorf(CodeInvalidParams, "session id %q is not valid: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	if now == nil {
