@@ -68,7 +68,7 @@ func parseObject(data []byte) (map[string]any, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeValue(dec, "")
+	v, err := decodeValue(dec, "", 0)
 	if err != nil {
 		return nil, syntaxError(data, dec, err)
 	}
@@ -80,9 +80,15 @@ func parseObject(data []byte) (map[string]any, error) {
 	return v.(map[string]any), nil
 }
 
+// maxDepth bounds the nesting of a request; the deepest applet parameter is 3 levels.
+const maxDepth = 32
+
 // decodeValue builds a JSON value from tokens so that duplicate keys, which
 // encoding/json would silently resolve to the last one, are reported.
-func decodeValue(dec *json.Decoder, path string) (any, error) {
+func decodeValue(dec *json.Decoder, path string, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, Errorf(CodeInvalidParams, "the request is nested more than %d levels deep%s; no applet takes such a structure", maxDepth, where(path))
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -101,7 +107,7 @@ func decodeValue(dec *json.Decoder, path string) (any, error) {
 				if _, dup := obj[key]; dup {
 					return nil, Errorf(CodeInvalidParams, "field %q appears twice%s; give each field once", key, where(path))
 				}
-				v, err := decodeValue(dec, join(path, key))
+				v, err := decodeValue(dec, join(path, key), depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -114,7 +120,7 @@ func decodeValue(dec *json.Decoder, path string) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec, fmt.Sprintf("%s[%d]", path, len(arr)))
+				v, err := decodeValue(dec, fmt.Sprintf("%s[%d]", path, len(arr)), depth+1)
 				if err != nil {
 					return nil, err
 				}
