@@ -15,5 +15,6 @@ require (
 require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
 )

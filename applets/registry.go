@@ -8,6 +8,26 @@ import "github.com/agentbox/agentbox/core"
 // All is the applet table, in the order --list shows it.
 var All = []core.Spec{
 	{
+		Name: "read", Aliases: []string{"read_file", "Read", "view", "cat"}, Kind: core.KindRead,
+		Summary:      "Read a text file with numbered lines (ranges, encodings, honest truncation)",
+		Description:  "Reads a text file and returns its lines numbered from 1. By default up to 2000 lines from the start; choose a window with offset+limit (0-based offset), start_line/end_line (1-based, inclusive) or view_range. Lines longer than 2000 characters are cut with a marker; output is capped at 200 KB (max_bytes) and the whole window then goes to a sidecar file named in output_path. Binary files, directories and non-regular files are refused; UTF-8 (with or without BOM), UTF-16 with BOM and CRLF files are read. A missing file gets up to three similar paths from the workspace.",
+		Guidelines:   []string{"Read a file before editing it: edit and write refuse to change a file that changed since this session read it.", "For a large file, read the part you need with offset/limit or start_line/end_line."},
+		New:          func() core.Command { return &Read{Limit: ReadDefaultLimit, MaxBytes: ReadDefaultMaxOut} },
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"file_path":"main.go","offset":40,"limit":20}`,
+	},
+	{
+		Name: "write", Aliases: []string{"write_file", "Write", "create"}, Kind: core.KindEdit,
+		Summary:      "Create or overwrite a file atomically",
+		Description:  "Writes the complete content of a file, creating it (and its parent directories, unless create_directories is false) or overwriting it. The write is atomic (temporary file, fsync, rename), keeps an existing file's permissions and writes through a symlink to its target. If this session read the file and it has changed since, the write is refused as a conflict; expected_sha256 gives the same protection to callers without a session.",
+		Guidelines:   []string{"Prefer edit for changing part of an existing file; use write for new files or complete rewrites."},
+		New:          func() core.Command { return &Write{CreateDirectories: true} },
+		Capabilities: []string{core.CapFSWrite},
+		Destructive:  true,
+		Example:      `{"file_path":"notes/todo.md","content":"# TODO\n"}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -10,6 +11,13 @@ import (
 )
 
 type kongExit int
+
+// ShellInput is implemented by applets that take a parameter from stdin in shell mode
+// (write's content, patch's patch text) when the command line did not give it. It runs
+// after flag parsing and before validation, so the schema sees the complete request.
+type ShellInput interface {
+	ReadShellInput(stdin io.Reader, stdinIsTerminal bool) error
+}
 
 // parseFlags fills cmd from the command line with kong (shell mode only: JSON mode never
 // builds the parser, which keeps an agent's per-call start-up small). It then runs the
@@ -31,6 +39,11 @@ func parseFlags(spec *Spec, prog string, cmd Command, args []string, host Host) 
 	}()
 	if _, err := parser.Parse(args); err != nil {
 		return -1, Errorf(CodeInvalidParams, "%v; run `agentbox %s --help` for the flags", err, spec.Name)
+	}
+	if si, ok := cmd.(ShellInput); ok {
+		if err := si.ReadShellInput(host.Stdin, host.StdinIsTerminal); err != nil {
+			return -1, err
+		}
 	}
 	v, err := ToJSONValue(cmd)
 	if err != nil {

@@ -96,6 +96,12 @@ func collectFields(p *Params, t reflect.Type, index []int) {
 				k, v, _ := strings.Cut(kv, "=")
 				f.Constraints[k] = v
 			}
+			// schema:"required" makes a field required in the schema only, for
+			// parameters that shell mode fills another way (write's content from stdin).
+			if _, ok := f.Constraints["required"]; ok {
+				f.Required = true
+				delete(f.Constraints, "required")
+			}
 		}
 		et := sf.Type
 		for et.Kind() == reflect.Pointer || et.Kind() == reflect.Slice {

@@ -34,7 +34,8 @@ const (
 //	enum:"a,b"                allowed values
 //	required:""               required in both modes
 //	arg:"" / short:"n"        kong's positional arguments and short flags
-//	schema:"min=1,max=10"     extra JSON-Schema constraints (min, max, minLength, maxLength, maxItems)
+//	schema:"min=1,max=10"     extra JSON-Schema constraints (min, max, minLength, maxLength,
+//	                          minItems, maxItems, pattern; "required" = required in JSON only)
 //
 // Run does the work. It must not touch os.Args, os.Stdin, os.Exit or the real clock:
 // everything comes in through env, so tests can run it in memory.
