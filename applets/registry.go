@@ -28,6 +28,16 @@ var All = []core.Spec{
 		Example:      `{"file_path":"notes/todo.md","content":"# TODO\n"}`,
 	},
 	{
+		Name: "edit", Aliases: []string{"edit_file", "Edit", "multi_edit", "MultiEdit", "str_replace", "replace"}, Kind: core.KindEdit,
+		Summary:      "Replace text in a file: exact, whitespace-tolerant or fuzzy; many edits at once",
+		Description:  "Replaces old_string with new_string in a file. old_string must match exactly one place (or set replace_all). Matching is exact first, then whitespace-normalised (indentation, trailing blanks and line breaks may differ; the replacement is re-indented to the file), then, with fuzzy_match, Levenshtein similarity of at least fuzzy_threshold (default 0.7). CRLF files, BOMs and final newlines are kept. edits applies up to 50 edits atomically: all are matched against the original first, overlaps are refused, and nothing is written unless all match. dry_run reports without writing. Returns a unified diff. An empty old_string creates a missing file.",
+		Guidelines:   []string{"Read the file first; copy old_string from what read showed, without the line-number prefix.", "Make old_string unique by including surrounding lines, or set replace_all to change every occurrence."},
+		New:          func() core.Command { return &Edit{} },
+		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
+		Destructive:  true,
+		Example:      `{"file_path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
