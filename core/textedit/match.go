@@ -125,6 +125,21 @@ func collapse(s string) (string, []int32) {
 	offs := make([]int32, 0, len(s))
 	inSpace := true // trims leading space
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII fast path
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
+				if !inSpace {
+					b.WriteByte(' ')
+					offs = append(offs, int32(i))
+					inSpace = true
+				}
+			} else {
+				inSpace = false
+				b.WriteByte(c)
+				offs = append(offs, int32(i))
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
 			if !inSpace {
@@ -154,6 +169,16 @@ func findWhitespace(text, needle string) []Match {
 	cn, _ := collapse(needle)
 	if cn == "" {
 		return nil
+	}
+	// Collapsing keeps every run of non-blank characters verbatim, so the needle's
+	// longest runs must already occur in the raw text; checking them first skips the
+	// collapse of a large file in the common no-match case.
+	tokens := strings.Fields(needle)
+	sort.Slice(tokens, func(a, b int) bool { return len(tokens[a]) > len(tokens[b]) })
+	for _, t := range tokens[:min(3, len(tokens))] {
+		if !strings.Contains(text, t) {
+			return nil
+		}
 	}
 	ct, offs := collapse(text)
 	var ms []Match
@@ -237,7 +262,7 @@ func leading(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))
 // Replacement returns the text that replaces m: for a whitespace match, new is
 // re-indented from the needle's indentation to the matched region's.
 func (m Match) Replacement(newText string) string {
-	if m.Stage != StageWhitespace {
+	if m.Stage == StageExact {
 		return newText
 	}
 	lines := strings.Split(newText, "\n")
@@ -340,8 +365,13 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 		}
 		cands = cands[:cut]
 	}
-	nr := []rune(needle)
+	// Compare lines without their indentation: a model's indentation is the least
+	// reliable part of what it copies, and the replacement is re-indented anyway.
+	nr := []rune(trimLines(nl))
 	bound := int(maxDist*float64(len(nr))) + 1
+	// Only a window within a whisker of the best can matter (as the match, or as a rival
+	// that makes it ambiguous), so the bound tightens as better windows are found.
+	slack := len(nr)/50 + 1
 	var scored []Match
 	for _, c := range cands {
 		for _, size := range []int{n, n - 1, n + 1} {
@@ -350,7 +380,7 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 			}
 			s, e := starts[c.line], starts[c.line+size]
 			w := strings.TrimSuffix(text[s:e], "\n")
-			wr := []rune(w)
+			wr := []rune(trimLines(strings.Split(w, "\n")))
 			if abs(len(wr)-len(nr)) > bound {
 				continue
 			}
@@ -358,8 +388,11 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 			if d > bound {
 				continue
 			}
+			bound = min(bound, d+slack)
 			sim := 1 - float64(d)/float64(max(len(wr), len(nr), 1))
-			scored = append(scored, Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim})
+			m := Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim}
+			m.indents = indentMap(needle, text, s, s+len(w))
+			scored = append(scored, m)
 		}
 	}
 	sort.SliceStable(scored, func(a, b int) bool { return scored[a].Similarity > scored[b].Similarity })
@@ -491,4 +524,12 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+func trimLines(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(out, "\n")
 }
