@@ -98,7 +98,7 @@ func TestApplyAtomicity(t *testing.T) {
 
 func TestBoundedLevenshtein(t *testing.T) {
 	cases := []struct {
-		a, b string
+		a, b    string
 		k, want int
 	}{
 		{"kitten", "sitting", 5, 3}, {"", "abc", 5, 3}, {"abc", "abc", 0, 0}, {"abcdef", "ghijkl", 3, 4}, {"flaw", "lawn", 2, 2},
