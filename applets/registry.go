@@ -38,6 +38,18 @@ var All = []core.Spec{
 		Example:      `{"file_path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`,
 	},
 	{
+		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
+		Summary:     "List a directory (sorting, filtering, long format)",
+		Description: "Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default 1000) are returned, with a count of the rest. A file path is an error that points to read.",
+		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
+		New: func() core.Command {
+			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit}
+		},
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"path":"src","long_format":true,"sort_by":"modified"}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
