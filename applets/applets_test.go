@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
+	"github.com/agentbox/agentbox/core/textedit"
 )
 
 func writeFile(t *testing.T, env *core.Env, name, content string) string {
@@ -208,5 +209,30 @@ func TestSkillFrontMatter(t *testing.T) {
 		if _, _, err := parseFrontMatter([]byte(bad)); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
+	}
+}
+
+// TestDocumentedDefaultsMatchCode: the defaults in the schemas (which prompt, help and
+// man pages show) are the constants the code enforces.
+func TestDocumentedDefaultsMatchCode(t *testing.T) {
+	checks := []struct {
+		cmd   any
+		field string
+		want  string
+	}{
+		{&Read{}, "limit", fmt.Sprint(ReadDefaultLimit)},
+		{&Read{}, "max_bytes", fmt.Sprint(ReadDefaultMaxOut)},
+		{&Edit{}, "fuzzy_threshold", fmt.Sprint(textedit.DefaultThreshold)},
+		{&EditOp{}, "fuzzy_threshold", fmt.Sprint(textedit.DefaultThreshold)},
+		{&Ls{}, "limit", fmt.Sprint(LsDefaultLimit)},
+	}
+	for _, c := range checks {
+		f := core.ParamsOf(c.cmd).Lookup(c.field)
+		if f == nil || f.Default != c.want {
+			t.Errorf("%T.%s: documented default %v, code uses %s", c.cmd, c.field, f, c.want)
+		}
+	}
+	if f := core.ParamsOf(&Edit{}).Lookup("edits"); f.Constraints["maxItems"] != fmt.Sprint(textedit.MaxEdits) {
+		t.Errorf("edits maxItems %q, code allows %d", f.Constraints["maxItems"], textedit.MaxEdits)
 	}
 }

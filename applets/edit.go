@@ -23,11 +23,11 @@ const (
 
 // EditOp is one edit of a multi-edit.
 type EditOp struct {
-	OldString      string   `json:"old_string" alias:"old_str,oldText,old,search" schema:"required" help:"the exact text to replace"`
-	NewString      string   `json:"new_string" alias:"new_str,newText,new,replace" schema:"required" help:"the replacement text"`
-	ReplaceAll     bool     `json:"replace_all" alias:"allow_multiple,replaceAll" help:"replace every occurrence instead of requiring a unique one"`
-	FuzzyMatch     bool     `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
-	FuzzyThreshold *float64 `json:"fuzzy_threshold" schema:"min=0,max=1" help:"similarity a fuzzy match needs, 0-1 (default 0.7)"`
+	OldString      string  `json:"old_string" alias:"old_str,oldText,old,search" schema:"required" help:"the exact text to replace"`
+	NewString      string  `json:"new_string" alias:"new_str,newText,new,replace" schema:"required" help:"the replacement text"`
+	ReplaceAll     bool    `json:"replace_all" alias:"allow_multiple,replaceAll" help:"replace every occurrence instead of requiring a unique one"`
+	FuzzyMatch     bool    `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
+	FuzzyThreshold float64 `json:"fuzzy_threshold" schema:"min=0,max=1" default:"0.7" help:"similarity a fuzzy match needs, 0-1"`
 }
 
 // Edit replaces text in a file: one edit, or many at once with edits.
@@ -37,7 +37,7 @@ type Edit struct {
 	NewString      string   `json:"new_string" alias:"new_str,newText,new,replace" help:"the replacement text"`
 	ReplaceAll     bool     `json:"replace_all" alias:"allow_multiple,replaceAll" help:"replace every occurrence instead of requiring a unique one"`
 	FuzzyMatch     bool     `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
-	FuzzyThreshold *float64 `json:"fuzzy_threshold" schema:"min=0,max=1" help:"similarity a fuzzy match needs, 0-1 (default 0.7)"`
+	FuzzyThreshold float64  `json:"fuzzy_threshold" schema:"min=0,max=1" default:"0.7" help:"similarity a fuzzy match needs, 0-1"`
 	Edits          []EditOp `json:"edits" type:"json" schema:"maxItems=50" help:"several edits applied atomically (all validated against the original first; overlaps are refused); use instead of old_string/new_string"`
 	DryRun         bool     `json:"dry_run" help:"plan the edits and report them without writing"`
 	ExpectedSHA256 string   `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse unless the file's current SHA-256 is this"`
@@ -63,18 +63,11 @@ func (e *Edit) ops() ([]textedit.Edit, error) {
 		}
 		ops := make([]textedit.Edit, len(e.Edits))
 		for i, o := range e.Edits {
-			ops[i] = textedit.Edit{Old: o.OldString, New: o.NewString, ReplaceAll: o.ReplaceAll, Fuzzy: o.FuzzyMatch, Threshold: deref(o.FuzzyThreshold)}
+			ops[i] = textedit.Edit{Old: o.OldString, New: o.NewString, ReplaceAll: o.ReplaceAll, Fuzzy: o.FuzzyMatch, Threshold: o.FuzzyThreshold}
 		}
 		return ops, nil
 	}
-	return []textedit.Edit{{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll, Fuzzy: e.FuzzyMatch, Threshold: deref(e.FuzzyThreshold)}}, nil
-}
-
-func deref(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return *f
+	return []textedit.Edit{{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll, Fuzzy: e.FuzzyMatch, Threshold: e.FuzzyThreshold}}, nil
 }
 
 // Run implements core.Command.

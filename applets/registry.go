@@ -3,7 +3,12 @@
 // read All; adding an applet is one file, one table line and one testdata/script file.
 package applets
 
-import "github.com/agentbox/agentbox/core"
+import (
+	"fmt"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/textedit"
+)
 
 // All is the applet table, in the order --list shows it.
 var All = []core.Spec{
@@ -30,7 +35,7 @@ var All = []core.Spec{
 	{
 		Name: "edit", Aliases: []string{"edit_file", "Edit", "multi_edit", "MultiEdit", "str_replace", "replace"}, Kind: core.KindEdit,
 		Summary:      "Replace text in a file: exact, whitespace-tolerant or fuzzy; many edits at once",
-		Description:  "Replaces old_string with new_string in a file. old_string must match exactly one place (or set replace_all). Matching is exact first, then whitespace-normalised (indentation, trailing blanks and line breaks may differ; the replacement is re-indented to the file), then, with fuzzy_match, Levenshtein similarity of at least fuzzy_threshold (default 0.7). CRLF files, BOMs and final newlines are kept. edits applies up to 50 edits atomically: all are matched against the original first, overlaps are refused, and nothing is written unless all match. dry_run reports without writing. Returns a unified diff. An empty old_string creates a missing file.",
+		Description:  fmt.Sprintf("Replaces old_string with new_string in a file. old_string must match exactly one place (or set replace_all). Matching is exact first, then whitespace-normalised (indentation, trailing blanks and line breaks may differ; the replacement is re-indented to the file), then, with fuzzy_match, Levenshtein similarity of at least fuzzy_threshold (default %.1f). CRLF files, BOMs and final newlines are kept. edits applies up to %d edits atomically: all are matched against the original first, overlaps are refused, and nothing is written unless all match. dry_run reports without writing. Returns a unified diff. An empty old_string creates a missing file.", textedit.DefaultThreshold, textedit.MaxEdits),
 		Guidelines:   []string{"Read the file first; copy old_string from what read showed, without the line-number prefix.", "Make old_string unique by including surrounding lines, or set replace_all to change every occurrence."},
 		New:          func() core.Command { return &Edit{} },
 		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
@@ -40,8 +45,8 @@ var All = []core.Spec{
 	{
 		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
 		Summary:     "List a directory (sorting, filtering, long format)",
-		Description: "Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default 1000) are returned, with a count of the rest. A file path is an error that points to read.",
-		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
+		Description: fmt.Sprintf("Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default %d) are returned, with a count of the rest. A file path is an error that points to read.", LsDefaultLimit),
+		Guidelines:  []string{"Use ls to see a folder's structure instead of running ls through a shell."},
 		New: func() core.Command {
 			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit}
 		},
@@ -57,5 +62,13 @@ var All = []core.Spec{
 		New:         func() core.Command { return &Skill{Action: "list"} },
 		ReadOnly:    true, Idempotent: true,
 		Example: `{"action":"load","name":"release-notes"}`,
+	},
+	{
+		Name: "prompt", Aliases: []string{"tools"}, Kind: core.KindOther,
+		Summary:     "Print the tool descriptions and JSON Schemas for a model",
+		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. Descriptions and defaults come from the same definitions the tools enforce.",
+		New:         func() core.Command { return &Prompt{Format: "markdown"} },
+		ReadOnly:    true, Idempotent: true,
+		Example: `{"format":"openai","tools":"read,edit"}`,
 	},
 }
