@@ -46,13 +46,23 @@ var All = []core.Spec{
 		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
 		Summary:     "List a directory (sorting, filtering, long format)",
 		Description: fmt.Sprintf("Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default %d) are returned, with a count of the rest. A file path is an error that points to read.", LsDefaultLimit),
-		Guidelines:  []string{"Use ls to see a folder's structure instead of running ls through a shell."},
+		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
 		New: func() core.Command {
 			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit}
 		},
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
 		Example: `{"path":"src","long_format":true,"sort_by":"modified"}`,
+	},
+	{
+		Name: "glob", Aliases: []string{"find_files", "Glob", "file_search"}, Kind: core.KindSearch,
+		Summary:      "Find files by glob pattern, newest first",
+		Description:  fmt.Sprintf("Finds files whose paths match a glob pattern (** across folders, *, ?, [abc], [!abc], {a,b}) under path, and returns absolute paths sorted by modification time, newest first. Hidden files and folders (and node_modules, build output and the like) are skipped unless include_hidden is set or the pattern names them. At most limit files (default %d) are returned, with the count of the rest and the whole list in output_path.", GlobDefaultLimit),
+		Guidelines:   []string{"Use glob to find files by name or extension instead of running find or ls -R through a shell."},
+		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit} },
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"pattern":"**/*_test.go","path":"."}`,
 	},
 	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,

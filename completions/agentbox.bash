@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls skill prompt --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob skill prompt --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -41,6 +41,13 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --directories-first --help --include-hidden --json --limit --long-format --manifest --mode --pattern --reverse --root --session --sort-by --text -a -h -l -r" -- "$cur")); return; fi
     ;;
+  glob)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --root --session --text -h" -- "$cur")); return; fi
+    ;;
   skill)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -59,4 +66,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls skill prompt
+complete -o filenames -F _agentbox agentbox read write edit ls glob skill prompt
