@@ -236,3 +236,16 @@ func TestDocumentedDefaultsMatchCode(t *testing.T) {
 		t.Errorf("edits maxItems %q, code allows %d", f.Constraints["maxItems"], textedit.MaxEdits)
 	}
 }
+
+func TestEditUTF16(t *testing.T) {
+	env := coretest.Env(t, "edit")
+	p := writeFile(t, env, "u.txt", string([]byte{0xFF, 0xFE, 'a', 0, '=', 0, '1', 0, '\n', 0}))
+	res, err := coretest.Call(t, env, &Edit{}, `{"file_path":"u.txt","old_string":"a=1","new_string":"a=2"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	if string(got) != string([]byte{0xFF, 0xFE, 'a', 0, '=', 0, '2', 0, '\n', 0}) || res.Data.(EditResult).Encoding != "utf-16le" {
+		t.Fatalf("UTF-16 edit: %q", got)
+	}
+}

@@ -54,6 +54,7 @@ type EditResult struct {
 	BytesDelta int                `json:"bytes_delta"`
 	Diff       string             `json:"diff"`
 	LineEnding string             `json:"line_ending"`
+	Encoding   string             `json:"encoding"`
 }
 
 func (e *Edit) ops() ([]textedit.Edit, error) {
@@ -103,8 +104,14 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if len(raw) > EditMaxFileBytes {
 		return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
 	}
-	if bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
+	text, format := textedit.Decode(raw)
+	if format.Encoding == "utf-8" && bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
 		return nil, core.Errorf(core.CodeBinaryFile, "%s looks binary (it has NUL bytes); edit changes text files only", p.Abs)
+	}
+	if !bytes.Equal(format.Encode(text), raw) {
+		// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
+		// did not touch.
+		return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
 	}
 	sum := sha256.Sum256(raw)
 	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}
@@ -117,7 +124,6 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if len(ops) == 1 && ops[0].Old == "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
 	}
-	text, format := textedit.Decode(raw)
 	for i := range ops {
 		ops[i].Old = format.Normalize(ops[i].Old)
 		ops[i].New = format.Normalize(ops[i].New)
@@ -127,7 +133,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, editFailure(p.Abs, err, len(ops) > 1)
 	}
 	newRaw := format.Encode(newText)
-	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: "lf"}
+	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: "lf", Encoding: format.Encoding}
 	if format.CRLF {
 		res.LineEnding = "crlf"
 	}
@@ -162,7 +168,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 }
 
 func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content string) (*core.Result, error) {
-	res := EditResult{Path: p.Abs, Created: true, DryRun: e.DryRun, Edits: []textedit.Applied{{Stage: "create", Similarity: 1, Replacements: 1, Line: 1}}, BytesDelta: len(content), LineEnding: "lf"}
+	res := EditResult{Path: p.Abs, Created: true, DryRun: e.DryRun, Edits: []textedit.Applied{{Stage: "create", Similarity: 1, Replacements: 1, Line: 1}}, BytesDelta: len(content), LineEnding: "lf", Encoding: "utf-8"}
 	result := &core.Result{}
 	res.Diff = capDiff(env, udiff.Unified("/dev/null", "b"+p.Abs, "", content), result)
 	if !e.DryRun {

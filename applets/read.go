@@ -218,9 +218,10 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if n > 0 {
 			lineNo += bytes.Count(rest[:n], []byte("\n"))
 			lastByteNewline = rest[n-1] == '\n'
-			if !sawCRLF && bytes.Contains(rest[:n], []byte("\r\n")) {
-				sawCRLF = true
-			}
+			// The reported line ending describes the whole file, not just the window.
+			crlf := bytes.Count(rest[:n], []byte("\r\n"))
+			sawCRLF = sawCRLF || crlf > 0
+			sawLF = sawLF || bytes.Count(rest[:n], []byte("\n")) > crlf
 		}
 		if err != nil {
 			break

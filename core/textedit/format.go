@@ -13,21 +13,27 @@ package textedit
 import (
 	"bytes"
 	"strings"
+	"unicode/utf16"
 )
 
 // Format is how a file's text is stored on disk.
 type Format struct {
-	BOM  bool // UTF-8 byte order mark
-	CRLF bool // every line ends in CRLF (converted to LF in Text, back on Encode)
+	BOM      bool   // a byte order mark (UTF-8's, or UTF-16's)
+	CRLF     bool   // every line ends in CRLF (converted to LF in Text, back on Encode)
+	Encoding string // "utf-8", "utf-16le" or "utf-16be"
 }
 
 // Decode splits raw file bytes into LF text and its format. Mixed line endings are left
 // as they are (no conversion), so nothing is rewritten that the edit did not touch.
 func Decode(b []byte) (string, Format) {
-	var f Format
-	if bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}) {
+	f := Format{Encoding: "utf-8"}
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
 		f.BOM = true
 		b = b[3:]
+	case len(b)%2 == 0 && (bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF})):
+		f.BOM = true
+		f.Encoding, b = decodeUTF16(b)
 	}
 	crlf := bytes.Count(b, []byte("\r\n"))
 	lf := bytes.Count(b, []byte("\n"))
@@ -43,6 +49,9 @@ func (f Format) Encode(text string) []byte {
 	if f.CRLF {
 		text = strings.ReplaceAll(text, "\n", "\r\n")
 	}
+	if f.Encoding == "utf-16le" || f.Encoding == "utf-16be" {
+		return encodeUTF16(text, f.Encoding == "utf-16be")
+	}
 	if f.BOM {
 		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
 	}
@@ -56,4 +65,41 @@ func (f Format) Normalize(s string) string {
 		return strings.ReplaceAll(s, "\r\n", "\n")
 	}
 	return s
+}
+
+// decodeUTF16 turns UTF-16 with a byte order mark into UTF-8 (without the mark).
+func decodeUTF16(b []byte) (string, []byte) {
+	big := b[0] == 0xFE
+	units := make([]uint16, 0, len(b)/2-1)
+	for i := 2; i+1 < len(b); i += 2 {
+		if big {
+			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
+		} else {
+			units = append(units, uint16(b[i+1])<<8|uint16(b[i]))
+		}
+	}
+	enc := "utf-16le"
+	if big {
+		enc = "utf-16be"
+	}
+	return enc, []byte(string(utf16.Decode(units)))
+}
+
+// encodeUTF16 writes text as UTF-16 with a byte order mark.
+func encodeUTF16(text string, big bool) []byte {
+	units := utf16.Encode([]rune(text))
+	out := make([]byte, 0, 2+2*len(units))
+	if big {
+		out = append(out, 0xFE, 0xFF)
+	} else {
+		out = append(out, 0xFF, 0xFE)
+	}
+	for _, u := range units {
+		if big {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
 }

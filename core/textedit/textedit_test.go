@@ -19,6 +19,11 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 	if !f.CRLF || text != "a\nb\n" {
 		t.Errorf("CRLF decode: %q %+v", text, f)
 	}
+	utf16le := []byte{0xFF, 0xFE, 'h', 0, 0xF6, 0, '\r', 0, '\n', 0}
+	text, f = Decode(utf16le)
+	if text != "hö\n" || f.Encoding != "utf-16le" || !f.CRLF || string(f.Encode(text)) != string(utf16le) {
+		t.Errorf("UTF-16LE: %q %+v", text, f)
+	}
 	if _, f := Decode([]byte("a\r\nb\n")); f.CRLF {
 		t.Error("mixed endings must not be converted")
 	}
