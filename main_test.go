@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 
@@ -33,6 +35,18 @@ func TestScripts(t *testing.T) {
 			e.Setenv("AGENTBOX_ROOT", e.WorkDir)
 			e.Setenv("NO_COLOR", "1")
 			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// serve DIR: serves DIR over HTTP on loopback for the rest of the script and
+			// sets $SERVER to its URL.
+			"serve": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: serve DIR")
+				}
+				srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
+				ts.Defer(srv.Close)
+				ts.Setenv("SERVER", srv.URL)
+			},
 		},
 	})
 }

@@ -65,6 +65,18 @@ var All = []core.Spec{
 		Example: `{"pattern":"**/*_test.go","path":"."}`,
 	},
 	{
+		Name: "fetch", Aliases: []string{"web_fetch", "WebFetch", "fetch_url"}, Kind: core.KindFetch,
+		Summary:     "Fetch a URL and return readable text (HTML as Markdown)",
+		Description: fmt.Sprintf("GETs (or HEADs) an http(s) URL, following up to %d redirects (the chain is reported), and returns the text: HTML turned into Markdown with the page title, text, JSON and XML as they are, decoded from the declared charset. The call times out after timeout_ms (default %d); the text is capped at %d KB with the rest in output_path; a session may fetch %d times. Binary bodies are refused unless download_to saves them into the workspace. Private, loopback, link-local and cloud-metadata addresses are refused, also after a redirect or DNS answer.", FetchMaxRedirects, FetchDefaultTimeoutMs, FetchDefaultMaxBytes/1024, FetchSessionCap),
+		Guidelines:  []string{"Use fetch for a known URL instead of curl through a shell."},
+		New: func() core.Command {
+			return &Fetch{Method: "GET", Format: "markdown", TimeoutMs: FetchDefaultTimeoutMs, MaxBytes: FetchDefaultMaxBytes}
+		},
+		Capabilities: []string{core.CapNetFetch},
+		ReadOnly:     true, OpenWorld: true,
+		Example: `{"url":"https://go.dev/doc/effective_go"}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",

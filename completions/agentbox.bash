@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob skill prompt --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch skill prompt --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -48,6 +48,15 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --root --session --text -h" -- "$cur")); return; fi
     ;;
+  fetch)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --format) COMPREPLY=($(compgen -W "markdown raw" -- "$cur")); return;;
+    --method) COMPREPLY=($(compgen -W "GET HEAD" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --download-to --format --help --json --manifest --max-bytes --method --mode --root --session --text --timeout-ms -h" -- "$cur")); return; fi
+    ;;
   skill)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -66,4 +75,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob skill prompt
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch skill prompt
