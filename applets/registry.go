@@ -77,6 +77,16 @@ var All = []core.Spec{
 		Example: `{"url":"https://go.dev/doc/effective_go"}`,
 	},
 	{
+		Name: "search", Aliases: []string{"web_search", "WebSearch"}, Kind: core.KindFetch,
+		Summary:      "Search the web through the configured provider",
+		Description:  fmt.Sprintf("Searches the web and returns results as title, url and snippet (default %d, at most 20). The provider (a SearXNG instance or the Brave Search API) is configured by the host in AGENTBOX_SEARCH_PROVIDERS and stays the same for a session; a call times out after %s and a session may search %d times.", SearchDefaultResults, SearchTimeout, SearchSessionCap),
+		Guidelines:   []string{"Search when you need current information you cannot find in the workspace; fetch a result's URL to read it."},
+		New:          func() core.Command { return &Search{MaxResults: SearchDefaultResults} },
+		Capabilities: []string{core.CapNetFetch},
+		ReadOnly:     true, OpenWorld: true,
+		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
@@ -88,8 +98,8 @@ var All = []core.Spec{
 	{
 		Name: "prompt", Aliases: []string{"tools"}, Kind: core.KindOther,
 		Summary:     "Print the tool descriptions and JSON Schemas for a model",
-		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. Descriptions and defaults come from the same definitions the tools enforce.",
-		New:         func() core.Command { return &Prompt{Format: "markdown"} },
+		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. The markdown section also lists the available skills. search returns only the tools that best match a query (tool_search). Descriptions and defaults come from the same definitions the tools enforce.",
+		New:         func() core.Command { return &Prompt{Format: "markdown", Limit: 5} },
 		ReadOnly:    true, Idempotent: true,
 		Example: `{"format":"openai","tools":"read,edit"}`,
 	},

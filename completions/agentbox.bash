@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch skill prompt --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch search skill prompt --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -57,6 +57,13 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --download-to --format --help --json --manifest --max-bytes --method --mode --root --session --text --timeout-ms -h" -- "$cur")); return; fi
     ;;
+  search)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --json --manifest --max-results --mode --root --session --text -h" -- "$cur")); return; fi
+    ;;
   skill)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -70,9 +77,9 @@ _agentbox() {
     --format) COMPREPLY=($(compgen -W "markdown json openai openai-responses anthropic gemini mcp" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --manifest --mode --root --session --text --tools -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --text --tools -h" -- "$cur")); return; fi
     ;;
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch skill prompt
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search skill prompt
