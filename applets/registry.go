@@ -103,4 +103,12 @@ var All = []core.Spec{
 		ReadOnly:    true, Idempotent: true,
 		Example: `{"format":"openai","tools":"read,edit"}`,
 	},
+	{
+		Name: "mcp", Kind: core.KindOther,
+		Summary:     "Serve every applet as a tool over the Model Context Protocol (stdio)",
+		Description: "Runs an MCP server on stdin/stdout: tools/list gives every applet with its JSON Schema, description and annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and tools/call runs the applet exactly as JSON mode does, returning text content plus structuredContent, and tool failures as isError results.",
+		New:         func() core.Command { return &MCP{} },
+		Stdio:       true,
+		Example:     `{}`,
+	},
 }

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch search skill prompt --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch search skill prompt mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -79,7 +79,14 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --text --tools -h" -- "$cur")); return; fi
     ;;
+  mcp)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --json --manifest --mode --root --session --text --tools -h" -- "$cur")); return; fi
+    ;;
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search skill prompt
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search skill prompt mcp

@@ -63,6 +63,9 @@ func Catalog(specs []core.Spec, names []string) ([]Tool, error) {
 	}
 	tools := make([]Tool, 0, len(selected))
 	for _, s := range selected {
+		if s.Stdio {
+			continue // a server (mcp) is no tool a model can call
+		}
 		desc := s.Description
 		if desc == "" {
 			desc = s.Summary
