@@ -87,6 +87,15 @@ var All = []core.Spec{
 		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
 	},
 	{
+		Name: "todo", Aliases: []string{"TodoWrite", "todo_write", "TodoRead"}, Kind: core.KindThink,
+		Summary:     "Keep the session's todo list (replace it whole, or read it back)",
+		Description: "Keeps a todo list for this session. Each call with todos replaces the whole list (items with content, status pending, in_progress or completed, an optional id and an optional active_form) after checking it: no duplicate ids or items, and at most one item in progress unless allow_multiple_in_progress. A call without todos returns the current list. The result counts the items by status.",
+		Guidelines:  []string{"For work with several steps, write a todo list first, keep exactly one item in progress, and mark items completed as soon as they are done."},
+		New:         func() core.Command { return &Todo{} },
+		Idempotent:  true,
+		Example:     `{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Fix failures","status":"pending"}]}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
