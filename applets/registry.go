@@ -96,6 +96,18 @@ var All = []core.Spec{
 		Example:     `{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Fix failures","status":"pending"}]}`,
 	},
 	{
+		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
+		Summary:     "Search file contents with a regular expression",
+		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files, node_modules and build output are skipped unless include_hidden; binary files are skipped and counted. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified.", GrepDefaultHeadLimit),
+		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
+		New: func() core.Command {
+			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path"}
+		},
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
