@@ -20,9 +20,9 @@ import (
 
 // Limits of read, used by the code and quoted in the descriptions.
 const (
-	ReadDefaultLimit  = 2000   // lines returned when no range is given (reference 000)
-	ReadMaxLineChars  = 2000   // longer lines are cut with a visible marker (reference 000)
-	ReadDefaultMaxOut = 204800 // output cap in bytes (reference 002: 200 KB for read)
+	ReadDefaultLimit  = 2000    // lines returned when no range is given (reference 000)
+	ReadMaxLineChars  = 2000    // longer lines are cut with a visible marker (reference 000)
+	ReadDefaultMaxOut = 204800  // output cap in bytes (reference 002: 200 KB for read)
 	readMaxKeptLine   = 1 << 20 // bytes of one line held in memory (and in the sidecar)
 )
 
