@@ -1,0 +1,96 @@
+// Package applets holds one file per applet and the one explicit applet table, All.
+// Dispatch, --list, install links, help, man pages, completions, prompt and mcp all
+// read All; adding an applet is one file, one table line and one testdata/script file.
+package applets
+
+import (
+	"fmt"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/textedit"
+)
+
+// All is the applet table, in the order --list shows it.
+var All = []core.Spec{
+	{
+		Name: "read", Aliases: []string{"read_file", "Read", "view", "cat"}, Kind: core.KindRead,
+		Summary:      "Read a text file with numbered lines (ranges, encodings, honest truncation)",
+		Description:  "Reads a text file and returns its lines numbered from 1. By default up to 2000 lines from the start; choose a window with offset+limit (0-based offset), start_line/end_line (1-based, inclusive) or view_range. Lines longer than 2000 characters are cut with a marker; output is capped at 200 KB (max_bytes) and the whole window then goes to a sidecar file named in output_path. Binary files, directories and non-regular files are refused; UTF-8 (with or without BOM), UTF-16 with BOM and CRLF files are read. A missing file gets up to three similar paths from the workspace.",
+		Guidelines:   []string{"Read a file before editing it: edit and write refuse to change a file that changed since this session read it.", "For a large file, read the part you need with offset/limit or start_line/end_line."},
+		New:          func() core.Command { return &Read{Limit: ReadDefaultLimit, MaxBytes: ReadDefaultMaxOut} },
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"file_path":"main.go","offset":40,"limit":20}`,
+	},
+	{
+		Name: "write", Aliases: []string{"write_file", "Write", "create"}, Kind: core.KindEdit,
+		Summary:      "Create or overwrite a file atomically",
+		Description:  "Writes the complete content of a file, creating it (and its parent directories, unless create_directories is false) or overwriting it. The write is atomic (temporary file, fsync, rename), keeps an existing file's permissions and writes through a symlink to its target. If this session read the file and it has changed since, the write is refused as a conflict; expected_sha256 gives the same protection to callers without a session.",
+		Guidelines:   []string{"Prefer edit for changing part of an existing file; use write for new files or complete rewrites."},
+		New:          func() core.Command { return &Write{CreateDirectories: true} },
+		Capabilities: []string{core.CapFSWrite},
+		Destructive:  true,
+		Example:      `{"file_path":"notes/todo.md","content":"# TODO\n"}`,
+	},
+	{
+		Name: "edit", Aliases: []string{"edit_file", "Edit", "multi_edit", "MultiEdit", "str_replace", "replace"}, Kind: core.KindEdit,
+		Summary:      "Replace text in a file: exact, whitespace-tolerant or fuzzy; many edits at once",
+		Description:  fmt.Sprintf("Replaces old_string with new_string in a file. old_string must match exactly one place (or set replace_all). Matching is exact first, then whitespace-normalised (indentation, trailing blanks and line breaks may differ; the replacement is re-indented to the file), then, with fuzzy_match, Levenshtein similarity of at least fuzzy_threshold (default %.1f). CRLF files, BOMs and final newlines are kept. edits applies up to %d edits atomically: all are matched against the original first, overlaps are refused, and nothing is written unless all match. dry_run reports without writing. Returns a unified diff. An empty old_string creates a missing file.", textedit.DefaultThreshold, textedit.MaxEdits),
+		Guidelines:   []string{"Read the file first; copy old_string from what read showed, without the line-number prefix.", "Make old_string unique by including surrounding lines, or set replace_all to change every occurrence."},
+		New:          func() core.Command { return &Edit{} },
+		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
+		Destructive:  true,
+		Example:      `{"file_path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`,
+	},
+	{
+		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
+		Summary:     "List a directory (sorting, filtering, long format)",
+		Description: fmt.Sprintf("Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default %d) are returned, with a count of the rest. A file path is an error that points to read.", LsDefaultLimit),
+		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
+		New: func() core.Command {
+			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit}
+		},
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"path":"src","long_format":true,"sort_by":"modified"}`,
+	},
+	{
+		Name: "glob", Aliases: []string{"find_files", "Glob", "file_search"}, Kind: core.KindSearch,
+		Summary:      "Find files by glob pattern, newest first",
+		Description:  fmt.Sprintf("Finds files whose paths match a glob pattern (** across folders, *, ?, [abc], [!abc], {a,b}) under path, and returns absolute paths sorted by modification time, newest first. Hidden files and folders (and node_modules, build output and the like) are skipped unless include_hidden is set or the pattern names them. At most limit files (default %d) are returned, with the count of the rest and the whole list in output_path.", GlobDefaultLimit),
+		Guidelines:   []string{"Use glob to find files by name or extension instead of running find or ls -R through a shell."},
+		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit} },
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"pattern":"**/*_test.go","path":"."}`,
+	},
+	{
+		Name: "fetch", Aliases: []string{"web_fetch", "WebFetch", "fetch_url"}, Kind: core.KindFetch,
+		Summary:     "Fetch a URL and return readable text (HTML as Markdown)",
+		Description: fmt.Sprintf("GETs (or HEADs) an http(s) URL, following up to %d redirects (the chain is reported), and returns the text: HTML turned into Markdown with the page title, text, JSON and XML as they are, decoded from the declared charset. The call times out after timeout_ms (default %d); the text is capped at %d KB with the rest in output_path; a session may fetch %d times. Binary bodies are refused unless download_to saves them into the workspace. Private, loopback, link-local and cloud-metadata addresses are refused, also after a redirect or DNS answer.", FetchMaxRedirects, FetchDefaultTimeoutMs, FetchDefaultMaxBytes/1024, FetchSessionCap),
+		Guidelines:  []string{"Use fetch for a known URL instead of curl through a shell."},
+		New: func() core.Command {
+			return &Fetch{Method: "GET", Format: "markdown", TimeoutMs: FetchDefaultTimeoutMs, MaxBytes: FetchDefaultMaxBytes}
+		},
+		Capabilities: []string{core.CapNetFetch},
+		ReadOnly:     true, OpenWorld: true,
+		Example: `{"url":"https://go.dev/doc/effective_go"}`,
+	},
+	{
+		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
+		Summary:     "List available skills, or load one skill's instructions",
+		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
+		Guidelines:  []string{"Load a skill with skill load NAME when its description matches the task, before starting the task."},
+		New:         func() core.Command { return &Skill{Action: "list"} },
+		ReadOnly:    true, Idempotent: true,
+		Example: `{"action":"load","name":"release-notes"}`,
+	},
+	{
+		Name: "prompt", Aliases: []string{"tools"}, Kind: core.KindOther,
+		Summary:     "Print the tool descriptions and JSON Schemas for a model",
+		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. Descriptions and defaults come from the same definitions the tools enforce.",
+		New:         func() core.Command { return &Prompt{Format: "markdown"} },
+		ReadOnly:    true, Idempotent: true,
+		Example: `{"format":"openai","tools":"read,edit"}`,
+	},
+}
