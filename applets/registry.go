@@ -93,4 +93,12 @@ var All = []core.Spec{
 		ReadOnly:    true, Idempotent: true,
 		Example: `{"format":"openai","tools":"read,edit"}`,
 	},
+	{
+		Name: "permit", Aliases: []string{"ask_for_permissions", "AskForPermissions", "request_permission"}, Kind: core.KindOther,
+		Summary:     "Ask the user for a permission ahead of time; check, list and revoke permissions",
+		Description: "request asks the user to grant access to a path (read, write, execute or admin; recursive covers everything below it), a domain or a command, once (the next matching call) or for the session (every matching call); an existing grant or rule that already allows it is reported without asking, and a rule that denies it is reported as not granted. check tells how a would-be call (applet and target, e.g. bash and a whole command line) would be decided and by which rule or mode, without running it. list shows the permission mode, every rule with its origin and the session's grants; revoke drops grants by id (or all). Without a person to ask (headless host) a request fails with needs_input.",
+		Guidelines:  []string{"Request a permission before a batch of calls that would each need approval, with a description the user can judge.", "Use permit check to learn whether a command will be allowed before running it.", "When a permission is not granted, do not retry the same call: work around it or ask the user."},
+		New:         func() core.Command { return &Permit{Action: "request"} },
+		Example:     `{"target_type":"path","target":"/home/user/project/config.yaml","level":"write","description":"Write database configuration","reason":"Save the connection settings you specified"}`,
+	},
 }

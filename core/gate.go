@@ -115,3 +115,22 @@ func CoreDecision(d policy.Decision) Decision {
 	}
 	return cd
 }
+
+// PolicyFor returns the policy and the ask resolver that env's gate uses, for the
+// applets that inspect or extend them (permit). An Env without a PolicyGate (tests)
+// gets one built from its variables.
+func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
+	g, ok := env.Gate.(*PolicyGate)
+	if !ok {
+		g = &PolicyGate{}
+	}
+	pol, err := g.Policy(env)
+	if err != nil {
+		return nil, policy.Resolver{}, Errorf(CodeInvalidParams, "%v", err)
+	}
+	res, err := g.Resolver(env)
+	if err != nil {
+		return nil, policy.Resolver{}, err
+	}
+	return pol, res, nil
+}

@@ -82,8 +82,7 @@ func (p *Policy) Authorize(ctx context.Context, req Request, res Resolver) (Deci
 			if err != nil {
 				return Decision{Action: Deny, Reason: err.Error()}, &Refusal{Code: "io_error", Text: err.Error()}
 			}
-			q.rules = append([]*Rule(nil), p.rules...)
-			q.SetSession(rules)
+			q = *p.WithGrants(rules)
 		}
 		d := q.Evaluate(req)
 		switch d.Action {
@@ -196,6 +195,9 @@ func suggest(c Check) (RuleSpec, bool) {
 	}
 	return s, true
 }
+
+// EscapeGlob quotes the glob characters of a literal path so it can be a pattern.
+func EscapeGlob(p string) string { return escapeGlob(p) }
 
 func escapeGlob(p string) string {
 	var b strings.Builder

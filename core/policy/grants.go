@@ -23,6 +23,7 @@ type Grant struct {
 	Permission  string    `json:"permission"`
 	Pattern     string    `json:"pattern,omitempty"`
 	Scope       string    `json:"scope"` // once | session
+	Shallow     bool      `json:"shallow,omitempty"` // a path grant that does not cover what is below the path
 	Created     time.Time `json:"created"`
 	Description string    `json:"description,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
@@ -34,7 +35,7 @@ func (g Grant) Rule() (*Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Scope, r.Grant, r.Once = ScopeSession, g.ID, g.Scope == "once"
+	r.Scope, r.Grant, r.Once, r.Shallow = ScopeSession, g.ID, g.Scope == "once", g.Shallow
 	return r, nil
 }
 
@@ -120,7 +121,7 @@ func (s *Store) Add(gs ...Grant) ([]Grant, error) {
 		for _, g := range gs {
 			if g.Scope == "session" {
 				for _, c := range cur {
-					if c.Scope == "session" && c.Permission == g.Permission && c.Pattern == g.Pattern {
+					if c.Scope == "session" && c.Permission == g.Permission && c.Pattern == g.Pattern && c.Shallow == g.Shallow {
 						added = append(added, c)
 						continue next
 					}

@@ -182,3 +182,20 @@ func TestStoreRevokeAndDedupe(t *testing.T) {
 		t.Errorf("damaged store: %v", err)
 	}
 }
+
+func TestShallowGrant(t *testing.T) {
+	s := OpenStore(t.TempDir())
+	if _, err := s.Add(Grant{Permission: "fs.write", Pattern: "/w/proj/dir", Shallow: true}, Grant{Permission: "fs.write", Pattern: "/w/proj/dir/*", Shallow: true}); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := s.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newPolicy(t, ModeDefault).WithGrants(rules)
+	for target, want := range map[string]Action{ws + "/dir": Allow, ws + "/dir/a": Allow, ws + "/dir/a/b": Ask, ws + "/dirx": Ask} {
+		if d := p.Evaluate(file("write", CapFSWrite, target)); d.Action != want {
+			t.Errorf("%s: %v, want %v", target, d.Action, want)
+		}
+	}
+}

@@ -115,6 +115,34 @@ func (p *Policy) Evaluate(req Request) Decision {
 	return worst
 }
 
+// Explain decides a request like Evaluate and also returns the decision of every
+// check it expands to (each simple command of a bash line, each redirection, ...).
+func (p *Policy) Explain(req Request) (Decision, []Decision) {
+	var parts []Decision
+	for _, c := range p.Checks(req) {
+		parts = append(parts, p.decide(&c))
+	}
+	return p.Evaluate(req), parts
+}
+
+// Untrusted reports whether r is a rule of an untrusted project (it may only tighten).
+func (p *Policy) Untrusted(r *Rule) bool {
+	for _, t := range p.tighten {
+		if t == r {
+			return true
+		}
+	}
+	return false
+}
+
+// WithGrants returns a copy of the policy whose session rules are the given ones.
+func (p *Policy) WithGrants(rules []*Rule) *Policy {
+	q := *p
+	q.rules = append([]*Rule(nil), p.rules...)
+	q.SetSession(rules)
+	return &q
+}
+
 // Checks expands a request into the pieces that are decided one by one.
 func (p *Policy) Checks(req Request) []Check {
 	capability := req.Capability

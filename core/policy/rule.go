@@ -26,6 +26,9 @@ type Rule struct {
 	Where      string `json:"where,omitempty"` // position in the file: rules[3], allow[0]
 	Grant      string `json:"grant,omitempty"` // grant id, for session grants
 	Once       bool   `json:"once,omitempty"`  // a once grant, consumed by the call it allows
+	// Shallow path rules match the path itself only, not what is below it (a
+	// non-recursive grant).
+	Shallow bool `json:"shallow,omitempty"`
 
 	permRank int // 2 applet, 1 capability, 0 "*"
 	any      bool
@@ -201,7 +204,7 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 			return r.Action != Allow, false, 0 // unknown target: it could be this one
 		}
 		if r.path != nil {
-			ok, lit := r.path.match(c.Path, env)
+			ok, lit := r.path.match(c.Path, env, r.Shallow)
 			return ok, r.path.exact, lit
 		}
 	case kindCommand:
@@ -319,7 +322,7 @@ func literalLen(p string) int {
 }
 
 // match matches abs (cleaned, absolute) and every ancestor directory of it.
-func (pp *pathPattern) match(abs string, env *Env) (bool, int) {
+func (pp *pathPattern) match(abs string, env *Env, shallow bool) (bool, int) {
 	var bases []string
 	switch pp.anchor {
 	case anchorAbs, anchorAnywhere:
@@ -345,7 +348,7 @@ func (pp *pathPattern) match(abs string, env *Env) (bool, int) {
 				}
 				return true, lit
 			}
-			if cand == "" {
+			if cand == "" || shallow {
 				break
 			}
 			cand = path.Dir(cand)
