@@ -101,4 +101,12 @@ var All = []core.Spec{
 		New:         func() core.Command { return &Permit{Action: "request"} },
 		Example:     `{"target_type":"path","target":"/home/user/project/config.yaml","level":"write","description":"Write database configuration","reason":"Save the connection settings you specified"}`,
 	},
+	{
+		Name: "ask", Aliases: []string{"ask_user_questions", "AskUserQuestion", "question", "ask_user"}, Kind: core.KindOther,
+		Summary:     "Ask the user structured questions (choices, multiple choice, free text) and wait for the answers",
+		Description: "Puts one or more questions to the user and returns one array of answers per question. A question has text and either choices (labels) or options (label + description) for a single or multiple choice (type MultiChoice or multi_select), or none for free text; defaultValue preselects or prefills, required demands an answer. The user may always type an answer of their own. Questions are validated first (empty_choices), answers after (required_field_empty, too_many_selections, unknown_question). On a host with no person to ask (headless) the call fails with needs_input: continue with your best judgement then. Hosts with their own UI pass the answers in AGENTBOX_ASK_ANSWERS.",
+		Guidelines:  []string{"Ask when a decision is the user's and guessing would be costly; offer concrete choices.", "Do not ask what the code or the files can tell you.", "When ask fails with needs_input, do not retry: proceed with your best guess and say what you assumed."},
+		New:         func() core.Command { return &Ask{} },
+		Example:     `{"questions":[{"text":"Which database should we use?","type":"SingleChoice","choices":["PostgreSQL","MySQL","SQLite"],"required":true},{"text":"Any additional requirements?","type":"FreeText"}]}`,
+	},
 }

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch skill prompt permit --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch skill prompt permit ask --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -82,7 +82,14 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--applet --color --description --help --i-ds --json --level --manifest --mode --reason --recursive --root --scope --session --target-type --text -h" -- "$cur")); return; fi
     ;;
+  ask)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--answers --choices --color --help --json --manifest --mode --multi --questions --root --session --text -h" -- "$cur")); return; fi
+    ;;
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch skill prompt permit
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch skill prompt permit ask

@@ -22,7 +22,7 @@ type Grant struct {
 	ID          string    `json:"id"`
 	Permission  string    `json:"permission"`
 	Pattern     string    `json:"pattern,omitempty"`
-	Scope       string    `json:"scope"` // once | session
+	Scope       string    `json:"scope"`             // once | session
 	Shallow     bool      `json:"shallow,omitempty"` // a path grant that does not cover what is below the path
 	Created     time.Time `json:"created"`
 	Description string    `json:"description,omitempty"`
