@@ -60,7 +60,9 @@ func (s *tmuxSession) waitFor(text string) {
 	s.t.Fatalf("the screen never showed %q:\n%s", text, s.screen())
 }
 
-func (s *tmuxSession) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "t"}, keys...)...) }
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "t"}, keys...)...)
+}
 
 // wait waits for the command to end and returns its exit line and stdout file.
 func (s *tmuxSession) wait() (string, string) {
