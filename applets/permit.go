@@ -221,7 +221,7 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 		switch {
 		case env.Interactive:
 			out.Resolved = "allow"
-		case res.Headless:
+		case res.NoOneToAsk():
 			out.Resolved = "needs_input"
 		}
 	}
@@ -328,7 +328,7 @@ func (p *Permit) request(ctx context.Context, env *core.Env, pol *policy.Policy,
 		if scope == "" {
 			scope = "session"
 		}
-	case res.Headless:
+	case res.NoOneToAsk():
 		return nil, core.Errorf(core.CodeNeedsInput, "needs input: permission for %s (%s %s) must be granted by a person and no one can be asked here (headless host: AGENTBOX_HEADLESS=1 or no terminal). Do not retry; continue without it, or ask the host to run `agentbox permit request %s --target-type %s --level %s` at a terminal or add an allow rule to the user config (%s).", p.Target, ttype, level, shellWord(p.Target), ttype, level, res.ConfigHint)
 	default:
 		ans, err := res.Asker.AskPermission(ctx, policy.Prompt{Request: req, Decision: d, Parts: []string{fmt.Sprintf("%s %s: %s", level, ttype, p.Target)}})

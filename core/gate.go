@@ -65,10 +65,9 @@ func (g *PolicyGate) Resolver(env *Env) (policy.Resolver, error) {
 	if asker == nil {
 		asker = tty.Asker{}
 	}
-	headless := g.Asker == nil && policy.IsHeadless(env.Getenv)
 	return policy.Resolver{
-		Person:     env.Interactive,
-		Headless:   headless,
+		Person:       env.Interactive,
+		HeadlessFunc: func() bool { return g.Asker == nil && policy.IsHeadless(env.Getenv) },
 		Asker:      asker,
 		Grants:     store,
 		ConfigHint: policy.UserConfigPath(env.Getenv),

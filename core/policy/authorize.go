@@ -48,6 +48,9 @@ type Resolver struct {
 	// Headless: nobody can be asked (AGENTBOX_HEADLESS=1 or no terminal): ask is a
 	// needs_input refusal.
 	Headless bool
+	// HeadlessFunc, when set, is consulted instead of Headless, and only when a call
+	// asks (it may open /dev/tty).
+	HeadlessFunc func() bool
 	// Asker asks when neither of the above holds; nil behaves as Headless.
 	Asker Asker
 	// Grants is the session's grant store; nil means no grants.
@@ -75,6 +78,14 @@ func IsHeadless(getenv func(string) string) bool {
 // and stores a session grant when the person gives one. A nil error means the call
 // may run; otherwise the error is a *Refusal.
 func (p *Policy) Authorize(ctx context.Context, req Request, res Resolver) (Decision, error) {
+	// Grants only add allow rules, so a call allowed without them is allowed with them:
+	// the common case (a read in the workspace) never touches the grant store.
+	if d := p.Evaluate(req); d.Action == Allow {
+		return d, nil
+	}
+	if res.HeadlessFunc != nil {
+		res.Headless = res.HeadlessFunc()
+	}
 	q := *p
 	for attempt := 0; ; attempt++ {
 		if res.Grants != nil {
@@ -270,4 +281,13 @@ func (p *Policy) modeThatAllows(req Request) Mode {
 		}
 	}
 	return ""
+}
+
+// NoOneToAsk reports whether an ask would be refused as needs_input (for callers
+// that resolve ask themselves, such as the permit applet).
+func (r Resolver) NoOneToAsk() bool {
+	if r.HeadlessFunc != nil {
+		return r.HeadlessFunc()
+	}
+	return r.Headless || r.Asker == nil
 }
