@@ -68,9 +68,9 @@ func (g *PolicyGate) Resolver(env *Env) (policy.Resolver, error) {
 	return policy.Resolver{
 		Person:       env.Interactive,
 		HeadlessFunc: func() bool { return g.Asker == nil && policy.IsHeadless(env.Getenv) },
-		Asker:      asker,
-		Grants:     store,
-		ConfigHint: policy.UserConfigPath(env.Getenv),
+		Asker:        asker,
+		Grants:       store,
+		ConfigHint:   policy.UserConfigPath(env.Getenv),
 	}, nil
 }
 
