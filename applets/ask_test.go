@@ -59,3 +59,30 @@ func TestAskValidation(t *testing.T) {
 		t.Errorf("headless: %v", cerr)
 	}
 }
+
+// FuzzParseAnswers: host answers either fit the questions or yield validation problems.
+func FuzzParseAnswers(f *testing.F) {
+	for _, s := range []string{`[["a"],"b"]`, `{"Q1?":"x"}`, `{"answers":[["a","b"]]}`, `[null,[]]`, `[1]`, `{"nope":"x"}`, `"x"`, `[[["deep"]]]`} {
+		f.Add(s)
+	}
+	a := &Ask{Questions: []AskQuestion{{Text: "Q1?", Choices: []string{"a", "b"}, Required: true}, {Text: "Q2?"}}}
+	qs, _, err := a.normalize()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		answers, problems := parseAnswers(raw, qs)
+		if len(problems) > 0 {
+			for _, p := range problems {
+				if p.Code == "" || p.Message == "" {
+					t.Fatalf("problem without code or message: %+v", p)
+				}
+			}
+			return
+		}
+		if len(answers) != len(qs) {
+			t.Fatalf("%d answers for %d questions", len(answers), len(qs))
+		}
+		_ = validateAnswers(qs, answers)
+	})
+}

@@ -95,3 +95,26 @@ func TestAskPermission(t *testing.T) {
 		}
 	}
 }
+
+// FuzzKeys: any byte stream ends a question with a valid reply or ErrCancelled, and
+// every selected index is an option's.
+func FuzzKeys(f *testing.F) {
+	for _, s := range []string{"\r", "\x1b[B\x1b[A \r", "3", "\x1b[1;5A\x1bOB\r", "4abc\x7f\r", "\x03", "\x1b", "\x1b[", "é\xff\r"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, keys string, multi bool) {
+		q := Question{Text: "q", Options: []Option{{Label: "a"}, {Label: "b"}, {Label: "c"}}, Multi: multi, Custom: true}
+		r, err := New(strings.NewReader(keys), &bytes.Buffer{}).Ask(q)
+		if err != nil {
+			if !errors.Is(err, ErrCancelled) {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		for _, i := range r.Selected {
+			if i < 0 || i >= len(q.Options) {
+				t.Fatalf("selected %d of %d options", i, len(q.Options))
+			}
+		}
+	})
+}
