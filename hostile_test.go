@@ -82,6 +82,15 @@ func TestHostileJSON(t *testing.T) {
 			if strings.Contains(out.String()+errb.String(), "goroutine ") {
 				t.Errorf("%s: printed a Go stack:\n%s", label, out.String()+errb.String())
 			}
+			if spec.Stdio {
+				// A server speaks its own protocol: every line it printed must be JSON.
+				for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+					if line != "" && !json.Valid([]byte(line)) {
+						t.Errorf("%s: printed a line that is not JSON: %q", label, line)
+					}
+				}
+				continue
+			}
 			var env core.Envelope
 			dec := json.NewDecoder(&out)
 			if err := dec.Decode(&env); err != nil || (env.Type != "output" && env.Type != "error") || dec.More() {

@@ -42,11 +42,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			// serve DIR: serves DIR over HTTP on loopback for the rest of the script and
+			// httpserve DIR: serves DIR over HTTP on loopback for the rest of the script and
 			// sets $SERVER to its URL.
-			"serve": func(ts *testscript.TestScript, neg bool, args []string) {
+			"httpserve": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg || len(args) != 1 {
-					ts.Fatalf("usage: serve DIR")
+					ts.Fatalf("usage: httpserve DIR")
 				}
 				srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
 				ts.Defer(srv.Close)

@@ -249,3 +249,17 @@ func TestEditUTF16(t *testing.T) {
 		t.Fatalf("UTF-16 edit: %q", got)
 	}
 }
+
+// TestReadHugeSingleLine: a line far longer than any buffer is cut, not loaded whole.
+func TestReadHugeSingleLine(t *testing.T) {
+	env := coretest.Env(t, "read")
+	writeFile(t, env, "min.js", strings.Repeat("a", 3<<20)+"\nsecond\n")
+	res, err := coretest.Call(t, env, &Read{}, `{"file_path":"min.js"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Data.(ReadResult)
+	if r.TotalLines != 2 || !strings.Contains(r.Content, "more bytes") || !strings.Contains(r.Content, "     2\tsecond") || !res.Truncated {
+		t.Fatalf("huge line: total %d truncated %v content %.200q", r.TotalLines, res.Truncated, r.Content)
+	}
+}

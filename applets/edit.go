@@ -114,11 +114,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
 	}
 	sum := sha256.Sum256(raw)
-	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}
-	if e.ExpectedSHA256 != "" && !strings.EqualFold(e.ExpectedSHA256, stamp.SHA256) {
-		return nil, core.Errorf(core.CodeConflict, "%s has SHA-256 %s, not the expected %s: it changed since you read it; read it again and redo the edit", p.Abs, stamp.SHA256, e.ExpectedSHA256)
-	}
-	if err := env.Session.CheckFresh(stamp); err != nil {
+	if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
 		return nil, err
 	}
 	if len(ops) == 1 && ops[0].Old == "" {

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -64,7 +63,7 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := countFetch(ctx, env); err != nil {
+	if err := capCalls(ctx, env, "fetch", "AGENTBOX_FETCH_CAP", FetchSessionCap); err != nil {
 		return nil, err
 	}
 	timeout := time.Duration(f.TimeoutMs) * time.Millisecond
@@ -166,29 +165,6 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	res.Content = text
 	result.Data = res
 	return result, nil
-}
-
-// countFetch enforces the per-session call cap.
-func countFetch(ctx context.Context, env *core.Env) error {
-	limit := FetchSessionCap
-	if v := env.Getenv("AGENTBOX_FETCH_CAP"); v != "" {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 {
-			limit = n
-		}
-	}
-	return env.Session.WithLock(ctx, "fetch-count", func() error {
-		var count struct {
-			Calls int `json:"calls"`
-		}
-		if err := env.Session.LoadJSON("fetch-count.json", &count); err != nil {
-			return err
-		}
-		if count.Calls >= limit {
-			return core.Errorf(core.CodePermissionDenied, "this session has used all %d fetch calls (AGENTBOX_FETCH_CAP); work with what was fetched, or ask the user to raise the cap", limit)
-		}
-		count.Calls++
-		return env.Session.SaveJSON("fetch-count.json", count)
-	})
 }
 
 // privateAllowed reads AGENTBOX_FETCH_ALLOW_HOSTS: hosts (or *.suffix patterns, or *)

@@ -13,6 +13,8 @@ import (
 type Prompt struct {
 	Format string `json:"format" alias:"provider" enum:"markdown,json,openai,openai-responses,anthropic,gemini,mcp" default:"markdown" help:"output shape: markdown (system-prompt section), json (full catalog), or a provider's tools array"`
 	Tools  string `json:"tools" help:"comma-separated tool names to include (default: all)"`
+	Search string `json:"search" alias:"query" help:"return only the tools that best match this query (tool_search); select:read,edit picks by name"`
+	Limit  int    `json:"limit" default:"5" schema:"min=1" help:"with search: at most this many tools"`
 }
 
 // PromptOutput carries rendered text (markdown) or a JSON document (every other format).
@@ -32,8 +34,17 @@ func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := prompt.Render(tools, p.Format)
-	if err != nil {
+	if p.Search != "" {
+		tools = prompt.Search(tools, p.Search, p.Limit)
+	}
+	var out []byte
+	if p.Format == "markdown" && p.Search == "" {
+		var skills []prompt.Skill
+		for _, s := range discoverSkills(env).Skills {
+			skills = append(skills, prompt.Skill{Name: s.Name, Description: s.Description})
+		}
+		out = prompt.MarkdownWithSkills(tools, skills)
+	} else if out, err = prompt.Render(tools, p.Format); err != nil {
 		return nil, err
 	}
 	if p.Format == "markdown" {

@@ -23,6 +23,7 @@ const (
 	ReadDefaultLimit  = 2000   // lines returned when no range is given (reference 000)
 	ReadMaxLineChars  = 2000   // longer lines are cut with a visible marker (reference 000)
 	ReadDefaultMaxOut = 204800 // output cap in bytes (reference 002: 200 KB for read)
+	readMaxKeptLine   = 1 << 20 // bytes of one line held in memory (and in the sidecar)
 )
 
 // Read reads a text file with numbered lines.
@@ -158,12 +159,25 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	for last == 0 || lineNo < last {
 		line, err := text.ReadSlice('\n')
+		dropped := 0
 		if err == bufio.ErrBufferFull {
-			// A very long line: gather it whole but keep only what is shown.
+			// A very long line (minified code, a one-line dump): keep at most
+			// readMaxKeptLine bytes of it, so memory stays bounded whatever its length.
 			long := append([]byte(nil), line...)
 			for err == bufio.ErrBufferFull {
 				line, err = text.ReadSlice('\n')
-				long = append(long, line...)
+				room := max(readMaxKeptLine-len(long), 0)
+				long = append(long, line[:min(room, len(line))]...)
+				dropped += len(line) - min(room, len(line))
+			}
+			if dropped > 0 {
+				// Keep the line ending visible to the CRLF bookkeeping below.
+				long = bytes.TrimRight(long, "\r\n")
+				if bytes.HasSuffix(line, []byte("\r\n")) {
+					long = append(long, '\r', '\n')
+				} else if bytes.HasSuffix(line, []byte("\n")) {
+					long = append(long, '\n')
+				}
 			}
 			line = long
 		}
@@ -183,8 +197,12 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			}
 			s := strings.ToValidUTF8(string(body), "\uFFFD")
 			shown := s
-			if n := utf8.RuneCountInString(s); n > ReadMaxLineChars {
-				shown = string([]rune(s)[:ReadMaxLineChars]) + fmt.Sprintf(" … [line cut: %d more characters]", n-ReadMaxLineChars)
+			if n := utf8.RuneCountInString(s); n > ReadMaxLineChars || dropped > 0 {
+				more := fmt.Sprintf("%d more characters", n-ReadMaxLineChars)
+				if dropped > 0 {
+					more = fmt.Sprintf("%d more characters and %d more bytes; see it with bash, e.g. cut -c or head -c", n-ReadMaxLineChars, dropped)
+				}
+				shown = string([]rune(s)[:min(n, ReadMaxLineChars)]) + " … [line cut: " + more + "]"
 				res.CutLines++
 			}
 			numbered := fmt.Sprintf("%6d\t%s\n", lineNo, shown)

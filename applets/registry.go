@@ -77,6 +77,37 @@ var All = []core.Spec{
 		Example: `{"url":"https://go.dev/doc/effective_go"}`,
 	},
 	{
+		Name: "search", Aliases: []string{"web_search", "WebSearch"}, Kind: core.KindFetch,
+		Summary:      "Search the web through the configured provider",
+		Description:  fmt.Sprintf("Searches the web and returns results as title, url and snippet (default %d, at most 20). The provider (a SearXNG instance or the Brave Search API) is configured by the host in AGENTBOX_SEARCH_PROVIDERS and stays the same for a session; a call times out after %s and a session may search %d times.", SearchDefaultResults, SearchTimeout, SearchSessionCap),
+		Guidelines:   []string{"Search when you need current information you cannot find in the workspace; fetch a result's URL to read it."},
+		New:          func() core.Command { return &Search{MaxResults: SearchDefaultResults} },
+		Capabilities: []string{core.CapNetFetch},
+		ReadOnly:     true, OpenWorld: true,
+		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
+	},
+	{
+		Name: "todo", Aliases: []string{"TodoWrite", "todo_write", "TodoRead"}, Kind: core.KindThink,
+		Summary:     "Keep the session's todo list (replace it whole, or read it back)",
+		Description: "Keeps a todo list for this session. Each call with todos replaces the whole list (items with content, status pending, in_progress or completed, an optional id and an optional active_form) after checking it: no duplicate ids or items, and at most one item in progress unless allow_multiple_in_progress. A call without todos returns the current list. The result counts the items by status.",
+		Guidelines:  []string{"For work with several steps, write a todo list first, keep exactly one item in progress, and mark items completed as soon as they are done."},
+		New:         func() core.Command { return &Todo{} },
+		Idempotent:  true,
+		Example:     `{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Fix failures","status":"pending"}]}`,
+	},
+	{
+		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
+		Summary:     "Search file contents with a regular expression",
+		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files, node_modules and build output are skipped unless include_hidden; binary files are skipped and counted. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified.", GrepDefaultHeadLimit),
+		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
+		New: func() core.Command {
+			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path"}
+		},
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
+	},
+	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
 		Summary:     "List available skills, or load one skill's instructions",
 		Description: "Lists the skills (folders with a SKILL.md) found in the project's .agentbox/skills, .claude/skills and .agents/skills and in the user's config, or loads one skill's body into context with action load.",
@@ -88,8 +119,8 @@ var All = []core.Spec{
 	{
 		Name: "prompt", Aliases: []string{"tools"}, Kind: core.KindOther,
 		Summary:     "Print the tool descriptions and JSON Schemas for a model",
-		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. Descriptions and defaults come from the same definitions the tools enforce.",
-		New:         func() core.Command { return &Prompt{Format: "markdown"} },
+		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. The markdown section also lists the available skills. search returns only the tools that best match a query (tool_search). Descriptions and defaults come from the same definitions the tools enforce.",
+		New:         func() core.Command { return &Prompt{Format: "markdown", Limit: 5} },
 		ReadOnly:    true, Idempotent: true,
 		Example: `{"format":"openai","tools":"read,edit"}`,
 	},
@@ -108,5 +139,13 @@ var All = []core.Spec{
 		Guidelines:  []string{"Ask when a decision is the user's and guessing would be costly; offer concrete choices.", "Do not ask what the code or the files can tell you.", "When ask fails with needs_input, do not retry: proceed with your best guess and say what you assumed."},
 		New:         func() core.Command { return &Ask{} },
 		Example:     `{"questions":[{"text":"Which database should we use?","type":"SingleChoice","choices":["PostgreSQL","MySQL","SQLite"],"required":true},{"text":"Any additional requirements?","type":"FreeText"}]}`,
+	},
+	{
+		Name: "mcp", Kind: core.KindOther,
+		Summary:     "Serve every applet as a tool over the Model Context Protocol (stdio)",
+		Description: "Runs an MCP server on stdin/stdout: tools/list gives every applet with its JSON Schema, description and annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and tools/call runs the applet exactly as JSON mode does, returning text content plus structuredContent, and tool failures as isError results.",
+		New:         func() core.Command { return &MCP{} },
+		Stdio:       true,
+		Example:     `{}`,
 	},
 }

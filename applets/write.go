@@ -107,11 +107,16 @@ func checkUnchanged(env *core.Env, p core.Path, expected string) error {
 	if _, err := io.Copy(h, f); err != nil {
 		return core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
 	}
-	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}
-	if expected != "" && !strings.EqualFold(expected, stamp.SHA256) {
-		return core.Errorf(core.CodeConflict, "%s has SHA-256 %s, not the expected %s: it changed since you read it; read it again and redo the change", p.Abs, stamp.SHA256, expected)
+	return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, expected)
+}
+
+// checkStamp compares a file's current stamp with the caller's expected hash and with
+// what this session last saw of it.
+func checkStamp(env *core.Env, current core.FileStamp, expected string) error {
+	if expected != "" && !strings.EqualFold(expected, current.SHA256) {
+		return core.Errorf(core.CodeConflict, "%s has SHA-256 %s, not the expected %s: it changed since you read it; read it again and redo the change", current.Path, current.SHA256, expected)
 	}
-	return env.Session.CheckFresh(stamp)
+	return env.Session.CheckFresh(current)
 }
 
 // RenderText implements core.TextRenderer.

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch skill prompt permit ask --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch search todo grep skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -57,6 +57,29 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --download-to --format --help --json --manifest --max-bytes --method --mode --root --session --text --timeout-ms -h" -- "$cur")); return; fi
     ;;
+  search)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --json --manifest --max-results --mode --root --session --text -h" -- "$cur")); return; fi
+    ;;
+  todo)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--allow-multiple-in-progress --color --help --json --manifest --mode --root --session --text --todos -h" -- "$cur")); return; fi
+    ;;
+  grep)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    --output-mode) COMPREPLY=($(compgen -W "files_with_matches content count" -- "$cur")); return;;
+    --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --root --session --sort --text --type --word -A -B -C -F -U -h -i -n -w" -- "$cur")); return; fi
+    ;;
   skill)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -70,7 +93,7 @@ _agentbox() {
     --format) COMPREPLY=($(compgen -W "markdown json openai openai-responses anthropic gemini mcp" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --manifest --mode --root --session --text --tools -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --text --tools -h" -- "$cur")); return; fi
     ;;
   permit)
     case "$prev" in
@@ -89,7 +112,14 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--answers --choices --color --help --json --manifest --mode --multi --questions --root --session --text -h" -- "$cur")); return; fi
     ;;
+  mcp)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --json --manifest --mode --root --session --text --tools -h" -- "$cur")); return; fi
+    ;;
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch skill prompt permit ask
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search todo grep skill prompt permit ask mcp

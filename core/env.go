@@ -12,6 +12,7 @@ import (
 type Env struct {
 	Applet      string
 	Stdin       io.Reader // shell mode only: e.g. write's content from stdin; nil in JSON mode
+	Stdout      io.Writer // Stdio applets only (see Spec.Stdio); nil otherwise
 	Stderr      io.Writer
 	Getenv      func(string) string
 	Now         func() time.Time

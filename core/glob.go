@@ -55,41 +55,12 @@ func (w *Workspace) Glob(ctx context.Context, dir Path, pattern string, opt Glob
 		return res, nil
 	}
 	// A pattern that spells out a hidden or skipped name asks for it.
-	namesHidden := strings.Contains(rest, "/.") || strings.HasPrefix(rest, ".")
-	explicit := map[string]bool{}
+	walk := WalkOptions{IncludeHidden: opt.IncludeHidden || strings.Contains(rest, "/.") || strings.HasPrefix(rest, "."), Deadline: opt.Deadline, Explicit: map[string]bool{}}
 	for _, part := range strings.Split(rest, "/") {
-		explicit[part] = true
+		walk.Explicit[part] = true
 	}
-	walkErr := filepath.WalkDir(base.Abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == base.Abs {
-				return err
-			}
-			return nil // unreadable subdirectory: skip it, keep the rest
-		}
-		if ctx.Err() != nil {
-			res.Partial = "cancelled"
-			return filepath.SkipAll
-		}
-		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
-			res.Partial = "time budget exhausted"
-			return filepath.SkipAll
-		}
-		if p == base.Abs {
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if !explicit[name] && ((strings.HasPrefix(name, ".") && !opt.IncludeHidden && !namesHidden) || isAlwaysSkipped(name)) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(name, ".") && !opt.IncludeHidden && !namesHidden {
-			return nil
-		}
-		rel, _ := filepath.Rel(base.Abs, p)
-		if doublestar.MatchUnvalidated(rest, filepath.ToSlash(rel)) {
+	partial, err := w.WalkFiles(ctx, base, walk, func(p, rel string, d fs.DirEntry) error {
+		if doublestar.MatchUnvalidated(rest, rel) {
 			m := GlobMatch{Path: p}
 			if info, err := d.Info(); err == nil {
 				m.ModTime = info.ModTime()
@@ -98,8 +69,9 @@ func (w *Workspace) Glob(ctx context.Context, dir Path, pattern string, opt Glob
 		}
 		return nil
 	})
-	if walkErr != nil {
-		return res, fsError(base, walkErr)
+	res.Partial = partial
+	if err != nil {
+		return res, err
 	}
 	sort.Slice(res.Matches, func(i, j int) bool {
 		a, b := res.Matches[i], res.Matches[j]
@@ -121,4 +93,53 @@ func isAlwaysSkipped(name string) bool {
 		}
 	}
 	return false
+}
+
+// WalkOptions tune WalkFiles.
+type WalkOptions struct {
+	IncludeHidden bool
+	Deadline      time.Time
+	Explicit      map[string]bool // names the caller asked for by name: never skipped
+}
+
+// WalkFiles calls fn for every regular file below dir (rel is slash-separated and
+// relative to dir), skipping hidden entries unless IncludeHidden and the always-skipped
+// folders, never following symlinks. It stops early on cancellation or at the deadline
+// and returns why as partial.
+func (w *Workspace) WalkFiles(ctx context.Context, dir Path, opt WalkOptions, fn func(abs, rel string, d fs.DirEntry) error) (partial string, err error) {
+	walkErr := filepath.WalkDir(dir.Abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir.Abs {
+				return err
+			}
+			return nil // an unreadable subdirectory: skip it, keep the rest
+		}
+		if ctx.Err() != nil {
+			partial = "cancelled"
+			return filepath.SkipAll
+		}
+		if !opt.Deadline.IsZero() && time.Now().After(opt.Deadline) {
+			partial = "time budget exhausted"
+			return filepath.SkipAll
+		}
+		if p == dir.Abs {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if !opt.Explicit[name] && ((strings.HasPrefix(name, ".") && !opt.IncludeHidden) || isAlwaysSkipped(name)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || (strings.HasPrefix(name, ".") && !opt.IncludeHidden && !opt.Explicit[name]) {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir.Abs, p)
+		return fn(p, filepath.ToSlash(rel), d)
+	})
+	if walkErr != nil {
+		return partial, fsError(dir, walkErr)
+	}
+	return partial, nil
 }

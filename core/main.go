@@ -215,7 +215,7 @@ func listApplets(host Host, t *Table, args []string) int {
 func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) (status int) {
 	start := host.Now()
 	g, args, gerr := splitGlobals(args)
-	jsonIn := len(args) == 0 && !host.StdinIsTerminal
+	jsonIn := len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
 	jsonOut := jsonIn
 	if g.JSON {
 		jsonOut = true
@@ -254,6 +254,9 @@ func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) 
 	env, err := buildEnv(spec, g, host, jsonIn)
 	if env != nil {
 		env.Specs = table.Specs
+		if spec.Stdio {
+			env.Stdout = host.Stdout
+		}
 	}
 	if err != nil {
 		return fail(AsError(err), ExitUsage)
@@ -295,9 +298,11 @@ func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) 
 	if res == nil {
 		res = &Result{}
 	}
-	if jsonOut {
+	switch {
+	case spec.Stdio: // the applet spoke on stdout itself
+	case jsonOut:
 		_ = OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
-	} else {
+	default:
 		RenderText(NewPrinter(host.Stdout, useColor), res)
 	}
 	if interrupted {

@@ -59,6 +59,9 @@ type Spec struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Example is a JSON request shown in --help.
 	Example string
+	// Stdio marks an applet that owns stdin and stdout itself (the mcp server): no JSON
+	// request is read, no envelope is printed, and Env.Stdout is set.
+	Stdio bool
 }
 
 // Result is what a successful applet returns.

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
@@ -62,6 +63,9 @@ func Catalog(specs []core.Spec, names []string) ([]Tool, error) {
 	}
 	tools := make([]Tool, 0, len(selected))
 	for _, s := range selected {
+		if s.Stdio {
+			continue // a server (mcp) is no tool a model can call
+		}
 		desc := s.Description
 		if desc == "" {
 			desc = s.Summary
@@ -157,3 +161,73 @@ func Markdown(tools []Tool) []byte {
 	}
 	return b.Bytes()
 }
+
+// Search ranks tools for a query (reference 002's tool_search over agentbox's own
+// table): "select:read,edit" picks tools by name; otherwise every query word found in a
+// tool's name (weight 3), summary (2) or description (1) adds to its score. At most n
+// tools with a positive score are returned, best first.
+func Search(tools []Tool, query string, n int) []Tool {
+	query = strings.ToLower(strings.TrimSpace(query))
+	if names, ok := strings.CutPrefix(query, "select:"); ok {
+		var out []Tool
+		for _, name := range strings.Split(names, ",") {
+			for _, t := range tools {
+				if t.Name == strings.TrimSpace(name) {
+					out = append(out, t)
+				}
+			}
+		}
+		return out
+	}
+	type scored struct {
+		t     Tool
+		score int
+	}
+	var ranked []scored
+	for _, t := range tools {
+		score := 0
+		for _, w := range strings.Fields(query) {
+			if len(w) < 3 || stopWords[w] {
+				continue
+			}
+			switch {
+			case strings.Contains(t.Name, w):
+				score += 3
+			case strings.Contains(strings.ToLower(t.Snippet), w):
+				score += 2
+			case strings.Contains(strings.ToLower(t.Description), w):
+				score++
+			}
+		}
+		if score > 0 {
+			ranked = append(ranked, scored{t, score})
+		}
+	}
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
+	var out []Tool
+	for i := 0; i < len(ranked) && i < n; i++ {
+		out = append(out, ranked[i].t)
+	}
+	return out
+}
+
+// Skill is a one-line skill for the markdown prompt.
+type Skill struct{ Name, Description string }
+
+// MarkdownWithSkills appends an "Available skills" section (loaded on demand with the
+// skill tool) to the markdown prompt.
+func MarkdownWithSkills(tools []Tool, skills []Skill) []byte {
+	out := Markdown(tools)
+	if len(skills) == 0 {
+		return out
+	}
+	var b bytes.Buffer
+	b.Write(out)
+	b.WriteString("\nAvailable skills (load one with the skill tool before using it):\n")
+	for _, s := range skills {
+		fmt.Fprintf(&b, "- %s: %s\n", s.Name, s.Description)
+	}
+	return b.Bytes()
+}
+
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "from": true, "into": true, "that": true, "this": true}
