@@ -34,6 +34,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+"/.config")
 			e.Setenv("AGENTBOX_ROOT", e.WorkDir)
 			e.Setenv("NO_COLOR", "1")
+			// No script may reach a real terminal. Scripts test their applet, not the
+			// permission policy, so they run in bypass mode; the policy's own scripts
+			// (permit*.txtar, policy*.txtar) set AGENTBOX_MODE themselves.
+			e.Setenv("AGENTBOX_HEADLESS", "1")
+			e.Setenv("AGENTBOX_MODE", "bypass")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -125,6 +125,22 @@ var All = []core.Spec{
 		Example: `{"format":"openai","tools":"read,edit"}`,
 	},
 	{
+		Name: "permit", Aliases: []string{"ask_for_permissions", "AskForPermissions", "request_permission"}, Kind: core.KindOther,
+		Summary:     "Ask the user for a permission ahead of time; check, list and revoke permissions",
+		Description: "request asks the user to grant access to a path (read, write, execute or admin; recursive covers everything below it), a domain or a command, once (the next matching call) or for the session (every matching call); an existing grant or rule that already allows it is reported without asking, and a rule that denies it is reported as not granted. check tells how a would-be call (applet and target, e.g. bash and a whole command line) would be decided and by which rule or mode, without running it. list shows the permission mode, every rule with its origin and the session's grants; revoke drops grants by id (or all). Without a person to ask (headless host) a request fails with needs_input.",
+		Guidelines:  []string{"Request a permission before a batch of calls that would each need approval, with a description the user can judge.", "Use permit check to learn whether a command will be allowed before running it.", "When a permission is not granted, do not retry the same call: work around it or ask the user."},
+		New:         func() core.Command { return &Permit{Action: "request"} },
+		Example:     `{"target_type":"path","target":"/home/user/project/config.yaml","level":"write","description":"Write database configuration","reason":"Save the connection settings you specified"}`,
+	},
+	{
+		Name: "ask", Aliases: []string{"ask_user_questions", "AskUserQuestion", "question", "ask_user"}, Kind: core.KindOther,
+		Summary:     "Ask the user structured questions (choices, multiple choice, free text) and wait for the answers",
+		Description: "Puts one or more questions to the user and returns one array of answers per question. A question has text and either choices (labels) or options (label + description) for a single or multiple choice (type MultiChoice or multi_select), or none for free text; defaultValue preselects or prefills, required demands an answer. The user may always type an answer of their own. Questions are validated first (empty_choices), answers after (required_field_empty, too_many_selections, unknown_question). On a host with no person to ask (headless) the call fails with needs_input: continue with your best judgement then. Hosts with their own UI pass the answers in AGENTBOX_ASK_ANSWERS.",
+		Guidelines:  []string{"Ask when a decision is the user's and guessing would be costly; offer concrete choices.", "Do not ask what the code or the files can tell you.", "When ask fails with needs_input, do not retry: proceed with your best guess and say what you assumed."},
+		New:         func() core.Command { return &Ask{} },
+		Example:     `{"questions":[{"text":"Which database should we use?","type":"SingleChoice","choices":["PostgreSQL","MySQL","SQLite"],"required":true},{"text":"Any additional requirements?","type":"FreeText"}]}`,
+	},
+	{
 		Name: "mcp", Kind: core.KindOther,
 		Summary:     "Serve every applet as a tool over the Model Context Protocol (stdio)",
 		Description: "Runs an MCP server on stdin/stdout: tools/list gives every applet with its JSON Schema, description and annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), and tools/call runs the applet exactly as JSON mode does, returning text content plus structuredContent, and tool failures as isError results.",

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch search todo grep skill prompt mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob fetch search todo grep skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -95,6 +95,23 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --text --tools -h" -- "$cur")); return; fi
     ;;
+  permit)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --level) COMPREPLY=($(compgen -W "read write execute admin " -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    --scope) COMPREPLY=($(compgen -W "once session " -- "$cur")); return;;
+    --target-type) COMPREPLY=($(compgen -W "path domain command " -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--applet --color --description --help --i-ds --json --level --manifest --mode --reason --recursive --root --scope --session --target-type --text -h" -- "$cur")); return; fi
+    ;;
+  ask)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--answers --choices --color --help --json --manifest --mode --multi --questions --root --session --text -h" -- "$cur")); return; fi
+    ;;
   mcp)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -105,4 +122,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search todo grep skill prompt mcp
+complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search todo grep skill prompt permit ask mcp

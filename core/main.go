@@ -393,6 +393,7 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
 		Cwd: cwd, WS: NewWorkspace(roots...), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
+		Gate: &PolicyGate{},
 	}, nil
 }
 
