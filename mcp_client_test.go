@@ -23,7 +23,7 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "hello.txt"), []byte("hello world\n"), 0o644)
 	cmd := exec.Command(node, "testdata/mcp/client.mjs", bin, work)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work, ".state"))
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work, ".state"), "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, out)

@@ -60,22 +60,34 @@ func TestKillDuringWriteNeverTears(t *testing.T) {
 	for i, c := range contents {
 		reqs[i] = fmt.Sprintf(`{"file_path":%q,"content":%q}`, target, c)
 	}
-	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
-	killed, finished := 0, 0
-	for round := 0; round < 100; round++ {
+	env := append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"), "AGENTBOX_SESSION=crash", "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
+	write := func(req string) *exec.Cmd {
 		cmd := exec.Command(bin, "write")
-		cmd.Stdin = strings.NewReader(reqs[(round+1)%2])
-		cmd.Env = append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"), "AGENTBOX_SESSION=crash")
+		cmd.Stdin = strings.NewReader(req)
+		cmd.Env = env
+		return cmd
+	}
+	// Time one uninterrupted write, so the kills below land all over its life: before,
+	// during and after the rename. (It must succeed, or the rounds would prove nothing.)
+	start := time.Now()
+	if out, err := write(reqs[1]).CombinedOutput(); err != nil {
+		t.Fatalf("an uninterrupted write failed: %v %.300s", err, out)
+	}
+	full := time.Since(start)
+	if got, _ := os.ReadFile(target); string(got) != contents[1] {
+		t.Fatal("an uninterrupted write did not land")
+	}
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	landed, cut := 0, 0
+	for round := 0; round < 100; round++ {
+		before, _ := os.ReadFile(target)
+		cmd := write(reqs[round%2])
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.Intn(30000)) * time.Microsecond)
-		if cmd.Process.Signal(syscall.SIGKILL) == nil {
-			killed++
-		}
-		if err := cmd.Wait(); err == nil {
-			finished++
-		}
+		time.Sleep(time.Duration(rng.Int63n(int64(full) * 3 / 2)))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
 		got, err := os.ReadFile(target)
 		if err != nil {
 			t.Fatalf("round %d: the file is gone: %v", round, err)
@@ -83,8 +95,16 @@ func TestKillDuringWriteNeverTears(t *testing.T) {
 		if string(got) != contents[0] && string(got) != contents[1] {
 			t.Fatalf("round %d: torn file: %d bytes, starts %q", round, len(got), got[:min(len(got), 8)])
 		}
+		if string(got) != string(before) {
+			landed++
+		} else if string(before) != contents[round%2] {
+			cut++
+		}
 	}
-	t.Logf("100 rounds: %d killed mid-way or after, %d completed before the kill", killed, finished)
+	if landed == 0 || cut == 0 {
+		t.Fatalf("the kills did not spread over the write (%d landed, %d cut short): the test proved nothing", landed, cut)
+	}
+	t.Logf("100 rounds of kill -9 (a write takes %v): %d writes landed, %d were cut short, none tore the file", full, landed, cut)
 }
 
 // TestReadFarWindowBoundedMemory reads a window near the end of a large file: the
