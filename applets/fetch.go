@@ -72,7 +72,7 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	res := FetchResult{URL: u.String()}
 	client := core.NewGuardedClient(core.GuardOptions{
 		Timeout: timeout, MaxRedirects: FetchMaxRedirects,
-		AllowPrivate: privateAllowed(env),
+		AllowPrivate: privateAllowed(env, d),
 		OnRedirect:   func(next string) { res.Redirects = append(res.Redirects, next) },
 	})
 	req, err := http.NewRequestWithContext(ctx, f.Method, u.String(), nil)
@@ -167,14 +167,20 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	return result, nil
 }
 
-// privateAllowed reads AGENTBOX_FETCH_ALLOW_HOSTS: hosts (or *.suffix patterns, or *)
-// that may be reached at private and loopback addresses.
-func privateAllowed(env *core.Env) func(string) bool {
+// privateAllowed says which hosts may be reached at private, loopback, link-local or
+// metadata addresses: a host named by the permission rule (or grant) that allowed this
+// call, and the hosts listed in AGENTBOX_FETCH_ALLOW_HOSTS (names, *.suffix patterns, or
+// *). A catch-all rule does not count: reaching an internal address takes naming it.
+func privateAllowed(env *core.Env, d core.Decision) func(string) bool {
 	list := env.Getenv("AGENTBOX_FETCH_ALLOW_HOSTS")
-	if list == "" {
+	byRule := d.Action == "allow" && d.Scope != "mode" && d.Scope != "watchdog" && d.Scope != ""
+	if list == "" && !byRule {
 		return nil
 	}
 	return func(host string) bool {
+		if byRule && strings.Contains(strings.ToLower(d.Rule), host) {
+			return true
+		}
 		for _, pat := range strings.Split(list, ",") {
 			pat = strings.ToLower(strings.TrimSpace(pat))
 			switch {

@@ -29,7 +29,7 @@ type BlockedAddressError struct {
 }
 
 func (e *BlockedAddressError) Error() string {
-	return fmt.Sprintf("%s resolves to %s, a %s address, which fetch refuses by default (it could reach internal services or cloud metadata); if the user wants this host reached, they can allow it with AGENTBOX_FETCH_ALLOW_HOSTS=%s", e.Host, e.Addr.Unmap(), e.Why, e.Host)
+	return fmt.Sprintf("%s resolves to %s, a %s address, which fetch refuses by default (it could reach internal services or cloud metadata); if the user wants this host reached, they can allow it with a permission rule naming it (permission fetch, pattern %s) or AGENTBOX_FETCH_ALLOW_HOSTS=%s", e.Host, e.Addr.Unmap(), e.Why, e.Host, e.Host)
 }
 
 // blockedReason classifies the addresses a fetch must not reach unless allowed.
