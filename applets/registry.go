@@ -65,6 +65,18 @@ var All = []core.Spec{
 		Example: `{"pattern":"**/*_test.go","path":"."}`,
 	},
 	{
+		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
+		Summary:     "Search file contents with a regular expression",
+		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files, node_modules and build output are skipped unless include_hidden; binary files are skipped and counted. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified.", GrepDefaultHeadLimit),
+		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
+		New: func() core.Command {
+			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path"}
+		},
+		Capabilities: []string{core.CapFSRead},
+		ReadOnly:     true, Idempotent: true,
+		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
+	},
+	{
 		Name: "fetch", Aliases: []string{"web_fetch", "WebFetch", "fetch_url"}, Kind: core.KindFetch,
 		Summary:     "Fetch a URL and return readable text (HTML as Markdown)",
 		Description: fmt.Sprintf("GETs (or HEADs) an http(s) URL, following up to %d redirects (the chain is reported), and returns the text: HTML turned into Markdown with the page title, text, JSON and XML as they are, decoded from the declared charset. The call times out after timeout_ms (default %d); the text is capped at %d KB with the rest in output_path; a session may fetch %d times. Binary bodies are refused unless download_to saves them into the workspace. Private, loopback, link-local and cloud-metadata addresses are refused, also after a redirect or DNS answer.", FetchMaxRedirects, FetchDefaultTimeoutMs, FetchDefaultMaxBytes/1024, FetchSessionCap),
@@ -94,18 +106,6 @@ var All = []core.Spec{
 		New:         func() core.Command { return &Todo{} },
 		Idempotent:  true,
 		Example:     `{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Fix failures","status":"pending"}]}`,
-	},
-	{
-		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
-		Summary:     "Search file contents with a regular expression",
-		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files, node_modules and build output are skipped unless include_hidden; binary files are skipped and counted. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified.", GrepDefaultHeadLimit),
-		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
-		New: func() core.Command {
-			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path"}
-		},
-		Capabilities: []string{core.CapFSRead},
-		ReadOnly:     true, Idempotent: true,
-		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
 	},
 	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob fetch search todo grep skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob grep fetch search todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -48,6 +48,15 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --root --session --text -h" -- "$cur")); return; fi
     ;;
+  grep)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    --output-mode) COMPREPLY=($(compgen -W "files_with_matches content count" -- "$cur")); return;;
+    --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --root --session --sort --text --type --word -A -B -C -F -U -h -i -n -w" -- "$cur")); return; fi
+    ;;
   fetch)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -70,15 +79,6 @@ _agentbox() {
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--allow-multiple-in-progress --color --help --json --manifest --mode --root --session --text --todos -h" -- "$cur")); return; fi
-    ;;
-  grep)
-    case "$prev" in
-    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
-    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
-    --output-mode) COMPREPLY=($(compgen -W "files_with_matches content count" -- "$cur")); return;;
-    --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
-    esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --root --session --sort --text --type --word -A -B -C -F -U -h -i -n -w" -- "$cur")); return; fi
     ;;
   skill)
     case "$prev" in
@@ -122,4 +122,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob fetch search todo grep skill prompt permit ask mcp
+complete -o filenames -F _agentbox agentbox read write edit ls glob grep fetch search todo skill prompt permit ask mcp
