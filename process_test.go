@@ -160,3 +160,44 @@ func TestReadFarWindowBoundedMemory(t *testing.T) {
 		t.Fatalf("peak RSS %d KiB is over 64 MiB: read loaded too much of the file", rss)
 	}
 }
+
+// TestPlanConcurrentStepUpdates: 8 processes update different steps of one plan at the
+// same time, 5 rounds; no update may be lost.
+func TestPlanConcurrentStepUpdates(t *testing.T) {
+	bin := agentboxBinary(t)
+	root := t.TempDir()
+	env := append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"), "AGENTBOX_HEADLESS=1")
+	run := func(req string) *exec.Cmd {
+		cmd := exec.Command(bin, "plan")
+		cmd.Stdin = strings.NewReader(req)
+		cmd.Env = env
+		return cmd
+	}
+	steps := make([]string, 8)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"description":"step %d"}`, i+1)
+	}
+	if out, err := run(`{"action":"create","title":"race","steps":[` + strings.Join(steps, ",") + `]}`).CombinedOutput(); err != nil {
+		t.Fatalf("create: %v %s", err, out)
+	}
+	for round, status := range []string{"in_progress", "completed", "skipped", "pending", "completed"} {
+		var cmds []*exec.Cmd
+		for i := 1; i <= 8; i++ {
+			cmd := run(fmt.Sprintf(`{"action":"update_step","plan_id":"plan-001","step":%d,"status":%q}`, i, status))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+		}
+		for _, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Fatalf("round %d: an update failed: %v", round, err)
+			}
+		}
+		out, _ := os.ReadFile(filepath.Join(root, ".agentbox", "plans", "plan-001.md"))
+		marker := map[string]string{"in_progress": "~", "completed": "x", "skipped": "-", "pending": " "}[status]
+		if got := strings.Count(string(out), "["+marker+"]"); got != 8 {
+			t.Fatalf("round %d: %d of 8 steps are %s; updates were lost:\n%s", round, got, status, out)
+		}
+	}
+}

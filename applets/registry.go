@@ -99,6 +99,14 @@ var All = []core.Spec{
 		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
 	},
 	{
+		Name: "plan", Aliases: []string{"markdown_plan", "update_plan_step", "list_plans", "read_plan"}, Kind: core.KindThink,
+		Summary:     "Durable markdown plans in the workspace: create, update, update a step, list, read",
+		Description: fmt.Sprintf("Keeps plans as markdown files in %s/plan-NNN.md: create (title, steps with notes, status draft/active/completed/abandoned; ids are sequential), update (overwrite plan_id), update_step (plan_id, 1-based step, status pending/in_progress/completed/skipped, any transition), list (each plan with progress such as \"2 completed, 1 in progress, 3 pending\") and read. Updates lock the file, so concurrent agents lose no update; a plan edited by hand into a shape that does not parse is reported with its line, never rewritten.", PlanDir),
+		Guidelines:  []string{"For a larger change, create a plan first and mark each step in_progress and completed as you go."},
+		New:         func() core.Command { return &Plan{Action: "list"} },
+		Example:     `{"action":"update_step","plan_id":"plan-001","step":2,"status":"completed"}`,
+	},
+	{
 		Name: "todo", Aliases: []string{"TodoWrite", "todo_write", "TodoRead"}, Kind: core.KindThink,
 		Summary:     "Keep the session's todo list (replace it whole, or read it back)",
 		Description: "Keeps a todo list for this session. Each call with todos replaces the whole list (items with content, status pending, in_progress or completed, an optional id and an optional active_form) after checking it: no duplicate ids or items, and at most one item in progress unless allow_multiple_in_progress. A call without todos returns the current list. The result counts the items by status.",
