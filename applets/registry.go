@@ -99,6 +99,16 @@ var All = []core.Spec{
 		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
 	},
 	{
+		Name: "patch", Aliases: []string{"apply_patch", "ApplyPatch"}, Kind: core.KindEdit,
+		Summary:      "Apply a multi-file patch (apply_patch format or unified diff), all or nothing",
+		Description:  "Applies a patch in the apply_patch format (*** Begin Patch, *** Add File, *** Update File with @@ context, *** Delete File, *** Move to, *** End Patch) or a unified diff (git diff output with renames, new and deleted files). Every hunk of every file is located first (exactly, then ignoring trailing or leading whitespace, then Unicode punctuation look-alikes; never at an ambiguous place); only then are all files written atomically, and a failure part-way rolls back what was written. A failed hunk is reported with the file, the hunk and the nearest lines. dry_run reports without writing. The result lists each file with added and removed lines and a diff.",
+		Guidelines:   []string{"Use patch for changes that span several files or many hunks; use edit for a single replacement."},
+		New:          func() core.Command { return &Patch{} },
+		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
+		Destructive:  true,
+		Example:      `{"patch":"*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n*** End Patch"}`,
+	},
+	{
 		Name: "plan", Aliases: []string{"markdown_plan", "update_plan_step", "list_plans", "read_plan"}, Kind: core.KindThink,
 		Summary:     "Durable markdown plans in the workspace: create, update, update a step, list, read",
 		Description: fmt.Sprintf("Keeps plans as markdown files in %s/plan-NNN.md: create (title, steps with notes, status draft/active/completed/abandoned; ids are sequential), update (overwrite plan_id), update_step (plan_id, 1-based step, status pending/in_progress/completed/skipped, any transition), list (each plan with progress such as \"2 completed, 1 in progress, 3 pending\") and read. Updates lock the file, so concurrent agents lose no update; a plan edited by hand into a shape that does not parse is reported with its line, never rewritten.", PlanDir),

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob grep fetch search plan todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob grep fetch search patch plan todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -73,6 +73,13 @@ _agentbox() {
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --json --manifest --max-results --mode --root --session --text -h" -- "$cur")); return; fi
     ;;
+  patch)
+    case "$prev" in
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --dry-run --help --json --manifest --mode --patch --root --session --text -h" -- "$cur")); return; fi
+    ;;
   plan)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
@@ -129,4 +136,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob grep fetch search plan todo skill prompt permit ask mcp
+complete -o filenames -F _agentbox agentbox read write edit ls glob grep fetch search patch plan todo skill prompt permit ask mcp
