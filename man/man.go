@@ -32,6 +32,15 @@ func Pages(specs []core.Spec) (map[string]string, error) {
 func esc(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\e`)
 	s = strings.ReplaceAll(s, "-", `\-`)
+	var b strings.Builder
+	for _, r := range s {
+		if r > 127 { // groff reads ASCII; other characters go in as \[uXXXX]
+			fmt.Fprintf(&b, `\[u%04X]`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s = b.String()
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
