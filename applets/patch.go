@@ -156,7 +156,11 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if f.Old != nil {
 			if fp, err := env.Resolve(f.Path); err == nil {
 				sum := sha256.Sum256(f.Old)
-				if err := checkStamp(env, core.FileStamp{Path: fp.Abs, SHA256: hex.EncodeToString(sum[:])}, ""); err != nil {
+				stamp := core.FileStamp{Path: fp.Abs, Size: int64(len(f.Old)), SHA256: hex.EncodeToString(sum[:])}
+				if fi, err := env.WS.Stat(fp); err == nil {
+					stamp.ModTime = fi.ModTime()
+				}
+				if err := checkStamp(env, stamp, ""); err != nil {
 					return nil, err
 				}
 			}
