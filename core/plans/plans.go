@@ -6,9 +6,9 @@
 //
 //	# Refactor authentication module
 //
-//	**ID:** plan-001
-//	**Status:** active
-//	**Created:** 2025-01-31
+//	- **ID**: plan-001
+//	- **Status**: active
+//	- **Created**: 2025-01-31
 //
 //	## Steps
 //
@@ -262,10 +262,34 @@ func clip(s string) string {
 	return s
 }
 
+// SetStep returns data with step n's (1-based) marker changed to status and every other
+// byte kept, and the plan it now holds. data must parse; n must exist.
+func SetStep(data []byte, n int, status StepStatus) ([]byte, *Plan, error) {
+	if !status.Valid() {
+		return nil, nil, &InputError{Msg: fmt.Sprintf("step status %q is not one of pending, in_progress, completed, skipped", status)}
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n < 1 || n > len(p.Steps) {
+		return nil, p, &InputError{Msg: fmt.Sprintf("%s has %d steps; step %d does not exist (steps are numbered from 1)", p.ID, len(p.Steps), n)}
+	}
+	st := &p.Steps[n-1]
+	at := st.markerAt
+	end := at + bytes.IndexByte(data[at:], ']') + 1
+	out := make([]byte, 0, len(data)+1)
+	out = append(out, data[:at]...)
+	out = append(out, status.Marker()...)
+	out = append(out, data[end:]...)
+	st.Status = status
+	return out, p, nil
+}
+
 // Markdown renders the plan in the canonical format.
 func (p *Plan) Markdown() []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n**ID:** %s\n**Status:** %s\n**Created:** %s\n\n## Steps\n\n", p.Title, p.ID, p.Status, p.Created)
+	fmt.Fprintf(&b, "# %s\n\n- **ID**: %s\n- **Status**: %s\n- **Created**: %s\n\n## Steps\n\n", p.Title, p.ID, p.Status, p.Created)
 	for i, s := range p.Steps {
 		st := s.Status
 		if st == "" {

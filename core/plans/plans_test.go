@@ -28,7 +28,7 @@ func TestCreateRenderAndRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(s.Dir, "plan-001.md"))
-	want := "# Refactor auth\n\n**ID:** plan-001\n**Status:** active\n**Created:** 2025-01-31\n\n## Steps\n\n" +
+	want := "# Refactor auth\n\n- **ID**: plan-001\n- **Status**: active\n- **Created**: 2025-01-31\n\n## Steps\n\n" +
 		"1. [ ] Extract module\n   Notes: Watch cycles\n   second line\n2. [ ] Add tests\n"
 	if string(data) != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", data, want)

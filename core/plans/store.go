@@ -174,9 +174,6 @@ func (s *Store) UpdateStep(id string, step int, status StepStatus) (*Plan, error
 	if err != nil {
 		return nil, err
 	}
-	if !status.Valid() {
-		return nil, inputErr("step status %q is not one of pending, in_progress, completed, skipped", status)
-	}
 	l, err := s.lock(id)
 	if err != nil {
 		return nil, err
@@ -186,21 +183,14 @@ func (s *Store) UpdateStep(id string, step int, status StepStatus) (*Plan, error
 	if err != nil {
 		return nil, s.readErr(id, err)
 	}
-	p, err := s.parse(id, data)
+	out, p, err := SetStep(data, step, status)
 	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			pe.File = s.path(id)
+		}
 		return nil, err
 	}
-	if step < 1 || step > len(p.Steps) {
-		return nil, inputErr("%s has %d steps; step %d is out of range (steps are numbered from 1)", id, len(p.Steps), step)
-	}
-	st := &p.Steps[step-1]
-	at := st.markerAt
-	end := at + strings.IndexByte(string(data[at:]), ']') + 1
-	out := make([]byte, 0, len(data)+1)
-	out = append(out, data[:at]...)
-	out = append(out, status.Marker()...)
-	out = append(out, data[end:]...)
-	st.Status = status
 	if err := renameio.WriteFile(s.path(id), out, filePerm(s.path(id))); err != nil {
 		return nil, err
 	}
