@@ -92,7 +92,7 @@ func Validate(items []Item, allowMulti bool) error {
 		contents[content] = i
 		if it.Status == InProgress {
 			if inProgress >= 0 && !allowMulti {
-				return &ValidationError{i, fmt.Sprintf("todos[%d] and todos[%d] are both in_progress; work on one thing at a time (mark the other pending or completed), or set allow_multiple_in_progress", inProgress, i)}
+				return &ValidationError{i, fmt.Sprintf("todos[%d] and todos[%d] are both in_progress; keep one in progress at a time (mark the other pending or completed), or set allow_multiple_in_progress", inProgress, i)}
 			}
 			inProgress = i
 		}
