@@ -64,6 +64,16 @@ type workspaceFS struct{ env *core.Env }
 
 func (w workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
 
+// Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
+// later call from another directory still rolls back the right files.
+func (w workspaceFS) Canonical(name string) (string, error) {
+	p, err := w.path(name)
+	if err != nil {
+		return "", err
+	}
+	return p.Abs, nil
+}
+
 func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	p, err := w.path(name)
 	if err != nil {

@@ -1,8 +1,8 @@
 package applets
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/plans"
 )
 
 // PlanDir is where plans live, relative to the first workspace root.
@@ -70,78 +71,54 @@ type PlanSummary struct {
 }
 
 var (
-	markers       = map[string]string{"pending": " ", "in_progress": "~", "completed": "x", "skipped": "-"}
-	markerStatus  = map[string]string{" ": "pending", "~": "in_progress", "x": "completed", "-": "skipped"}
 	planStatuses  = map[string]bool{"draft": true, "active": true, "completed": true, "abandoned": true}
 	stepStatuses  = map[string]bool{"pending": true, "in_progress": true, "completed": true, "skipped": true}
 	planIDPattern = regexp.MustCompile(`^plan-(\d{3,})$`)
-	stepLine      = regexp.MustCompile(`^(\d+)\. \[( |~|x|-)\] (.*)$`)
 )
 
-func renderPlan(d *PlanDoc) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n- **ID**: %s\n- **Status**: %s\n- **Created**: %s\n\n## Steps\n\n", d.Title, d.ID, d.Status, d.Created)
-	for i, s := range d.Steps {
-		fmt.Fprintf(&b, "%d. [%s] %s\n", i+1, markers[s.Status], oneLine(s.Description))
-		if s.Notes != "" {
-			fmt.Fprintf(&b, "   Notes: %s\n", oneLine(s.Notes))
-		}
+// renderPlan and parsePlan convert between the applet's result type and core/plans, which
+// owns the file format (and keeps hand edits: see update_step).
+func renderPlan(d *PlanDoc) string { return string(toStore(d).Markdown()) }
+
+func toStore(d *PlanDoc) *plans.Plan {
+	sp := &plans.Plan{ID: d.ID, Title: oneLine(d.Title), Status: plans.Status(d.Status), Created: d.Created}
+	for _, s := range d.Steps {
+		sp.Steps = append(sp.Steps, plans.Step{Description: oneLine(s.Description), Notes: strings.TrimSpace(s.Notes), Status: plans.StepStatus(s.Status)})
 	}
-	return b.String()
+	return sp
+}
+
+func fromStore(sp *plans.Plan, path string) *PlanDoc {
+	d := &PlanDoc{ID: sp.ID, Title: sp.Title, Status: string(sp.Status), Created: sp.Created, Path: path, Steps: []PlanItem{}}
+	for _, s := range sp.Steps {
+		d.Steps = append(d.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: string(s.Status)})
+	}
+	return d
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// parsePlan reads a plan file; an error names the line that does not fit the format.
+// planError turns a core/plans error into a tool error naming the file.
+func planError(err error, path string) error {
+	var pe *plans.ParseError
+	if errors.As(err, &pe) {
+		pe.File = path
+		return core.Errorf(core.CodeInvalidParams, "%s; agentbox will not rewrite a plan it cannot read", pe.Error())
+	}
+	var ie *plans.InputError
+	if errors.As(err, &ie) {
+		return core.Errorf(core.CodeInvalidParams, "%s", ie.Msg)
+	}
+	return core.AsError(err)
+}
+
+// parsePlan reads a plan file; an error names the file and the line that does not fit.
 func parsePlan(text, path string) (*PlanDoc, error) {
-	d := &PlanDoc{Path: path}
-	sc := bufio.NewScanner(strings.NewReader(strings.ReplaceAll(text, "\r\n", "\n")))
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	n := 0
-	bad := func(msg string) error {
-		return core.Errorf(core.CodeInvalidParams, "%s line %d: %s; fix the file by hand (or recreate it with plan update), agentbox will not rewrite a plan it cannot read", path, n, msg)
+	sp, err := plans.Parse([]byte(text))
+	if err != nil {
+		return nil, planError(err, path)
 	}
-	inSteps := false
-	for sc.Scan() {
-		n++
-		l := sc.Text()
-		switch {
-		case strings.TrimSpace(l) == "":
-		case n == 1:
-			if !strings.HasPrefix(l, "# ") {
-				return nil, bad("the first line must be the title, `# Title`")
-			}
-			d.Title = strings.TrimPrefix(l, "# ")
-		case strings.HasPrefix(l, "- **ID**: "):
-			d.ID = strings.TrimPrefix(l, "- **ID**: ")
-		case strings.HasPrefix(l, "- **Status**: "):
-			d.Status = strings.TrimPrefix(l, "- **Status**: ")
-			if !planStatuses[d.Status] {
-				return nil, bad(fmt.Sprintf("unknown plan status %q (draft, active, completed, abandoned)", d.Status))
-			}
-		case strings.HasPrefix(l, "- **Created**: "):
-			d.Created = strings.TrimPrefix(l, "- **Created**: ")
-		case l == "## Steps":
-			inSteps = true
-		case inSteps && strings.HasPrefix(l, "   Notes: ") && len(d.Steps) > 0:
-			d.Steps[len(d.Steps)-1].Notes = strings.TrimPrefix(l, "   Notes: ")
-		case inSteps:
-			m := stepLine.FindStringSubmatch(l)
-			if m == nil {
-				return nil, bad(fmt.Sprintf("expected a step like `1. [ ] Do this` (markers [ ] [~] [x] [-]), found %q", l))
-			}
-			if num, _ := strconv.Atoi(m[1]); num != len(d.Steps)+1 {
-				return nil, bad(fmt.Sprintf("step %d is out of order (expected %d)", num, len(d.Steps)+1))
-			}
-			d.Steps = append(d.Steps, PlanItem{Description: m[3], Status: markerStatus[m[2]]})
-		default:
-			return nil, bad(fmt.Sprintf("unexpected line %q before `## Steps`", l))
-		}
-	}
-	if d.ID == "" || d.Status == "" || !inSteps {
-		return nil, core.Errorf(core.CodeInvalidParams, "%s is not a complete plan (it needs `- **ID**:`, `- **Status**:` and a `## Steps` section); fix it by hand or recreate it", path)
-	}
-	return d, nil
+	return fromStore(sp, path), nil
 }
 
 func (p *Plan) planPath(env *core.Env, id string) (core.Path, error) {
@@ -152,6 +129,14 @@ func (p *Plan) planPath(env *core.Env, id string) (core.Path, error) {
 }
 
 func (p *Plan) load(env *core.Env, path core.Path) (*PlanDoc, error) {
+	data, err := p.raw(env, path)
+	if err != nil {
+		return nil, err
+	}
+	return parsePlan(string(data), path.Abs)
+}
+
+func (p *Plan) raw(env *core.Env, path core.Path) ([]byte, error) {
 	f, _, err := env.WS.OpenRegular(path)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound {
@@ -160,11 +145,7 @@ func (p *Plan) load(env *core.Env, path core.Path) (*PlanDoc, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := readLimited(f, 4<<20)
-	if err != nil {
-		return nil, err
-	}
-	return parsePlan(string(data), path.Abs)
+	return readLimited(f, 4<<20)
 }
 
 // Run implements core.Command.
@@ -238,23 +219,25 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 		var doc *PlanDoc
+		var markdown string
 		err = env.WS.WithFileLock(ctx, path, func() error {
-			d, err := p.load(env, path)
+			data, err := p.raw(env, path)
 			if err != nil {
 				return err
 			}
-			if p.Step < 1 || p.Step > len(d.Steps) {
-				return core.Errorf(core.CodeInvalidParams, "%s has %d steps; step %d does not exist", d.ID, len(d.Steps), p.Step)
+			// Only the step's marker changes; every other byte of a hand-edited plan stays.
+			out, sp, err := plans.SetStep(data, p.Step, plans.StepStatus(p.Status))
+			if err != nil {
+				return planError(err, path.Abs)
 			}
-			d.Steps[p.Step-1].Status = p.Status
-			doc = d
-			_, err = env.WS.WriteAtomic(path, []byte(renderPlan(d)), core.WriteOptions{})
+			doc, markdown = fromStore(sp, path.Abs), string(out)
+			_, err = env.WS.WriteAtomic(path, out, core.WriteOptions{})
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}}, nil
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}}, nil
 	case "read":
 		path, err := p.planPath(env, p.PlanID)
 		if err != nil {
@@ -264,7 +247,11 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}}, nil
+		data, err := p.raw(env, path)
+		if err != nil {
+			return nil, err
+		}
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: string(data)}}, nil
 	default:
 		res := PlanResult{Action: "list", Plans: []PlanSummary{}}
 		entries, err := env.WS.ReadDir(dir)
@@ -309,20 +296,10 @@ func nextPlanID(env *core.Env, dir core.Path) string {
 
 // progress is reference 000's breakdown: "2 completed, 1 in progress, 3 pending".
 func progress(d *PlanDoc) string {
-	counts := map[string]int{}
-	for _, s := range d.Steps {
-		counts[s.Status]++
-	}
-	var parts []string
-	for _, st := range []string{"completed", "in_progress", "pending", "skipped"} {
-		if counts[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[st], strings.ReplaceAll(st, "_", " ")))
-		}
-	}
-	if len(parts) == 0 {
+	if len(d.Steps) == 0 {
 		return "no steps"
 	}
-	return strings.Join(parts, ", ")
+	return toStore(d).Progress().String()
 }
 
 // RenderText implements core.TextRenderer.

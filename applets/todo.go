@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/todo"
 )
 
 // TodoItem is one entry of the session's todo list (reference 002's locked todo tool).
@@ -50,42 +51,26 @@ func (t *Todo) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if list.Todos == nil {
 		list.Todos = []TodoItem{}
 	}
-	list.Pending, list.InProgress, list.Completed = 0, 0, 0
-	for _, it := range list.Todos {
-		switch it.Status {
-		case "pending":
-			list.Pending++
-		case "in_progress":
-			list.InProgress++
-		case "completed":
-			list.Completed++
-		}
-	}
+	c := todo.Count(toModel(list.Todos))
+	list.Pending, list.InProgress, list.Completed = c.Pending, c.InProgress, c.Completed
 	return &core.Result{Data: list}, nil
 }
 
+// validateTodos applies core/todo's rules (non-empty one-line contents, known statuses,
+// unique ids and contents, one item in progress unless multi).
 func validateTodos(items []TodoItem, multi bool) error {
-	ids, contents := map[string]int{}, map[string]int{}
-	inProgress := 0
-	for i, it := range items {
-		if it.ID != "" {
-			if j, dup := ids[it.ID]; dup {
-				return core.Errorf(core.CodeInvalidParams, "todos[%d] and todos[%d] share the id %q; ids must be unique", j, i, it.ID)
-			}
-			ids[it.ID] = i
-		}
-		if j, dup := contents[it.Content]; dup {
-			return core.Errorf(core.CodeInvalidParams, "todos[%d] and todos[%d] are the same item (%q); merge them", j, i, it.Content)
-		}
-		contents[it.Content] = i
-		if it.Status == "in_progress" {
-			inProgress++
-		}
-	}
-	if inProgress > 1 && !multi {
-		return core.Errorf(core.CodeInvalidParams, "%d items are in_progress; keep one in progress at a time (finish or pause the others), or set allow_multiple_in_progress", inProgress)
+	if err := todo.Validate(toModel(items), multi); err != nil {
+		return core.Errorf(core.CodeInvalidParams, "%v", err)
 	}
 	return nil
+}
+
+func toModel(items []TodoItem) []todo.Item {
+	out := make([]todo.Item, len(items))
+	for i, it := range items {
+		out[i] = todo.Item{ID: it.ID, Content: it.Content, Status: it.Status, ActiveForm: it.ActiveForm}
+	}
+	return out
 }
 
 // RenderText implements core.TextRenderer.

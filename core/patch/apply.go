@@ -22,6 +22,14 @@ type FS interface {
 	Remove(name string) error
 }
 
+// Canonicalizer is an optional FS method that maps a name to the one name of its file
+// (typically an absolute path). Prepare uses it to see that "a.txt" and "./a.txt" are the
+// same file, and Commit records canonical names in the journal, so Recover finds the files
+// even when it runs from another working directory.
+type Canonicalizer interface {
+	Canonical(name string) (string, error)
+}
+
 // Error kinds.
 const (
 	KindNotFound  = "not_found"       // a file to update or delete does not exist
@@ -153,10 +161,17 @@ type preparer struct {
 
 func (pr *preparer) load(path string) (*state, error) {
 	key := filepath.Clean(path)
+	if c, ok := pr.fsys.(Canonicalizer); ok {
+		k, err := c.Canonical(path)
+		if err != nil {
+			return nil, &Error{Kind: KindIO, Path: path, Msg: err.Error(), Err: err}
+		}
+		key = k
+	}
 	if s, ok := pr.cur[key]; ok {
 		return s, nil
 	}
-	data, mode, err := pr.fsys.ReadFile(path)
+	data, mode, err := pr.fsys.ReadFile(key)
 	s := state{exists: err == nil, data: data, mode: mode}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -246,6 +261,10 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		dst, err := pr.load(fp.NewPath)
 		if err != nil {
 			return nil, err
+		}
+		if dst == src {
+			*src = state{exists: true, data: fr.New, mode: mode}
+			return fr, nil
 		}
 		if dst.exists {
 			return nil, &Error{Kind: KindExists, Path: fp.NewPath, PatchLine: fp.Line,

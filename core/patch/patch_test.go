@@ -467,3 +467,25 @@ func TestRecoverLeavesForeignEdits(t *testing.T) {
 		t.Fatalf("a = %q", got)
 	}
 }
+
+// canonFS names every file by its cleaned absolute form, like the applet's workspace FS.
+type canonFS struct{ *memFS }
+
+func (c canonFS) Canonical(name string) (string, error) {
+	return "/w/" + strings.TrimPrefix(filepath.Clean("/"+name), "/"), nil
+}
+
+func TestCanonicalNamesMergeAliases(t *testing.T) {
+	m := newMem(map[string]string{"/w/a": "1\n2\n"})
+	p, _ := Parse("*** Begin Patch\n*** Update File: ./a\n-1\n+one\n*** Update File: a\n-2\n+two\n*** End Patch")
+	r, err := Prepare(p, canonFS{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Commit(canonFS{m}, CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if m.files["/w/a"] != "one\ntwo\n" || len(m.files) != 1 {
+		t.Fatalf("files %v", m.files)
+	}
+}
