@@ -166,17 +166,16 @@ func Compile(opt Options) (*Matcher, error) {
 	lits := info.required
 	m.fold = info.fold
 	if m.fold {
-		safe := true
+		// Lowercased literals over a lowercased buffer: a hit is a match only when
+		// every literal is case-folded, ASCII and free of k and s.
+		safe := !info.sensitive
 		for i, l := range lits {
 			if !foldSafe(l) {
 				safe = false
 			}
 			lits[i] = foldPiece(l)
 		}
-		info.complete = info.complete || safe // an ASCII k/s-free literal folds exactly
-		if !safe {
-			info.complete = false
-		}
+		info.complete = info.complete && safe
 	}
 	if score(lits) >= 2 || (score(lits) == 1 && info.exact != nil && info.complete && len(lits) == 1) {
 		for _, l := range lits {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentbox/agentbox/core/walk"
@@ -30,8 +31,8 @@ func TestLiterals(t *testing.T) {
 		{`foo.*bar`, false, []string{"foo"}, false},
 		{`^package \w+`, false, []string{"package "}, false},
 		{`func main`, true, []string{"func main"}, true},
-		{`Unlock`, true, []string{"unloc"}, false}, // k may be KELVIN SIGN
-		{`[Hh]ello`, false, []string{"hello"}, true},
+		{`Unlock`, true, []string{"unloc"}, false},    // k may be KELVIN SIGN
+		{`[Hh]ello`, false, []string{"hello"}, false}, // (?i:h)ello: "ello" stays case-sensitive
 		{`a|b`, false, nil, false},
 		{`x+y`, false, nil, false},
 	}
@@ -305,3 +306,63 @@ func TestChunkedContext(t *testing.T) {
 	}
 }
 
+// FuzzPrefilter checks that the literal prefilter and the fast paths never change an
+// answer: every line the engine reports is a line Go's regexp matches, and no more.
+func FuzzPrefilter(f *testing.F) {
+	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+Error\b`, `[a-z]+_[a-z]+\(`, `^a|b$`, `(?i)kelvin`, `x*`} {
+		f.Add(s, "func main() {\n\tmu.Lock()\n\tioError x_y(\n\u212Aelvin KELVIN\n", false)
+	}
+	f.Fuzz(func(t *testing.T, pat, text string, icase bool) {
+		if strings.ContainsRune(text, 0) || strings.Contains(pat, `\n`) {
+			return
+		}
+		m, err := Compile(Options{Pattern: pat, IgnoreCase: icase, Mode: Count})
+		if err != nil {
+			return
+		}
+		m.re2 = nil // compare the Go paths; go-re2 is covered by the ripgrep tests
+		w := &worker{}
+		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		m.searchChunk(w, st, []byte(text), 0, true)
+		want := 0
+		lines := strings.Split(text, "\n")
+		if strings.HasSuffix(text, "\n") || text == "" {
+			lines = lines[:len(lines)-1] // an empty file has no lines
+		}
+		for _, l := range lines {
+			if m.re.MatchString(l) {
+				want++
+			}
+		}
+		if st.file.Matches != want {
+			lits, exact := m.Literals()
+			t.Fatalf("pattern %q (i=%v, literals %q exact %v): %d matching lines, regexp says %d", pat, icase, lits, exact, st.file.Matches, want)
+		}
+	})
+}
+
+func BenchmarkGrepGOROOT(b *testing.B) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	for _, o := range []Options{
+		{Pattern: `func main`, Mode: Content},
+		{Pattern: `func main`, Mode: Content, IgnoreCase: true},
+		{Pattern: `(Lock|Unlock)\(\)`, Mode: Content},
+		{Pattern: `\w+Error\b`, Mode: Content},
+		{Pattern: `[a-z]+_[a-z]+\(`, Mode: Content},
+		{Pattern: `func main`, Mode: FilesWithMatches},
+		{Pattern: `func main`, Mode: Count},
+	} {
+		o.Walk = walk.Options{SkipDirs: []string{}}
+		b.Run(fmt.Sprintf("%s/i=%v/mode=%d", o.Pattern, o.IgnoreCase, o.Mode), func(b *testing.B) {
+			m, err := Compile(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := m.Search(context.Background(), root); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package grep
 import (
 	"regexp/syntax"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,18 @@ type litInfo struct {
 	// required: every match contains at least one of these (nil: nothing known).
 	required []string
 	fold     bool // some literal came from a case-folded node
+	// sensitive: some literal with letters is case-sensitive, so a case-folded search
+	// for the set is only a prefilter, never the whole answer.
+	sensitive bool
+}
+
+func hasCase(s string) bool {
+	for _, r := range s {
+		if unicode.SimpleFold(r) != r {
+			return true
+		}
+	}
+	return false
 }
 
 // score rates a set as a prefilter: the length of its shortest string (longer literals
@@ -83,7 +96,7 @@ func analyze(re *syntax.Regexp) litInfo {
 		if len(s) > maxLitLen {
 			return litInfo{}
 		}
-		return litInfo{exact: []string{s}, complete: !fold, required: []string{s}, fold: fold}
+		return litInfo{exact: []string{s}, complete: true, required: []string{s}, fold: fold, sensitive: !fold && hasCase(s)}
 	case syntax.OpEmptyMatch:
 		return litInfo{exact: []string{""}, complete: true}
 	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
@@ -104,7 +117,7 @@ func analyze(re *syntax.Regexp) litInfo {
 				set = append(set, string(r))
 			}
 		}
-		return litInfo{exact: set, complete: true, required: set}
+		return litInfo{exact: set, complete: true, required: set, sensitive: hasCase(strings.Join(set, ""))}
 	case syntax.OpCapture:
 		return analyze(re.Sub[0])
 	case syntax.OpPlus:
@@ -113,7 +126,7 @@ func analyze(re *syntax.Regexp) litInfo {
 		if in.exact != nil && better(in.exact, req) {
 			req = in.exact
 		}
-		return litInfo{required: req, fold: in.fold}
+		return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
 			in := analyze(re.Sub[0])
@@ -121,16 +134,17 @@ func analyze(re *syntax.Regexp) litInfo {
 			if in.exact != nil && better(in.exact, req) {
 				req = in.exact
 			}
-			return litInfo{required: req, fold: in.fold}
+			return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
 		}
 		return litInfo{}
 	case syntax.OpAlternate:
-		exact, complete, fold := []string{}, true, false
+		exact, complete, fold, sensitive := []string{}, true, false, false
 		var req []string
 		reqOK := true
 		for _, sub := range re.Sub {
 			in := analyze(sub)
 			fold = fold || in.fold
+			sensitive = sensitive || in.sensitive
 			if exact != nil && in.exact != nil && len(exact)+len(in.exact) <= maxSetSize {
 				exact = append(exact, in.exact...)
 				complete = complete && in.complete
@@ -156,7 +170,7 @@ func analyze(re *syntax.Regexp) litInfo {
 				req = exact
 			}
 		}
-		return litInfo{exact: exact, complete: complete, required: dedup(req), fold: fold}
+		return litInfo{exact: exact, complete: complete, required: dedup(req), fold: fold, sensitive: sensitive}
 	case syntax.OpConcat:
 		var out litInfo
 		out.exact, out.complete = []string{""}, true
@@ -171,6 +185,7 @@ func analyze(re *syntax.Regexp) litInfo {
 		for _, sub := range re.Sub {
 			in := analyze(sub)
 			out.fold = out.fold || in.fold
+			out.sensitive = out.sensitive || in.sensitive
 			if in.exact != nil {
 				if out.exact != nil {
 					out.exact = cross(out.exact, in.exact)

@@ -102,9 +102,11 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 		visitMu sync.Mutex
 		visErr  error
 		n       atomic.Int64
+		halted  atomic.Bool
 	)
 	halt := func(why string) error {
 		reason.CompareAndSwap(nil, why)
+		halted.Store(true)
 		return errHalt
 	}
 	conf := fastwalk.Config{Follow: opt.Follow, NumWorkers: opt.Workers, MaxDepth: opt.MaxDepth}
@@ -114,6 +116,9 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 				return err
 			}
 			return nil // an unreadable subdirectory: leave it out, keep the rest
+		}
+		if halted.Load() {
+			return errHalt // fastwalk's other workers drain their queues: visit nothing more
 		}
 		// Checking the clock on every entry costs little next to the syscalls, but a
 		// counter keeps it off the hot path entirely.
@@ -180,7 +185,7 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 					if err == fs.SkipDir {
 						return fs.SkipDir
 					}
-					return fail(&visitMu, &visErr, err)
+					return fail(&visitMu, &visErr, &halted, err)
 				}
 			}
 			if typ&fs.ModeSymlink != 0 {
@@ -190,7 +195,7 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 		}
 		atomic.AddInt64(&st.Files, 1)
 		if err := visit(&Entry{Path: path, Rel: rel, Name: name, D: d}); err != nil {
-			return fail(&visitMu, &visErr, err)
+			return fail(&visitMu, &visErr, &halted, err)
 		}
 		return nil
 	})
@@ -209,7 +214,8 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 	return st, nil
 }
 
-func fail(mu *sync.Mutex, dst *error, err error) error {
+func fail(mu *sync.Mutex, dst *error, halted *atomic.Bool, err error) error {
+	halted.Store(true)
 	mu.Lock()
 	if *dst == nil {
 		*dst = err
