@@ -11,9 +11,9 @@ import (
 
 func TestParseLine(t *testing.T) {
 	cases := []struct {
-		line                    string
-		ok                      bool
-		pat                     string
+		line                      string
+		ok                        bool
+		pat                       string
 		negate, dirOnly, basename bool
 	}{
 		{"# comment", false, "", false, false, false},
@@ -130,10 +130,10 @@ var trickyIgnores = map[string]string{
 		"*.o\n!keep/*.o\nfoo/**/bar\n\\#hash\n\\!bang\ntrailing.txt   \nspace\\ \n[abc].dat\n[!x]y.z\n" +
 		"*\n!*/\n!*.go\n!*.md\n!*.txt\n!*.dat\n!*.z\n!*.o\n!*.log\n!*.html\n!#hash\n!!bang\n!space \n!*.c\n" +
 		"deep/**/*.c\nonlydir/\n**/nested/x.go\na/**/b.go\nq?.go\n",
-	"sub/.gitignore": "!*.log\n/local.go\nrel/path.go\n*.md\n!README.md\n",
+	"sub/.gitignore":       "!*.log\n/local.go\nrel/path.go\n*.md\n!README.md\n",
 	"sub/inner/.gitignore": "*\n!.gitignore\n!keep.go\n",
 	"whitelist/.gitignore": "*\n!*/\n!*.go\n",
-	".ignore":             "",
+	".ignore":              "",
 }
 
 var trickyFiles = []string{

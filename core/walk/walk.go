@@ -39,16 +39,16 @@ var VCSDirs = []string{".git", ".hg", ".svn"}
 // Options tune a walk. The zero value walks everything but hidden entries, skips
 // DefaultSkipDirs, honours ignore files and has no time budget.
 type Options struct {
-	Hidden   bool          // include entries whose names start with "."
-	NoIgnore bool          // do not read .gitignore / .ignore / excludes
+	Hidden   bool           // include entries whose names start with "."
+	NoIgnore bool           // do not read .gitignore / .ignore / excludes
 	Ignore   ignore.Options // which ignore sources count
-	SkipDirs []string      // nil: DefaultSkipDirs; empty non-nil: none
-	Explicit []string      // names never skipped by SkipDirs or the hidden rule
-	Follow   bool          // follow symbolic links (loop-safe)
-	Dirs     bool          // also call the visitor for directories (before their contents)
-	MaxDepth int           // 0: unlimited; 1: the root's entries only
-	Budget   time.Duration // 0: none; else stop after this long, truncated
-	Workers  int           // 0: fastwalk's default
+	SkipDirs []string       // nil: DefaultSkipDirs; empty non-nil: none
+	Explicit []string       // names never skipped by SkipDirs or the hidden rule
+	Follow   bool           // follow symbolic links (loop-safe)
+	Dirs     bool           // also call the visitor for directories (before their contents)
+	MaxDepth int            // 0: unlimited; 1: the root's entries only
+	Budget   time.Duration  // 0: none; else stop after this long, truncated
+	Workers  int            // 0: fastwalk's default
 }
 
 // Entry is what the visitor sees.
