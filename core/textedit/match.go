@@ -315,6 +315,12 @@ func findFuzzy(text, needle string, maxDist float64) (scored []Match, top *Match
 	// Only a window within a whisker of the best can matter (as the match, or as a rival
 	// that makes it ambiguous), so the bound tightens as better windows are found.
 	slack := len(nr)/50 + 1
+	// The banded check costs about len × (2·bound+1) cells. Past a budget (a few hundred
+	// ms) the remaining, lower-ranked candidates are left unchecked; the best-ranked one
+	// is always checked.
+	const budget = 300_000_000
+	spent := 0
+candidates:
 	for _, c := range cands {
 		for _, size := range []int{n, n - 1, n + 1} {
 			if size < 1 || c.line+size > total {
@@ -326,7 +332,23 @@ func findFuzzy(text, needle string, maxDist float64) (scored []Match, top *Match
 			if abs(len(wr)-len(nr)) > bound {
 				continue
 			}
-			d := boundedLevenshtein(wr, nr, bound)
+			// Until a first match sets a tight bound, start small and widen: most good
+			// matches are far closer than the threshold allows.
+			k := bound
+			if len(scored) == 0 {
+				k = min(bound, len(nr)/16+1)
+			}
+			cost := len(wr) * (2*k + 1)
+			if spent > 0 && spent+cost > budget {
+				break candidates
+			}
+			spent += cost
+			d := boundedLevenshtein(wr, nr, k)
+			for d > k && k < bound {
+				k = min(bound, 2*k)
+				spent += len(wr) * (2*k + 1)
+				d = boundedLevenshtein(wr, nr, k)
+			}
 			if d > bound {
 				continue
 			}
@@ -367,13 +389,20 @@ func boundedLevenshtein(a, b []rune, k int) int {
 	}
 	for i := 1; i <= len(a); i++ {
 		lo, hi := max(1, i-k), min(len(b), i+k)
-		for j := range cur {
-			cur[j] = inf
-		}
+		// Only the band is written, so only its edges need resetting: the next row
+		// reads this one from lo-1 to hi+1.
 		if i <= k {
 			cur[0] = i
+		} else {
+			cur[lo-1] = inf
 		}
-		rowMin := cur[0]
+		if hi < len(b) {
+			cur[hi+1] = inf
+		}
+		rowMin := inf
+		if lo == 1 {
+			rowMin = cur[0]
+		}
 		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {

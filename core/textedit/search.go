@@ -184,17 +184,15 @@ func findWhitespaceCollapse(text, needle string) []Match {
 	return ms
 }
 
-// gramSet is a 64 Ki-bit set of hashed 3-grams. False positives only blur the
-// ranking of candidate windows; the Levenshtein check that follows decides.
-type gramSet [1 << 10]uint64
-
-func gramHash(a, b, c byte) uint32 {
-	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16) * 0x9E3779B1 >> 16
+// gramHash hashes a 3-gram into bits bits. Collisions only blur the ranking of
+// candidate windows; the Levenshtein check that follows decides.
+func gramHash(a, b, c byte, bits uint) uint32 {
+	return (uint32(a) | uint32(b)<<8 | uint32(c)<<16) * 0x9E3779B1 >> (32 - bits)
 }
 
 // eachGram calls fn for every 3-gram of the line with its blanks trimmed, padded with
 // a NUL on each side so that short lines ("}") have grams too. It returns the count.
-func eachGram(line string, fn func(h uint32)) int {
+func eachGram(line string, bits uint, fn func(h uint32)) int {
 	line = strings.TrimSpace(line)
 	if line == "" {
 		return 0
@@ -205,7 +203,7 @@ func eachGram(line string, fn func(h uint32)) int {
 		if i < len(line) {
 			c = line[i]
 		}
-		fn(gramHash(p2, p1, c))
+		fn(gramHash(p2, p1, c, bits))
 		p2, p1 = p1, c
 	}
 	return len(line)
@@ -229,57 +227,77 @@ func (h *windowHeap) Pop() any {
 	return x
 }
 
-// candidateWindows ranks every window of n lines by the share of its 3-grams that
-// occur in the needle (and of the needle's that it could cover), and returns the best
-// few, best first, keeping at most a handful of mutually overlapping windows so that a
-// second, distant region (a rival that makes the match ambiguous) is not crowded out.
+// candidateWindows ranks every window of n lines by its 3-gram overlap with the
+// needle, counted as multisets (a gram the needle has twice counts at most twice, so a
+// file written in the needle's vocabulary does not score as high as the needle's own
+// lines), relative to the larger of the two gram counts. The window slides one line at
+// a time, adding the new line's grams and removing the old one's, so the whole file
+// costs two passes. It returns the best few, best first, keeping at most a handful of
+// mutually overlapping windows so that a second, distant region (a rival that makes
+// the match ambiguous) is not crowded out.
 func candidateWindows(text string, starts []int, needleLines []string, n int) []window {
-	var set gramSet
+	nlen := 0
+	for _, l := range needleLines {
+		nlen += len(l)
+	}
+	bits := uint(16)
+	for bits < 24 && 1<<bits < 8*nlen {
+		bits++
+	}
+	want := make([]int32, 1<<bits) // needle's count per gram; window's overlap bookkeeping below
 	ngrams := 0
 	for _, l := range needleLines {
-		ngrams += eachGram(l, func(h uint32) { set[h>>6] |= 1 << (h & 63) })
+		ngrams += eachGram(l, bits, func(h uint32) { want[h]++ })
 	}
 	total := len(starts) - 1
 	if ngrams == 0 || total < n {
 		return nil
 	}
-	// Prefix sums of hits and grams per line.
-	hits := make([]uint32, total+1)
-	grams := make([]uint32, total+1)
-	for i := 0; i < total; i++ {
-		// eachGram, inlined: this loop runs over every byte of the file.
+	have := make([]int32, 1<<bits)
+	overlap, wgrams := 0, 0
+	// slide adds (d = 1) or removes (d = -1) one line's grams from the window.
+	slide := func(i int, d int32) {
 		line := strings.TrimSpace(text[starts[i]:starts[i+1]])
-		h := uint32(0)
-		if line != "" {
-			p2, p1 := byte(0), line[0]
-			for j := 1; j <= len(line); j++ {
-				c := byte(0)
-				if j < len(line) {
-					c = line[j]
-				}
-				x := gramHash(p2, p1, c)
-				h += uint32(set[x>>6] >> (x & 63) & 1)
-				p2, p1 = p1, c
-			}
+		if line == "" {
+			return
 		}
-		g := len(line)
-		hits[i+1] = hits[i] + h
-		grams[i+1] = grams[i] + uint32(g)
+		wgrams += int(d) * len(line)
+		p2, p1 := byte(0), line[0]
+		for j := 1; j <= len(line); j++ {
+			c := byte(0)
+			if j < len(line) {
+				c = line[j]
+			}
+			x := gramHash(p2, p1, c, bits)
+			if d > 0 {
+				if have[x] < want[x] {
+					overlap++
+				}
+				have[x]++
+			} else {
+				have[x]--
+				if have[x] < want[x] {
+					overlap--
+				}
+			}
+			p2, p1 = p1, c
+		}
 	}
 	const keep, pool = 48, 256
 	h := make(windowHeap, 0, pool+1)
-	for i := 0; i+n <= total; i++ {
-		hi := hits[i+n] - hits[i]
-		if hi == 0 {
+	for i := 0; i < total; i++ {
+		slide(i, 1)
+		if i >= n {
+			slide(i-n, -1)
+		}
+		if i < n-1 || overlap == 0 {
 			continue
 		}
-		den := max(grams[i+n]-grams[i], uint32(ngrams))
-		hi = min(hi, den)
-		score := uint32(uint64(hi) << 20 / uint64(den))
+		score := uint32(uint64(overlap) << 20 / uint64(max(wgrams, ngrams)))
 		if len(h) == pool && score <= h[0].score {
 			continue
 		}
-		heap.Push(&h, window{i, score})
+		heap.Push(&h, window{i - n + 1, score})
 		if len(h) > pool {
 			heap.Pop(&h)
 		}

@@ -3,6 +3,7 @@ package textedit
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -190,5 +191,61 @@ func BenchmarkNoMatch10MB(b *testing.B) {
 		if _, err := Find(text, needle, Options{}); err == nil {
 			b.Fatal("matched")
 		}
+	}
+}
+
+func plainLevenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j-1]+cost, prev[j]+1, cur[j-1]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// The banded computation resets only the band's edges; hold it to the full table.
+func TestBoundedLevenshteinAgreesWithFullTable(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for range 3000 {
+		a := []rune(randWord(r, r.Intn(30)))
+		b := []rune(randWord(r, r.Intn(30)))
+		k := r.Intn(20)
+		want := plainLevenshtein(a, b)
+		got := boundedLevenshtein(a, b, k)
+		if (want <= k && got != want) || (want > k && got != k+1) {
+			t.Fatalf("d(%q,%q) k=%d: got %d, full table says %d", string(a), string(b), k, got, want)
+		}
+	}
+}
+
+func randWord(r *rand.Rand, n int) string {
+	const alphabet = "abc \n"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.Intn(len(alphabet))]
+	}
+	return string(b)
+}
+
+// A long needle (400 lines, every one with a typo) in a repetitive text: the multiset
+// gram score must still rank the true region first.
+func TestFuzzyLongNeedleEveryLineChanged(t *testing.T) {
+	text := bigText(20000)
+	lines := strings.Split(text, "\n")
+	needle := typoEveryLine(lines[1000:1400])
+	ms, err := Find(text, needle, Options{Fuzzy: true})
+	if err != nil || ms[0].Line != 1001 {
+		t.Fatalf("want the match at line 1001: %+v %v", ms, err)
 	}
 }
