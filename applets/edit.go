@@ -53,8 +53,10 @@ type EditResult struct {
 	FuzzyAvg   float64            `json:"fuzzy_avg_similarity,omitempty"`
 	BytesDelta int                `json:"bytes_delta"`
 	Diff       string             `json:"diff"`
-	LineEnding string             `json:"line_ending"`
-	Encoding   string             `json:"encoding"`
+	LineEnding string             `json:"line_ending"` // lf, crlf, mixed or none
+	// FinalNewline: the file ends with a line break (kept as it was).
+	FinalNewline bool   `json:"final_newline"`
+	Encoding     string `json:"encoding"`
 }
 
 func (e *Edit) ops() ([]textedit.Edit, error) {
@@ -129,10 +131,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, editFailure(p.Abs, err, len(ops) > 1)
 	}
 	newRaw := format.Encode(newText)
-	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: "lf", Encoding: format.Encoding}
-	if format.CRLF {
-		res.LineEnding = "crlf"
-	}
+	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
 	var simSum float64
 	for _, a := range applied {
 		if a.Stage == textedit.StageFuzzy {
@@ -164,7 +163,9 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 }
 
 func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content string) (*core.Result, error) {
-	res := EditResult{Path: p.Abs, Created: true, DryRun: e.DryRun, Edits: []textedit.Applied{{Stage: "create", Similarity: 1, Replacements: 1, Line: 1}}, BytesDelta: len(content), LineEnding: "lf", Encoding: "utf-8"}
+	res := EditResult{Path: p.Abs, Created: true, DryRun: e.DryRun, Edits: []textedit.Applied{{Stage: "create", Similarity: 1, Replacements: 1, Line: 1}}, BytesDelta: len(content), Encoding: "utf-8"}
+	_, f := textedit.Decode([]byte(content))
+	res.LineEnding, res.FinalNewline = f.LineEnding, f.FinalNewline
 	result := &core.Result{}
 	res.Diff = capDiff(env, udiff.Unified("/dev/null", "b"+p.Abs, "", content), result)
 	if !e.DryRun {

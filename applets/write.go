@@ -103,6 +103,10 @@ func checkUnchanged(env *core.Env, p core.Path, expected string) error {
 		return err
 	}
 	defer f.Close()
+	if last, ok, _ := env.Session.LastRead(p.Abs); expected == "" && ok && last.SHA256 == "" {
+		// read stamped this (huge) file by size and mtime; hashing it would prove nothing more.
+		return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)

@@ -69,7 +69,13 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			return "", nil, &EditError{Index: i, Failure: f, Message: describe(i, e, f)}
 		}
 		for _, m := range ms {
-			spans = append(spans, span{m.Start, m.End, m.Replacement(e.New), i})
+			repl := m.Replacement(e.New)
+			// In a file of mixed line endings nothing is converted, so a region written
+			// with CRLF keeps CRLF even when the model wrote LF.
+			if strings.Contains(text[m.Start:m.End], "\r\n") && !strings.Contains(repl, "\r") {
+				repl = strings.ReplaceAll(repl, "\n", "\r\n")
+			}
+			spans = append(spans, span{m.Start, m.End, repl, i})
 		}
 		applied = append(applied, Applied{Index: i, Stage: ms[0].Stage, Similarity: ms[0].Similarity, Replacements: len(ms), Line: ms[0].Line})
 	}

@@ -1,13 +1,25 @@
 // Package textedit finds and replaces text the way a model means it, not only the way it
-// typed it. A file is decoded into LF text plus its Format (BOM, CRLF, final newline), so
-// a CRLF file matches LF strings and is written back CRLF. Matching runs in stages:
-// exact; whitespace-normalised (runs of blanks, tabs and newlines compare as one space,
-// and the replacement is re-indented to the matched region); and, when asked, Levenshtein
-// fuzzy matching over line windows, with candidate windows chosen by a sliding count of
-// matching line hashes and a banded, early-exit distance check so that a 30-line needle
-// in a 10 MB file takes milliseconds. Every stage demands a unique match unless the
-// caller asks for all of them; a miss reports the nearest region so the model can
-// correct itself.
+// typed it. A file is decoded into LF text plus its Format (BOM, encoding, line ending,
+// final newline), so a CRLF file matches LF strings and is written back CRLF; a file of
+// mixed endings is left unconverted, and a replaced CRLF region stays CRLF.
+//
+// Matching runs in stages, each only when the previous found nothing:
+//   - exact;
+//   - whitespace-normalised: runs of blanks, tabs and line breaks compare as one space
+//     (so indentation and trailing blanks do not matter), never splitting a word. It
+//     anchors on the needle's longest token and walks outwards, so a 10 MB file is not
+//     copied; the replacement is re-indented to the matched region;
+//   - fuzzy (when asked): Levenshtein similarity of line windows, lines compared without
+//     indentation. Candidate windows are ranked by the share of their 3-grams found in
+//     the needle (one pass over the file with a 64 Ki-bit set, then a sliding sum over
+//     lines), which still finds the region when every needle line has a typo; the best
+//     few go through a banded, early-exit distance check whose bound tightens as better
+//     windows turn up. A 30-line needle in a 10 MB file takes tens of milliseconds.
+//
+// Every stage demands a unique match unless the caller asks for all of them (fuzzy
+// always demands a unique best). A miss reports the nearest region, whitespace made
+// visible, so the model can correct itself. Apply plans up to MaxEdits edits against
+// the original text and applies them only when all match and none overlap.
 package textedit
 
 import (
@@ -21,6 +33,12 @@ type Format struct {
 	BOM      bool   // a byte order mark (UTF-8's, or UTF-16's)
 	CRLF     bool   // every line ends in CRLF (converted to LF in Text, back on Encode)
 	Encoding string // "utf-8", "utf-16le" or "utf-16be"
+	// LineEnding names what the file uses: "lf", "crlf", "mixed" (left as it is), or
+	// "none" for a file without line breaks.
+	LineEnding string
+	// FinalNewline: the file ends with a line break. Edits keep it as it is, since the
+	// text keeps it.
+	FinalNewline bool
 }
 
 // Decode splits raw file bytes into LF text and its format. Mixed line endings are left
@@ -37,6 +55,17 @@ func Decode(b []byte) (string, Format) {
 	}
 	crlf := bytes.Count(b, []byte("\r\n"))
 	lf := bytes.Count(b, []byte("\n"))
+	f.FinalNewline = bytes.HasSuffix(b, []byte("\n"))
+	switch {
+	case lf == 0:
+		f.LineEnding = "none"
+	case crlf == lf:
+		f.LineEnding = "crlf"
+	case crlf == 0:
+		f.LineEnding = "lf"
+	default:
+		f.LineEnding = "mixed"
+	}
 	if crlf > 0 && crlf == lf {
 		f.CRLF = true
 		return strings.ReplaceAll(string(b), "\r\n", "\n"), f

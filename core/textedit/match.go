@@ -2,7 +2,6 @@ package textedit
 
 import (
 	"fmt"
-	"hash/maphash"
 	"sort"
 	"strings"
 	"unicode"
@@ -77,14 +76,40 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 	if th <= 0 {
 		th = DefaultThreshold
 	}
-	best, second := findFuzzy(text, needle, 1-th)
+	scored, top := findFuzzy(text, needle, 1-th)
+	var best *Match
+	if len(scored) > 0 {
+		best = &scored[0]
+	}
 	if opts.Fuzzy && best != nil && best.Similarity >= th {
-		if second != nil && second.Similarity >= best.Similarity-0.02 && !overlaps(*best, *second) {
-			return nil, &Failure{Kind: "ambiguous", Stage: StageFuzzy, Lines: []int{best.Line, second.Line}}
+		// A unique best is required: any other region about as similar makes it a guess.
+		lines := []int{best.Line}
+		taken := []Match{*best}
+		for _, s := range scored[1:] {
+			if s.Similarity < best.Similarity-0.02 {
+				break
+			}
+			if !overlapsAny(s, taken) {
+				taken = append(taken, s)
+				lines = append(lines, s.Line)
+			}
+		}
+		if len(lines) > 1 {
+			sort.Ints(lines)
+			return nil, &Failure{Kind: "ambiguous", Stage: StageFuzzy, Lines: lines}
 		}
 		return []Match{*best}, nil
 	}
-	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best)}
+	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top)}
+}
+
+func overlapsAny(m Match, ms []Match) bool {
+	for _, o := range ms {
+		if overlaps(m, o) {
+			return true
+		}
+	}
+	return false
 }
 
 func overlaps(a, b Match) bool { return a.Start < b.End && b.Start < a.End }
@@ -163,46 +188,6 @@ func collapse(s string) (string, []int32) {
 		offs = offs[:len(offs)-1]
 	}
 	return out, offs
-}
-
-func findWhitespace(text, needle string) []Match {
-	cn, _ := collapse(needle)
-	if cn == "" {
-		return nil
-	}
-	// Collapsing keeps every run of non-blank characters verbatim, so the needle's
-	// longest runs must already occur in the raw text; checking them first skips the
-	// collapse of a large file in the common no-match case.
-	tokens := strings.Fields(needle)
-	sort.Slice(tokens, func(a, b int) bool { return len(tokens[a]) > len(tokens[b]) })
-	for _, t := range tokens[:min(3, len(tokens))] {
-		if !strings.Contains(text, t) {
-			return nil
-		}
-	}
-	ct, offs := collapse(text)
-	var ms []Match
-	for from := 0; from <= len(ct); {
-		i := strings.Index(ct[from:], cn)
-		if i < 0 {
-			break
-		}
-		s, e := from+i, from+i+len(cn)
-		// Only whole tokens: a collapsed match must not start or end inside a word.
-		if (s == 0 || ct[s-1] == ' ' || !isWordByte(ct[s-1]) || !isWordByte(ct[s])) &&
-			(e == len(ct) || ct[e] == ' ' || !isWordByte(ct[e]) || !isWordByte(ct[e-1])) {
-			start := int(offs[s])
-			last := int(offs[e-1])
-			_, size := utf8.DecodeRuneInString(text[last:])
-			end := last + size
-			m := Match{Start: start, End: end, Line: 1 + strings.Count(text[:start], "\n"), Stage: StageWhitespace, Similarity: 0.95}
-			m.indents = indentMap(needle, text, start, end)
-			m.trimFirst = true
-			ms = append(ms, m)
-		}
-		from = e
-	}
-	return ms
 }
 
 func isWordByte(c byte) bool {
@@ -286,13 +271,9 @@ func (m Match) Replacement(newText string) string {
 	return strings.Join(lines, "\n")
 }
 
-var seed = maphash.MakeSeed()
-
-func lineHash(l string) uint64 { return maphash.String(seed, strings.TrimSpace(l)) }
-
 // lineStarts returns the byte offset of every line start, plus len(text).
 func lineStarts(text string) []int {
-	starts := []int{0}
+	starts := make([]int, 1, strings.Count(text, "\n")+2)
 	for i := 0; i < len(text); {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
@@ -307,9 +288,11 @@ func lineStarts(text string) []int {
 	return starts
 }
 
-// findFuzzy returns the best and second-best line windows by similarity. maxDist is the
-// largest distance (as a fraction of the needle's length) worth computing exactly.
-func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
+// findFuzzy scores the candidate windows (of the needle's line count, one less and one
+// more) by Levenshtein similarity of their lines without indentation, and returns those
+// within maxDist (a fraction of the needle's length), best first, plus the best-ranked
+// candidate window whatever its distance, for a no_match report.
+func findFuzzy(text, needle string, maxDist float64) (scored []Match, top *Match) {
 	needle = strings.TrimSuffix(needle, "\n")
 	nl := strings.Split(needle, "\n")
 	n := len(nl)
@@ -318,53 +301,13 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 	if total < 1 {
 		return nil, nil
 	}
-	if n > total {
-		n = total
-	}
-	// Candidate windows: slide a window of n lines and count lines whose hash occurs in
-	// the needle; keep the windows with the highest counts.
-	want := map[uint64]int{}
-	for _, l := range nl {
-		if strings.TrimSpace(l) != "" {
-			want[lineHash(l)]++
-		}
-	}
-	hits := make([]bool, total)
-	for i := 0; i < total; i++ {
-		hits[i] = want[lineHash(text[starts[i]:starts[i+1]])] > 0
-	}
-	type cand struct{ line, count int }
-	var cands []cand
-	count := 0
-	for i := 0; i < total; i++ {
-		if hits[i] {
-			count++
-		}
-		if i >= n && hits[i-n] {
-			count--
-		}
-		if i >= n-1 && count > 0 {
-			cands = append(cands, cand{i - n + 1, count})
-		}
-	}
+	n = min(n, total)
+	cands := candidateWindows(text, starts, nl, n)
 	if len(cands) == 0 {
-		// No line survives intact (short needles, or typos everywhere): every window is a
-		// candidate, and the banded check's bound keeps that affordable.
-		for i := 0; i+n <= total; i++ {
-			cands = append(cands, cand{i, 0})
-		}
-	} else {
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].count > cands[b].count })
-		top := cands[0].count
-		cut := len(cands)
-		for i, c := range cands {
-			if c.count < top/2 || i >= 64 {
-				cut = i
-				break
-			}
-		}
-		cands = cands[:cut]
+		return nil, nil
 	}
+	s, e := starts[cands[0].line], starts[cands[0].line+n]
+	top = &Match{Start: s, End: s + len(strings.TrimSuffix(text[s:e], "\n")), Line: cands[0].line + 1, Stage: StageFuzzy}
 	// Compare lines without their indentation: a model's indentation is the least
 	// reliable part of what it copies, and the replacement is re-indented anyway.
 	nr := []rune(trimLines(nl))
@@ -372,7 +315,12 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 	// Only a window within a whisker of the best can matter (as the match, or as a rival
 	// that makes it ambiguous), so the bound tightens as better windows are found.
 	slack := len(nr)/50 + 1
-	var scored []Match
+	// The banded check costs about len × (2·bound+1) cells. Past a budget (a few hundred
+	// ms) the remaining, lower-ranked candidates are left unchecked; the best-ranked one
+	// is always checked.
+	const budget = 300_000_000
+	spent := 0
+candidates:
 	for _, c := range cands {
 		for _, size := range []int{n, n - 1, n + 1} {
 			if size < 1 || c.line+size > total {
@@ -384,7 +332,23 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 			if abs(len(wr)-len(nr)) > bound {
 				continue
 			}
-			d := boundedLevenshtein(wr, nr, bound)
+			// Until a first match sets a tight bound, start small and widen: most good
+			// matches are far closer than the threshold allows.
+			k := bound
+			if len(scored) == 0 {
+				k = min(bound, len(nr)/16+1)
+			}
+			cost := len(wr) * (2*k + 1)
+			if spent > 0 && spent+cost > budget {
+				break candidates
+			}
+			spent += cost
+			d := boundedLevenshtein(wr, nr, k)
+			for d > k && k < bound {
+				k = min(bound, 2*k)
+				spent += len(wr) * (2*k + 1)
+				d = boundedLevenshtein(wr, nr, k)
+			}
 			if d > bound {
 				continue
 			}
@@ -396,17 +360,7 @@ func findFuzzy(text, needle string, maxDist float64) (best, second *Match) {
 		}
 	}
 	sort.SliceStable(scored, func(a, b int) bool { return scored[a].Similarity > scored[b].Similarity })
-	if len(scored) == 0 {
-		return nil, nil
-	}
-	best = &scored[0]
-	for i := 1; i < len(scored); i++ {
-		if !overlaps(scored[i], *best) {
-			second = &scored[i]
-			break
-		}
-	}
-	return best, second
+	return scored, top
 }
 
 func abs(x int) int {
@@ -435,13 +389,20 @@ func boundedLevenshtein(a, b []rune, k int) int {
 	}
 	for i := 1; i <= len(a); i++ {
 		lo, hi := max(1, i-k), min(len(b), i+k)
-		for j := range cur {
-			cur[j] = inf
-		}
+		// Only the band is written, so only its edges need resetting: the next row
+		// reads this one from lo-1 to hi+1.
 		if i <= k {
 			cur[0] = i
+		} else {
+			cur[lo-1] = inf
 		}
-		rowMin := cur[0]
+		if hi < len(b) {
+			cur[hi+1] = inf
+		}
+		rowMin := inf
+		if lo == 1 {
+			rowMin = cur[0]
+		}
 		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
@@ -470,38 +431,58 @@ func boundedLevenshtein(a, b []rune, k int) int {
 	return prev[len(b)]
 }
 
-// nearest describes the region closest to needle for a no_match report.
-func nearest(text, needle string, best *Match) *Region {
-	if best == nil {
-		// Fall back to the line most like the needle's first non-blank line.
-		first := strings.TrimSpace(strings.SplitN(strings.TrimLeft(needle, " \t\n"), "\n", 2)[0])
-		if first == "" {
+// nearest describes the region closest to needle for a no_match report: the best
+// fuzzy match if one came within the threshold, else the best-ranked candidate window,
+// whose similarity is computed with a bounded amount of work (beyond it, the figure
+// reported is an upper bound).
+func nearest(text, needle string, best, top *Match) *Region {
+	m := best
+	if m == nil {
+		if top == nil {
 			return nil
 		}
-		fr := []rune(first)
-		bestLine, bestSim := 0, 0.0
-		starts := lineStarts(text)
-		for i := 0; i+1 < len(starts) && i < 200000; i++ {
-			l := []rune(strings.TrimSpace(text[starts[i]:starts[i+1]]))
-			bound := len(fr) / 2
-			d := boundedLevenshtein(l, fr, bound)
-			if d > bound {
-				continue
-			}
-			if sim := 1 - float64(d)/float64(max(len(l), len(fr), 1)); sim > bestSim {
-				bestLine, bestSim = i, sim
-			}
-		}
-		if bestSim == 0 {
+		m = top
+		nr := []rune(trimLines(strings.Split(strings.TrimSuffix(needle, "\n"), "\n")))
+		wr := []rune(trimLines(strings.Split(text[m.Start:m.End], "\n")))
+		longest := max(len(nr), len(wr), 1)
+		k := min(longest, 4_000_000/max(1, len(nr)))
+		d := boundedLevenshtein(wr, nr, k)
+		m.Similarity = 1 - float64(min(d, longest))/float64(longest)
+		if m.Similarity <= 0 {
 			return nil
 		}
-		n := strings.Count(strings.TrimSuffix(needle, "\n"), "\n") + 1
-		end := min(bestLine+n, len(starts)-1)
-		return &Region{StartLine: bestLine + 1, EndLine: end, Similarity: bestSim, Excerpt: Visible(text[starts[bestLine]:starts[end]])}
 	}
-	startLine := best.Line
-	endLine := startLine + strings.Count(text[best.Start:best.End], "\n")
-	return &Region{StartLine: startLine, EndLine: endLine, Similarity: best.Similarity, Excerpt: Visible(text[best.Start:best.End])}
+	endLine := m.Line + strings.Count(text[m.Start:m.End], "\n")
+	return &Region{StartLine: m.Line, EndLine: endLine, Similarity: m.Similarity, Excerpt: Visible(clipLines(text[m.Start:m.End], 40, 4000))}
+}
+
+// clipLines keeps an excerpt readable: at most maxLines lines and maxBytes bytes.
+func clipLines(s string, maxLines, maxBytes int) string {
+	cut := false
+	if len(s) > maxBytes {
+		s = strings.ToValidUTF8(s[:maxBytes], "")
+		cut = true
+	}
+	if i := nthIndex(s, '\n', maxLines); i >= 0 {
+		s = s[:i]
+		cut = true
+	}
+	if cut {
+		s += "\n…"
+	}
+	return s
+}
+
+func nthIndex(s string, c byte, n int) int {
+	at := -1
+	for range n {
+		j := strings.IndexByte(s[at+1:], c)
+		if j < 0 {
+			return -1
+		}
+		at += 1 + j
+	}
+	return at
 }
 
 // Visible makes tabs, trailing spaces and carriage returns visible, so a model can see
