@@ -143,7 +143,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		res.FuzzyAvg = simSum / float64(res.FuzzyCount)
 	}
 	result := &core.Result{}
-	res.Diff = capDiff(env, udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
+	res.Diff = capDiff(env, "edit-diff", udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
 	if !e.DryRun {
 		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("edit %s (%d edits, %+d bytes)", p.Abs, len(ops), res.BytesDelta)})
 		if err != nil {
@@ -167,7 +167,7 @@ func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content s
 	_, f := textedit.Decode([]byte(content))
 	res.LineEnding, res.FinalNewline = f.LineEnding, f.FinalNewline
 	result := &core.Result{}
-	res.Diff = capDiff(env, udiff.Unified("/dev/null", "b"+p.Abs, "", content), result)
+	res.Diff = capDiff(env, "edit-diff", udiff.Unified("/dev/null", "b"+p.Abs, "", content), result)
 	if !e.DryRun {
 		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("create %s (%d bytes)", p.Abs, len(content))})
 		if err != nil {
@@ -187,12 +187,12 @@ func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content s
 }
 
 // capDiff keeps the diff under EditMaxDiffBytes, spilling the whole of it when cut.
-func capDiff(env *core.Env, diff string, result *core.Result) string {
+func capDiff(env *core.Env, spill, diff string, result *core.Result) string {
 	if len(diff) <= EditMaxDiffBytes {
 		return diff
 	}
 	result.Truncated = true
-	if path, err := env.Session.Spill("edit-diff", []byte(diff)); err == nil {
+	if path, err := env.Session.Spill(spill, []byte(diff)); err == nil {
 		result.OutputPath = path
 	}
 	cut := strings.LastIndexByte(diff[:EditMaxDiffBytes], '\n') + 1

@@ -15,9 +15,6 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// PatchMaxDiffBytes caps the diff in the result; the rest goes to the sidecar file.
-const PatchMaxDiffBytes = 100 << 10
-
 // Patch applies a multi-file patch all or nothing.
 type Patch struct {
 	Patch  string `json:"patch" alias:"input,patch_text,diff" help:"the patch: apply_patch format (*** Begin Patch … *** End Patch) or a unified diff such as git diff output (in shell mode, read from stdin when not given)"`
@@ -177,7 +174,7 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 	}
 	result := &core.Result{}
-	res.Diff = capPatchDiff(env, diff.String(), result)
+	res.Diff = capDiff(env, "patch-diff", diff.String(), result)
 	res.DryRun = p.DryRun
 	if !p.DryRun && prepared.Changed() {
 		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: strings.Join(targets, " "), Summary: fmt.Sprintf("apply a patch to %d files (%s)", len(targets), strings.Join(targets, ", "))})
@@ -201,18 +198,6 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	result.Data = res
 	return result, nil
-}
-
-func capPatchDiff(env *core.Env, diff string, result *core.Result) string {
-	if len(diff) <= PatchMaxDiffBytes {
-		return diff
-	}
-	result.Truncated = true
-	if path, err := env.Session.Spill("patch-diff", []byte(diff)); err == nil {
-		result.OutputPath = path
-	}
-	cut := strings.LastIndexByte(diff[:PatchMaxDiffBytes], '\n') + 1
-	return diff[:cut] + fmt.Sprintf("… [diff cut: %d more bytes; the whole diff is in output_path]\n", len(diff)-cut)
 }
 
 func patchError(err error) error {
