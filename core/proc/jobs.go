@@ -465,6 +465,7 @@ func Hook() {
 // supervise runs one job: starts bash in its own process group, reports readiness
 // on fd 3, feeds the stdin FIFO, enforces the timeout and records the exit.
 func supervise(dir string) int {
+	syscall.CloseOnExec(3) // the job itself must not hold the readiness pipe open
 	ready := os.NewFile(3, "ready")
 	fail := func(err error) int {
 		if ready != nil {
