@@ -1,5 +1,13 @@
 // Command agentbox is one binary that carries the whole built-in tool surface of a
-// coding agent. See README.md and core's package documentation.
+// coding agent; see README.md. All the work is in core (the process boundary and shared
+// machinery) and applets (one file per applet plus the table).
 package main
 
-func main() {}
+import (
+	"os"
+
+	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/core"
+)
+
+func main() { os.Exit(core.Main(os.Args, applets.All, core.OSEnv())) }

@@ -1,0 +1,257 @@
+package applets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/textedit"
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// Limits of edit, used by the code and quoted in the descriptions.
+const (
+	EditMaxFileBytes = 256 << 20 // files larger than this are refused (too_large)
+	EditMaxDiffBytes = 100 << 10 // the diff in the result is capped; the rest goes to the sidecar
+)
+
+// EditOp is one edit of a multi-edit.
+type EditOp struct {
+	OldString      string  `json:"old_string" alias:"old_str,oldText,old,search" schema:"required" help:"the exact text to replace"`
+	NewString      string  `json:"new_string" alias:"new_str,newText,new,replace" schema:"required" help:"the replacement text"`
+	ReplaceAll     bool    `json:"replace_all" alias:"allow_multiple,replaceAll" help:"replace every occurrence instead of requiring a unique one"`
+	FuzzyMatch     bool    `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
+	FuzzyThreshold float64 `json:"fuzzy_threshold" schema:"min=0,max=1" default:"0.7" help:"similarity a fuzzy match needs, 0-1"`
+}
+
+// Edit replaces text in a file: one edit, or many at once with edits.
+type Edit struct {
+	FilePath       string   `json:"file_path" alias:"path,filePath,file,filename" arg:"" required:"" help:"the file to edit, absolute or relative to the working directory"`
+	OldString      string   `json:"old_string" alias:"old_str,oldText,old,search" help:"the text to replace; must match exactly one place unless replace_all (an empty string creates a missing file)"`
+	NewString      string   `json:"new_string" alias:"new_str,newText,new,replace" help:"the replacement text"`
+	ReplaceAll     bool     `json:"replace_all" alias:"allow_multiple,replaceAll" help:"replace every occurrence instead of requiring a unique one"`
+	FuzzyMatch     bool     `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
+	FuzzyThreshold float64  `json:"fuzzy_threshold" schema:"min=0,max=1" default:"0.7" help:"similarity a fuzzy match needs, 0-1"`
+	Edits          []EditOp `json:"edits" type:"json" schema:"maxItems=50" help:"several edits applied atomically (all validated against the original first; overlaps are refused); use instead of old_string/new_string"`
+	DryRun         bool     `json:"dry_run" help:"plan the edits and report them without writing"`
+	ExpectedSHA256 string   `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse unless the file's current SHA-256 is this"`
+}
+
+// EditResult is what edit returns.
+type EditResult struct {
+	Path       string             `json:"path"`
+	Created    bool               `json:"created,omitempty"`
+	DryRun     bool               `json:"dry_run,omitempty"`
+	Edits      []textedit.Applied `json:"edits"`
+	FuzzyCount int                `json:"fuzzy_count"`
+	FuzzyAvg   float64            `json:"fuzzy_avg_similarity,omitempty"`
+	BytesDelta int                `json:"bytes_delta"`
+	Diff       string             `json:"diff"`
+	LineEnding string             `json:"line_ending"` // lf, crlf, mixed or none
+	// FinalNewline: the file ends with a line break (kept as it was).
+	FinalNewline bool   `json:"final_newline"`
+	Encoding     string `json:"encoding"`
+}
+
+func (e *Edit) ops() ([]textedit.Edit, error) {
+	if len(e.Edits) > 0 {
+		if e.OldString != "" || e.NewString != "" {
+			return nil, core.Errorf(core.CodeInvalidParams, "pass either old_string/new_string or edits, not both")
+		}
+		ops := make([]textedit.Edit, len(e.Edits))
+		for i, o := range e.Edits {
+			ops[i] = textedit.Edit{Old: o.OldString, New: o.NewString, ReplaceAll: o.ReplaceAll, Fuzzy: o.FuzzyMatch, Threshold: o.FuzzyThreshold}
+		}
+		return ops, nil
+	}
+	return []textedit.Edit{{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll, Fuzzy: e.FuzzyMatch, Threshold: e.FuzzyThreshold}}, nil
+}
+
+// Run implements core.Command.
+func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	ops, err := e.ops()
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.Resolve(e.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	f, fi, err := env.WS.OpenRegular(p)
+	if err != nil {
+		ce := core.AsError(err)
+		if ce.Code != core.CodeNotFound {
+			return nil, ce
+		}
+		if len(ops) == 1 && ops[0].Old == "" {
+			return e.create(ctx, env, p, ops[0].New)
+		}
+		msg := fmt.Sprintf("%s does not exist", p.Abs)
+		if sims := env.WS.SimilarPaths(p.Abs, 3); len(sims) > 0 {
+			msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+		}
+		return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "reading %s: %v", p.Abs, err)
+	}
+	if len(raw) > EditMaxFileBytes {
+		return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
+	}
+	text, format := textedit.Decode(raw)
+	if format.Encoding == "utf-8" && bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
+		return nil, core.Errorf(core.CodeBinaryFile, "%s looks binary (it has NUL bytes); edit changes text files only", p.Abs)
+	}
+	if !bytes.Equal(format.Encode(text), raw) {
+		// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
+		// did not touch.
+		return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
+	}
+	sum := sha256.Sum256(raw)
+	if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
+		return nil, err
+	}
+	if len(ops) == 1 && ops[0].Old == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
+	}
+	for i := range ops {
+		ops[i].Old = format.Normalize(ops[i].Old)
+		ops[i].New = format.Normalize(ops[i].New)
+	}
+	newText, applied, err := textedit.Apply(text, ops)
+	if err != nil {
+		return nil, editFailure(p.Abs, err, len(ops) > 1)
+	}
+	newRaw := format.Encode(newText)
+	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
+	var simSum float64
+	for _, a := range applied {
+		if a.Stage == textedit.StageFuzzy {
+			res.FuzzyCount++
+			simSum += a.Similarity
+		}
+	}
+	if res.FuzzyCount > 0 {
+		res.FuzzyAvg = simSum / float64(res.FuzzyCount)
+	}
+	result := &core.Result{}
+	res.Diff = capDiff(env, udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
+	if !e.DryRun {
+		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("edit %s (%d edits, %+d bytes)", p.Abs, len(ops), res.BytesDelta)})
+		if err != nil {
+			return nil, err
+		}
+		info, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if nfi, err := env.WS.Stat(info.Target); err == nil {
+			_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, newRaw))
+		}
+		result.Meta = map[string]any{"decision": d}
+	}
+	result.Data = res
+	return result, nil
+}
+
+func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content string) (*core.Result, error) {
+	res := EditResult{Path: p.Abs, Created: true, DryRun: e.DryRun, Edits: []textedit.Applied{{Stage: "create", Similarity: 1, Replacements: 1, Line: 1}}, BytesDelta: len(content), Encoding: "utf-8"}
+	_, f := textedit.Decode([]byte(content))
+	res.LineEnding, res.FinalNewline = f.LineEnding, f.FinalNewline
+	result := &core.Result{}
+	res.Diff = capDiff(env, udiff.Unified("/dev/null", "b"+p.Abs, "", content), result)
+	if !e.DryRun {
+		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("create %s (%d bytes)", p.Abs, len(content))})
+		if err != nil {
+			return nil, err
+		}
+		info, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true})
+		if err != nil {
+			return nil, err
+		}
+		if nfi, err := env.WS.Stat(info.Target); err == nil {
+			_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, []byte(content)))
+		}
+		result.Meta = map[string]any{"decision": d}
+	}
+	result.Data = res
+	return result, nil
+}
+
+// capDiff keeps the diff under EditMaxDiffBytes, spilling the whole of it when cut.
+func capDiff(env *core.Env, diff string, result *core.Result) string {
+	if len(diff) <= EditMaxDiffBytes {
+		return diff
+	}
+	result.Truncated = true
+	if path, err := env.Session.Spill("edit-diff", []byte(diff)); err == nil {
+		result.OutputPath = path
+	}
+	cut := strings.LastIndexByte(diff[:EditMaxDiffBytes], '\n') + 1
+	return diff[:cut] + fmt.Sprintf("… [diff cut: %d more bytes; the whole diff is in output_path]\n", len(diff)-cut)
+}
+
+func editFailure(path string, err error, multi bool) error {
+	var ee *textedit.EditError
+	if !errors.As(err, &ee) {
+		return core.Errorf(core.CodeInternal, "%v", err)
+	}
+	msg := ee.Message
+	if !multi {
+		msg = strings.TrimPrefix(msg, "edit 0: ")
+	}
+	msg = path + ": " + msg
+	if multi {
+		msg += " Nothing was changed: every edit must match before any is applied."
+	}
+	details := map[string]any{"edit_index": ee.Index}
+	code := core.CodeInvalidParams
+	if f := ee.Failure; f != nil {
+		switch f.Kind {
+		case "ambiguous":
+			code = core.CodeAmbiguousMatch
+			details["lines"] = f.Lines
+		default:
+			code = core.CodeNoMatch
+			if f.Nearest != nil {
+				details["nearest"] = f.Nearest
+			}
+		}
+	}
+	return &core.Error{Code: code, Message: msg, Details: details}
+}
+
+// RenderText implements core.TextRenderer.
+func (r EditResult) RenderText(p *core.Printer) {
+	verb := "Edited"
+	switch {
+	case r.DryRun:
+		verb = "Would edit"
+	case r.Created:
+		verb = "Created"
+	}
+	p.Printf("%s %s (%d edits, %+d bytes)\n", verb, p.Path(r.Path), len(r.Edits), r.BytesDelta)
+	for _, a := range r.Edits {
+		if a.Stage != textedit.StageExact && a.Stage != "create" {
+			p.Printf("  edit %d matched at line %d by %s matching (%.0f%% similar)\n", a.Index, a.Line, a.Stage, a.Similarity*100)
+		}
+	}
+	for _, line := range strings.SplitAfter(r.Diff, "\n") {
+		switch {
+		case strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++"):
+			p.Printf("%s", p.OK(line))
+		case strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "---"):
+			p.Printf("%s", p.Match(line))
+		default:
+			p.Printf("%s", line)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package applets
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/agentbox/agentbox/core"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// Limits of fetch, used by the code and quoted in the descriptions.
+const (
+	FetchDefaultTimeoutMs = 15000     // reference 002: 15 s per call
+	FetchDefaultMaxBytes  = 200 << 10 // reference 002: 200 KB after extraction
+	FetchSessionCap       = 25        // reference 002: calls per session (AGENTBOX_FETCH_CAP overrides)
+	FetchMaxRedirects     = 10
+	FetchMaxBodyBytes     = 10 << 20  // raw body read for extraction
+	FetchMaxDownloadBytes = 100 << 20 // raw body saved with download_to
+)
+
+// Fetch gets a URL and returns readable text.
+type Fetch struct {
+	URL        string `json:"url" alias:"uri,link" arg:"" required:"" help:"the http(s) URL to fetch"`
+	Method     string `json:"method" enum:"GET,HEAD" default:"GET" help:"GET, or HEAD for the headers only"`
+	Format     string `json:"format" enum:"markdown,raw" default:"markdown" help:"markdown turns HTML into readable Markdown; raw returns the decoded body as it is"`
+	TimeoutMs  int    `json:"timeout_ms" alias:"timeout" default:"15000" schema:"min=1000,max=120000" help:"timeout for the whole call in milliseconds"`
+	MaxBytes   int    `json:"max_bytes" default:"204800" schema:"min=1024" help:"output cap in bytes after extraction; the whole text then goes to a sidecar file"`
+	DownloadTo string `json:"download_to" alias:"save_to,output" help:"save the body (any type, up to 100 MiB) to this workspace path instead of returning it"`
+}
+
+// FetchResult is what fetch returns.
+type FetchResult struct {
+	URL         string   `json:"url"`
+	FinalURL    string   `json:"final_url"`
+	Status      int      `json:"status"`
+	ContentType string   `json:"content_type"`
+	Title       string   `json:"title,omitempty"`
+	Redirects   []string `json:"redirects,omitempty"`
+	Content     string   `json:"content"`
+	Bytes       int      `json:"bytes"` // raw body bytes received
+	SavedTo     string   `json:"saved_to,omitempty"`
+}
+
+// Run implements core.Command.
+func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	u, err := url.Parse(f.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "%q is not an http(s) URL; pass a full URL such as https://example.com/page", f.URL)
+	}
+	host := strings.ToLower(u.Hostname())
+	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: host, Summary: f.Method + " " + u.String()})
+	if err != nil {
+		return nil, err
+	}
+	if err := capCalls(ctx, env, "fetch", "AGENTBOX_FETCH_CAP", FetchSessionCap); err != nil {
+		return nil, err
+	}
+	timeout := time.Duration(f.TimeoutMs) * time.Millisecond
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res := FetchResult{URL: u.String()}
+	client := core.NewGuardedClient(core.GuardOptions{
+		Timeout: timeout, MaxRedirects: FetchMaxRedirects,
+		AllowPrivate: privateAllowed(env, d),
+		OnRedirect:   func(next string) { res.Redirects = append(res.Redirects, next) },
+	})
+	req, err := http.NewRequestWithContext(ctx, f.Method, u.String(), nil)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInvalidParams, "cannot build a request for %s: %v", u, err)
+	}
+	req.Header.Set("User-Agent", "agentbox-fetch/"+core.VersionString())
+	req.Header.Set("Accept", "text/html,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fetchError(u.String(), timeout, err)
+	}
+	defer resp.Body.Close()
+	res.FinalURL = resp.Request.URL.String()
+	res.Status = resp.StatusCode
+	res.ContentType = resp.Header.Get("Content-Type")
+
+	limit := int64(FetchMaxBodyBytes)
+	if f.DownloadTo != "" {
+		limit = FetchMaxDownloadBytes
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, fetchError(u.String(), timeout, err)
+	}
+	if int64(len(raw)) > limit {
+		return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; fetch a smaller resource, or download it with bash (curl -o)", res.FinalURL, limit>>20)
+	}
+	res.Bytes = len(raw)
+	if resp.StatusCode >= 400 {
+		code := core.CodeIOError
+		if resp.StatusCode == 404 || resp.StatusCode == 410 {
+			code = core.CodeNotFound
+		}
+		return nil, (&core.Error{Code: code, Message: fmt.Sprintf("%s answered HTTP %s; check the URL (the first part of the body is in details)", res.FinalURL, resp.Status)}).
+			WithDetails(map[string]any{"status": resp.StatusCode, "final_url": res.FinalURL, "body_head": clipString(string(raw), 500)})
+	}
+	meta := map[string]any{"decision": d}
+	if f.DownloadTo != "" {
+		p, err := env.Resolve(f.DownloadTo)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("save %s to %s (%d bytes)", res.FinalURL, p.Abs, len(raw))}); err != nil {
+			return nil, err
+		}
+		info, err := env.WS.WriteAtomic(p, raw, core.WriteOptions{CreateDirs: true})
+		if err != nil {
+			return nil, err
+		}
+		res.SavedTo = info.Target.Abs
+		res.Content = fmt.Sprintf("Saved %d bytes (%s) to %s.", len(raw), res.ContentType, info.Target.Abs)
+		return &core.Result{Data: res, Meta: meta}, nil
+	}
+	if f.Method == "HEAD" {
+		res.Content = ""
+		return &core.Result{Data: res, Meta: meta}, nil
+	}
+	mediaType, _, _ := mime.ParseMediaType(res.ContentType)
+	if mediaType == "" {
+		mediaType = http.DetectContentType(raw)
+		mediaType, _, _ = mime.ParseMediaType(mediaType)
+	}
+	if !isTextual(mediaType) {
+		return nil, core.Errorf(core.CodeBinaryFile, "%s is %s (%d bytes), not text; pass download_to with a workspace path to save it", res.FinalURL, mediaType, len(raw))
+	}
+	text := decodeCharset(raw, res.ContentType)
+	if mediaType == "text/html" || mediaType == "application/xhtml+xml" {
+		res.Title = htmlTitle(text)
+		if f.Format == "markdown" {
+			md, err := htmltomarkdown.ConvertString(text)
+			if err != nil {
+				return nil, core.Errorf(core.CodeIOError, "could not turn the HTML of %s into Markdown: %v; try format raw", res.FinalURL, err)
+			}
+			text = md
+		}
+	}
+	result := &core.Result{Meta: meta}
+	if len(text) > f.MaxBytes {
+		result.Truncated = true
+		if path, err := env.Session.Spill("fetch", []byte(text)); err == nil {
+			result.OutputPath = path
+		}
+		cut := f.MaxBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + fmt.Sprintf("\n… [cut at %d bytes of %d; the whole text is in output_path]", cut, len(text))
+	}
+	res.Content = text
+	result.Data = res
+	return result, nil
+}
+
+// privateAllowed says which hosts may be reached at private, loopback, link-local or
+// metadata addresses: a host named by the permission rule (or grant) that allowed this
+// call, and the hosts listed in AGENTBOX_FETCH_ALLOW_HOSTS (names, *.suffix patterns, or
+// *). A catch-all rule does not count: reaching an internal address takes naming it.
+func privateAllowed(env *core.Env, d core.Decision) func(string) bool {
+	list := env.Getenv("AGENTBOX_FETCH_ALLOW_HOSTS")
+	byRule := d.Action == "allow" && d.Scope != "mode" && d.Scope != "watchdog" && d.Scope != ""
+	if list == "" && !byRule {
+		return nil
+	}
+	return func(host string) bool {
+		if byRule && strings.Contains(strings.ToLower(d.Rule), host) {
+			return true
+		}
+		for _, pat := range strings.Split(list, ",") {
+			pat = strings.ToLower(strings.TrimSpace(pat))
+			switch {
+			case pat == "*" || pat == host:
+				return true
+			case strings.HasPrefix(pat, "*.") && strings.HasSuffix(host, pat[1:]):
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func fetchError(u string, timeout time.Duration, err error) error {
+	var blocked *core.BlockedAddressError
+	switch {
+	case errors.As(err, &blocked):
+		return core.Errorf(core.CodePermissionDenied, "%s", blocked.Error())
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Client.Timeout") || strings.Contains(err.Error(), "timeout"):
+		return core.Errorf(core.CodeTimeout, "fetching %s took longer than %s; raise timeout_ms or try again later", u, timeout)
+	}
+	return core.Errorf(core.CodeIOError, "fetching %s failed: %v", u, err)
+}
+
+func isTextual(mediaType string) bool {
+	switch {
+	case strings.HasPrefix(mediaType, "text/"),
+		strings.HasSuffix(mediaType, "+json"), strings.HasSuffix(mediaType, "+xml"):
+		return true
+	}
+	switch mediaType {
+	case "application/json", "application/xml", "application/javascript", "application/x-javascript",
+		"application/ecmascript", "application/x-yaml", "application/yaml", "application/toml", "application/x-ndjson", "application/xhtml+xml":
+		return true
+	}
+	return false
+}
+
+// decodeCharset turns the body into UTF-8 using the declared (or sniffed) charset.
+func decodeCharset(raw []byte, contentType string) string {
+	r, err := charset.NewReader(bytes.NewReader(raw), contentType)
+	if err != nil {
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+func htmlTitle(doc string) string {
+	z := html.NewTokenizer(strings.NewReader(doc))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken:
+			if name, _ := z.TagName(); string(name) == "title" {
+				if z.Next() == html.TextToken {
+					return strings.TrimSpace(string(z.Text()))
+				}
+				return ""
+			}
+		}
+	}
+}
+
+func clipString(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// RenderText implements core.TextRenderer.
+func (r FetchResult) RenderText(p *core.Printer) {
+	if r.Title != "" {
+		p.Printf("%s\n", p.OK(r.Title))
+	}
+	p.Printf("%s\n", p.Dim(fmt.Sprintf("%d %s %s", r.Status, r.ContentType, r.FinalURL)))
+	for _, hop := range r.Redirects {
+		p.Printf("%s\n", p.Dim("redirected to "+hop))
+	}
+	p.Printf("%s\n", r.Content)
+}

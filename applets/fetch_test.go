@@ -1,0 +1,155 @@
+package applets
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/coretest"
+)
+
+func fetchEnv(t *testing.T, vars map[string]string) *core.Env {
+	env := coretest.Env(t, "fetch")
+	base := env.Getenv
+	env.Getenv = func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return base(k)
+	}
+	return env
+}
+
+func fetchServer(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><head><title>The Title</title></head><body><h1>Hello</h1><p>Some <b>bold</b> text.</p><script>evil()</script></body></html>`)
+	})
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
+		w.Write([]byte("caf\xe9"))
+	})
+	mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/page", http.StatusFound) })
+	mux.HandleFunc("/sneaky", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace("http://"+r.Host+"/page", "127.0.0.1", "localhost", 1), http.StatusFound)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte(strings.Repeat("0123456789\n", 30000)))
+	})
+	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for i := 0; i < 12; i++ {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/img", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00"))
+	})
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such page", http.StatusNotFound) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestFetch(t *testing.T) {
+	srv := fetchServer(t)
+	env := fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1"})
+	call := func(req string) (*core.Result, *core.Error) { return coretest.Call(t, env, &Fetch{}, req) }
+
+	res, err := call(fmt.Sprintf(`{"url":%q}`, srv.URL+"/hop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Data.(FetchResult)
+	if r.Title != "The Title" || !strings.Contains(r.Content, "# Hello") || !strings.Contains(r.Content, "**bold**") || strings.Contains(r.Content, "evil") {
+		t.Errorf("markdown: title %q content %q", r.Title, r.Content)
+	}
+	if len(r.Redirects) != 1 || !strings.HasSuffix(r.FinalURL, "/page") {
+		t.Errorf("redirect chain %v final %s", r.Redirects, r.FinalURL)
+	}
+
+	res, err = call(fmt.Sprintf(`{"url":%q}`, srv.URL+"/latin1"))
+	if err != nil || res.Data.(FetchResult).Content != "café" {
+		t.Errorf("charset: %v %+v", err, res)
+	}
+
+	res, err = call(fmt.Sprintf(`{"url":%q,"max_bytes":2048}`, srv.URL+"/big"))
+	if err != nil || !res.Truncated || res.OutputPath == "" {
+		t.Fatalf("cap: %v %+v", err, res)
+	}
+	if spill, _ := os.ReadFile(res.OutputPath); len(spill) != 330000 {
+		t.Errorf("sidecar has %d bytes, want the whole 330000", len(spill))
+	}
+
+	for path, code := range map[string]core.ErrorCode{"/huge": core.CodeTooLarge, "/img": core.CodeBinaryFile, "/gone": core.CodeNotFound} {
+		if _, err := call(fmt.Sprintf(`{"url":%q}`, srv.URL+path)); err == nil || err.Code != code {
+			t.Errorf("%s: got %v, want %s", path, err, code)
+		}
+	}
+
+	res, err = call(fmt.Sprintf(`{"url":%q,"download_to":"assets/x.png"}`, srv.URL+"/img"))
+	if err != nil || res.Data.(FetchResult).SavedTo == "" {
+		t.Fatalf("download: %v", err)
+	}
+	if b, _ := os.ReadFile(res.Data.(FetchResult).SavedTo); !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Errorf("saved %q", b)
+	}
+
+	start := time.Now()
+	if _, err := call(fmt.Sprintf(`{"url":%q,"timeout_ms":1000}`, srv.URL+"/slow")); err == nil || err.Code != core.CodeTimeout {
+		t.Errorf("timeout: %v", err)
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Errorf("the timeout took %v", time.Since(start))
+	}
+}
+
+func TestFetchRefusesPrivateAddresses(t *testing.T) {
+	srv := fetchServer(t)
+	// No allowance: loopback is refused outright.
+	env := fetchEnv(t, nil)
+	if _, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/page")); err == nil || err.Code != core.CodePermissionDenied {
+		t.Fatalf("loopback: %v", err)
+	}
+	// 127.0.0.1 allowed, but a redirect to "localhost" (also loopback) is not.
+	env = fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1"})
+	_, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/sneaky"))
+	if err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "localhost") {
+		t.Fatalf("redirect into loopback: %v", err)
+	}
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://10.0.0.1/", "http://0.0.0.0/"} {
+		if _, err := coretest.Call(t, fetchEnv(t, nil), &Fetch{}, fmt.Sprintf(`{"url":%q,"timeout_ms":2000}`, u)); err == nil || err.Code != core.CodePermissionDenied {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+func TestFetchSessionCap(t *testing.T) {
+	srv := fetchServer(t)
+	env := fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1", "AGENTBOX_FETCH_CAP": "2"})
+	for i := 0; i < 2; i++ {
+		if _, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/latin1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/latin1")); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "all 2 fetch calls") {
+		t.Fatalf("cap: %v", err)
+	}
+}

@@ -1,0 +1,90 @@
+package applets
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentbox/agentbox/core"
+)
+
+// GlobDefaultLimit is how many files glob returns before it says how many more matched.
+const GlobDefaultLimit = 1000
+
+// GlobTimeBudget bounds one glob walk; past it the result is partial and says so.
+const GlobTimeBudget = 20 * time.Second
+
+// Glob finds files by pattern.
+type Glob struct {
+	Pattern       string `json:"pattern" alias:"glob,glob_pattern" arg:"" required:"" help:"doublestar pattern: * within a folder, ** across folders, ?, [abc], [!abc], {a,b} (e.g. **/*.go, src/**/*.{ts,tsx})"`
+	Path          string `json:"path" alias:"dir,directory,cwd" arg:"" optional:"" default:"." help:"the directory the pattern is relative to"`
+	Limit         int    `json:"limit" alias:"max_results,head_limit" default:"1000" schema:"min=1" help:"maximum files to return (newest first)"`
+	IncludeHidden bool   `json:"include_hidden" alias:"hidden" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`
+}
+
+// GlobResult is what glob returns.
+type GlobResult struct {
+	Pattern string   `json:"pattern"`
+	Root    string   `json:"root"`
+	Files   []string `json:"files"` // absolute paths, newest modification first
+	Total   int      `json:"total"`
+	More    int      `json:"more"`
+	Partial string   `json:"partial,omitempty"`
+}
+
+// Run implements core.Command.
+func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	dir, err := env.Resolve(g.Path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: dir.Abs, Summary: "search " + dir.Abs}); err != nil {
+		return nil, err
+	}
+	if fi, err := env.WS.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s is a file, not a directory; pass its folder as path, or read it", dir.Abs)
+	}
+	found, err := env.WS.Glob(ctx, dir, g.Pattern, core.GlobOptions{IncludeHidden: g.IncludeHidden, Deadline: env.Now().Add(GlobTimeBudget)})
+	if err != nil {
+		return nil, err
+	}
+	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: found.Partial, Files: []string{}}
+	for i, m := range found.Matches {
+		if i == g.Limit {
+			res.More = len(found.Matches) - g.Limit
+			break
+		}
+		res.Files = append(res.Files, m.Path)
+	}
+	result := &core.Result{Data: res}
+	if res.More > 0 || res.Partial != "" {
+		result.Truncated = true
+		var all []byte
+		for _, m := range found.Matches {
+			all = append(all, m.Path...)
+			all = append(all, '\n')
+		}
+		if path, err := env.Session.Spill("glob", all); err == nil {
+			result.OutputPath = path
+		}
+	}
+	return result, nil
+}
+
+// RenderText implements core.TextRenderer.
+func (r GlobResult) RenderText(p *core.Printer) {
+	for _, f := range r.Files {
+		p.Println(p.Path(f))
+	}
+	switch {
+	case r.Total == 0:
+		p.Println(p.Dim(fmt.Sprintf("No files match %s in %s.", r.Pattern, r.Root)))
+	case r.More > 0:
+		p.Println(p.Dim(fmt.Sprintf("... and %d more files (showing the %d newest of %d)", r.More, len(r.Files), r.Total)))
+	}
+	if r.Partial != "" {
+		p.Println(p.Warn("partial result: " + r.Partial))
+	}
+}

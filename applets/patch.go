@@ -1,0 +1,261 @@
+package applets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/patch"
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// PatchMaxDiffBytes caps the diff in the result; the rest goes to the sidecar file.
+const PatchMaxDiffBytes = 100 << 10
+
+// Patch applies a multi-file patch all or nothing.
+type Patch struct {
+	Patch  string `json:"patch" alias:"input,patch_text,diff" help:"the patch: apply_patch format (*** Begin Patch … *** End Patch) or a unified diff such as git diff output (in shell mode, read from stdin when not given)"`
+	DryRun bool   `json:"dry_run" help:"locate every hunk and report the result without writing"`
+	File   string `json:"patch_file" arg:"" optional:"" help:"read the patch from this workspace file instead (- for stdin: git diff | agentbox patch -)"`
+}
+
+// PatchFile is one file of the result.
+type PatchFile struct {
+	Op      string             `json:"op"` // add, update, delete
+	Path    string             `json:"path"`
+	NewPath string             `json:"new_path,omitempty"`
+	Added   int                `json:"added"`
+	Removed int                `json:"removed"`
+	Hunks   []patch.HunkResult `json:"hunks,omitempty"`
+}
+
+// PatchResult is what patch returns.
+type PatchResult struct {
+	Format    string      `json:"format"`
+	DryRun    bool        `json:"dry_run,omitempty"`
+	Files     []PatchFile `json:"files"`
+	Diff      string      `json:"diff"`
+	Recovered []string    `json:"recovered,omitempty"` // files an interrupted earlier patch was rolled back in
+}
+
+// ReadShellInput implements core.ShellInput: `git diff | agentbox patch`.
+func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
+	if p.Patch != "" || p.File != "-" || stdin == nil || isTerminal {
+		return nil
+	}
+	p.File = ""
+	b, err := io.ReadAll(io.LimitReader(stdin, core.MaxRequestBytes+1))
+	if err != nil {
+		return core.Errorf(core.CodeIOError, "reading the patch from stdin: %v", err)
+	}
+	p.Patch = string(b)
+	return nil
+}
+
+// workspaceFS routes the patch engine's file access through the workspace, so every
+// path is confined and every write is atomic.
+type workspaceFS struct{ env *core.Env }
+
+func (w workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
+
+// Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
+// later call from another directory still rolls back the right files.
+func (w workspaceFS) Canonical(name string) (string, error) {
+	p, err := w.path(name)
+	if err != nil {
+		return "", err
+	}
+	return p.Abs, nil
+}
+
+func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
+	p, err := w.path(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, fi, err := w.env.WS.OpenRegular(p)
+	if err != nil {
+		if core.AsError(err).Code == core.CodeNotFound {
+			return nil, 0, fs.ErrNotExist
+		}
+		return nil, 0, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(data) > EditMaxFileBytes {
+		return nil, 0, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; patch it with bash tools instead", p.Abs, EditMaxFileBytes>>20)
+	}
+	return data, fi.Mode().Perm(), nil
+}
+
+func (w workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
+	p, err := w.path(name)
+	if err != nil {
+		return err
+	}
+	_, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true})
+	return err
+}
+
+func (w workspaceFS) Remove(name string) error {
+	p, err := w.path(name)
+	if err != nil {
+		return err
+	}
+	return w.env.WS.Remove(p)
+}
+
+// Run implements core.Command.
+func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	fsys := workspaceFS{env}
+	journal, err := env.Session.Path("patch-journal.json")
+	if err != nil {
+		return nil, err
+	}
+	res := PatchResult{Files: []PatchFile{}}
+	// A patch killed half-way in an earlier call is rolled back before anything else.
+	if rec, err := patch.Recover(journal, fsys); err != nil {
+		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journal %s) failed: %v", journal, err)
+	} else {
+		res.Recovered = rec.Restored
+	}
+	if p.Patch == "" && p.File != "" {
+		data, _, err := fsys.ReadFile(p.File)
+		if err != nil {
+			return nil, core.Errorf(core.CodeNotFound, "cannot read the patch file %s: %v", p.File, err)
+		}
+		p.Patch = string(data)
+	}
+	if strings.TrimSpace(p.Patch) == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "no patch given: pass the patch text in patch (or input), or a patch_file")
+	}
+	parsed, err := patch.Parse(p.Patch)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInvalidParams, "the patch does not parse: %v. Send apply_patch format (*** Begin Patch / *** Update File: path / @@ / -old / +new / *** End Patch) or a unified diff", err)
+	}
+	res.Format = parsed.Format
+	prepared, err := patch.Prepare(parsed, fsys)
+	if err != nil {
+		return nil, patchError(err)
+	}
+	var diff strings.Builder
+	var targets []string
+	for _, f := range prepared.Files {
+		pf := PatchFile{Op: f.Op.String(), Path: f.Path, NewPath: f.NewPath, Added: f.Added, Removed: f.Removed, Hunks: f.Hunks}
+		res.Files = append(res.Files, pf)
+		targets = append(targets, f.Target())
+		from, to := "a/"+f.Path, "b/"+f.Target()
+		if f.Old == nil {
+			from = "/dev/null"
+		}
+		if f.New == nil {
+			to = "/dev/null"
+		}
+		diff.WriteString(udiff.Unified(from, to, string(f.Old), string(f.New)))
+		// The same stale-file protection as edit: a file this session read must not
+		// have changed since.
+		if f.Old != nil {
+			if fp, err := env.Resolve(f.Path); err == nil {
+				sum := sha256.Sum256(f.Old)
+				stamp := core.FileStamp{Path: fp.Abs, Size: int64(len(f.Old)), SHA256: hex.EncodeToString(sum[:])}
+				if fi, err := env.WS.Stat(fp); err == nil {
+					stamp.ModTime = fi.ModTime()
+				}
+				if err := checkStamp(env, stamp, ""); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	result := &core.Result{}
+	res.Diff = capPatchDiff(env, diff.String(), result)
+	res.DryRun = p.DryRun
+	if !p.DryRun && prepared.Changed() {
+		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: strings.Join(targets, " "), Summary: fmt.Sprintf("apply a patch to %d files (%s)", len(targets), strings.Join(targets, ", "))})
+		if err != nil {
+			return nil, err
+		}
+		if err := prepared.Commit(fsys, patch.CommitOptions{Journal: journal}); err != nil {
+			return nil, patchError(err)
+		}
+		for _, f := range prepared.Files {
+			if f.New == nil {
+				continue
+			}
+			if tp, err := env.Resolve(f.Target()); err == nil {
+				if fi, err := env.WS.Stat(tp); err == nil {
+					_ = env.Session.RecordRead(core.StampOf(tp.Abs, fi, f.New))
+				}
+			}
+		}
+		result.Meta = map[string]any{"decision": d}
+	}
+	result.Data = res
+	return result, nil
+}
+
+func capPatchDiff(env *core.Env, diff string, result *core.Result) string {
+	if len(diff) <= PatchMaxDiffBytes {
+		return diff
+	}
+	result.Truncated = true
+	if path, err := env.Session.Spill("patch-diff", []byte(diff)); err == nil {
+		result.OutputPath = path
+	}
+	cut := strings.LastIndexByte(diff[:PatchMaxDiffBytes], '\n') + 1
+	return diff[:cut] + fmt.Sprintf("… [diff cut: %d more bytes; the whole diff is in output_path]\n", len(diff)-cut)
+}
+
+func patchError(err error) error {
+	var pe *patch.Error
+	if !errors.As(err, &pe) {
+		return core.AsError(err)
+	}
+	code := map[string]core.ErrorCode{
+		patch.KindNotFound: core.CodeNotFound, patch.KindExists: core.CodeConflict, patch.KindNoMatch: core.CodeNoMatch,
+		patch.KindAmbiguous: core.CodeAmbiguousMatch, patch.KindConflict: core.CodeConflict, patch.KindIO: core.CodeIOError,
+	}[pe.Kind]
+	if code == "" {
+		code = core.CodeIOError
+	}
+	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge) {
+		code = inner.Code
+	}
+	details := map[string]any{"path": pe.Path, "hunk": pe.Hunk, "patch_line": pe.PatchLine}
+	if len(pe.Candidates) > 0 {
+		details["lines"] = pe.Candidates
+	}
+	if pe.Nearest != nil {
+		details["nearest"] = pe.Nearest
+	}
+	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all. Read the file again and fix that hunk."
+	return &core.Error{Code: code, Message: msg, Details: details}
+}
+
+// RenderText implements core.TextRenderer.
+func (r PatchResult) RenderText(p *core.Printer) {
+	verb := "Patched"
+	if r.DryRun {
+		verb = "Would patch"
+	}
+	p.Printf("%s %d files:\n", verb, len(r.Files))
+	for _, f := range r.Files {
+		name := f.Path
+		if f.NewPath != "" {
+			name += " → " + f.NewPath
+		}
+		p.Printf("  %-6s %s (+%d -%d)\n", f.Op, p.Path(name), f.Added, f.Removed)
+	}
+	for _, r := range r.Recovered {
+		p.Printf("%s %s\n", p.Warn("rolled back an interrupted patch in"), r)
+	}
+}

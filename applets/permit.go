@@ -1,0 +1,432 @@
+package applets
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/policy"
+)
+
+// Permit asks the user for a permission ahead of the calls that need it (reference
+// 000's ask_for_permissions), and inspects the policy: check evaluates a would-be
+// call, list shows the rules and grants, revoke drops grants.
+type Permit struct {
+	Action      string   `json:"action" arg:"" optional:"" enum:"request,check,list,revoke" default:"request" help:"request: ask the user for a permission; check: how a call would be decided, without running it; list: the mode, rules and grants; revoke: drop session grants"`
+	Target      string   `json:"target" arg:"" optional:"" help:"the resource: a path, a domain (host, *.host, host:port) or a command (a trailing * covers any arguments); for check, what the applet would be called on"`
+	TargetType  string   `json:"target_type" alias:"targetType,type" enum:"path,domain,command," default:"" help:"what target is: path, domain or command (guessed from target when left out)"`
+	Level       string   `json:"level" enum:"read,write,execute,admin," default:"" help:"the access asked for: read, write, execute or admin (admin includes deletion); default read for paths, execute for commands"`
+	Recursive   bool     `json:"recursive" help:"for a path: include everything below it (otherwise the path and its direct entries only)"`
+	Description string   `json:"description" help:"what will be done, shown to the user (required for request)"`
+	Reason      string   `json:"reason" help:"why it is needed, shown to the user"`
+	Scope       string   `json:"scope" enum:"once,session," default:"" help:"when a person grants it at the shell: once (the next matching call) or session (default)"`
+	Applet      string   `json:"applet" help:"for check: the applet that would run (read, write, edit, bash, fetch, ...); default from target_type and level"`
+	IDs         []string `json:"ids" alias:"id" help:"for revoke: the grant ids to drop (see list); all drops every grant"`
+}
+
+// PermitResult is the answer to a request (reference 000's response, plus details).
+type PermitResult struct {
+	Granted bool           `json:"granted"`
+	Scope   string         `json:"scope,omitempty"` // once, session, or existing (already allowed)
+	Message *string        `json:"message"`
+	Target  string         `json:"target"`
+	Level   string         `json:"level"`
+	Grants  []policy.Grant `json:"grants,omitempty"`
+	Rule    string         `json:"rule,omitempty"` // what allowed or refused it
+}
+
+// PermitCheck is the verdict on a would-be call.
+type PermitCheck struct {
+	Action string      `json:"action"` // allow, ask or deny, before ask is resolved
+	Rule   string      `json:"rule"`   // the deciding rule with its origin, or the mode
+	Scope  string      `json:"scope"`  // manifest, user, project, session, mode or watchdog
+	Reason string      `json:"reason"`
+	Parts  []PartCheck `json:"parts,omitempty"`
+	// Resolved is what the call would get here: allow, deny, ask (a person would be
+	// asked on the terminal) or needs_input (headless).
+	Resolved string `json:"resolved"`
+}
+
+// PartCheck is the verdict on one part of a call (a command of a bash line, a path).
+type PartCheck struct {
+	Part   string `json:"part"`
+	Action string `json:"action"`
+	Rule   string `json:"rule"`
+}
+
+// PermitList shows the whole policy.
+type PermitList struct {
+	Mode   string         `json:"mode"`
+	Rules  []PermitRule   `json:"rules"`
+	Grants []policy.Grant `json:"grants"`
+}
+
+// PermitRule is one rule as listed.
+type PermitRule struct {
+	Action     string `json:"action"`
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern,omitempty"`
+	Scope      string `json:"scope"`
+	Origin     string `json:"origin"`
+	// TightenOnly marks rules of an untrusted project: they can only make a verdict stricter.
+	TightenOnly bool `json:"tighten_only,omitempty"`
+}
+
+// PermitRevoke lists the grants dropped.
+type PermitRevoke struct {
+	Revoked []policy.Grant `json:"revoked"`
+}
+
+// Run implements core.Command.
+func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	pol, res, err := core.PolicyFor(env)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Action {
+	case "list":
+		return p.list(pol, res)
+	case "revoke":
+		ids := p.IDs
+		if len(ids) == 0 && p.Target != "" {
+			ids = strings.Split(p.Target, ",")
+		}
+		if len(ids) == 0 {
+			return nil, core.Errorf(core.CodeInvalidParams, "revoke needs ids (from permit list), or all")
+		}
+		if len(ids) == 1 && ids[0] == "all" {
+			ids = nil
+		}
+		gone, err := res.Grants.Revoke(ids...)
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "%v", err)
+		}
+		if len(gone) == 0 {
+			return nil, core.Errorf(core.CodeNotFound, "no grant with id %s; run permit list to see the grants", strings.Join(ids, ", "))
+		}
+		return &core.Result{Data: PermitRevoke{Revoked: gone}}, nil
+	}
+	if p.Target == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s needs a target: a path, a domain or a command", p.Action)
+	}
+	ttype := p.TargetType
+	if ttype == "" {
+		ttype = guessTargetType(p.Target, p.Applet)
+	}
+	level := p.Level
+	if level == "" {
+		level = map[string]string{"path": "read", "domain": "read", "command": "execute"}[ttype]
+	}
+	if p.Action == "check" {
+		return p.check(env, pol, res, ttype, level)
+	}
+	return p.request(ctx, env, pol, res, ttype, level)
+}
+
+func guessTargetType(target, applet string) string {
+	switch applet {
+	case "bash":
+		return "command"
+	case "fetch", "search":
+		return "domain"
+	case "":
+	default:
+		return "path"
+	}
+	switch {
+	case strings.Contains(target, "://"):
+		return "domain"
+	case strings.HasPrefix(target, "/"), strings.HasPrefix(target, "./"), strings.HasPrefix(target, "~/"), strings.HasPrefix(target, "../"):
+		return "path"
+	case strings.ContainsAny(target, " |;&") || !strings.Contains(target, "."):
+		return "command"
+	}
+	return "path"
+}
+
+// would builds the request a call of this kind makes.
+func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, error) {
+	req := policy.Request{Applet: p.Applet, Target: p.Target, Cwd: env.Cwd}
+	switch ttype {
+	case "path":
+		abs := p.Target
+		if strings.HasPrefix(abs, "~/") && env.Getenv("HOME") != "" {
+			abs = filepath.Join(env.Getenv("HOME"), abs[2:])
+		}
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(env.Cwd, abs)
+		}
+		req.Target = filepath.Clean(abs)
+		switch level {
+		case "read":
+			req.Capability = core.CapFSRead
+			if req.Applet == "" {
+				req.Applet = "read"
+			}
+		case "execute":
+			req.Capability = core.CapShellRun
+			if req.Applet == "" {
+				req.Applet = "bash"
+			}
+		default:
+			req.Capability = core.CapFSWrite
+			if req.Applet == "" {
+				req.Applet = "write"
+			}
+		}
+	case "domain":
+		req.Capability = core.CapNetFetch
+		if req.Applet == "" {
+			req.Applet = "fetch"
+		}
+	case "command":
+		req.Capability = core.CapShellRun
+		req.Target = strings.TrimSuffix(strings.TrimSuffix(p.Target, " *"), ":*")
+		if req.Applet == "" {
+			req.Applet = "bash"
+		}
+	}
+	if c, ok := appletCaps[req.Applet]; ok && p.Applet != "" {
+		req.Capability = c
+	}
+	return req, nil
+}
+
+var appletCaps = map[string]string{
+	"read": core.CapFSRead, "ls": core.CapFSRead, "glob": core.CapFSRead, "grep": core.CapFSRead,
+	"write": core.CapFSWrite, "edit": core.CapFSWrite, "patch": core.CapFSWrite,
+	"bash": core.CapShellRun, "fetch": core.CapNetFetch, "search": core.CapNetFetch,
+}
+
+func ruleOf(d policy.Decision) (rule, scope string) {
+	cd := core.CoreDecision(d)
+	return cd.Rule, cd.Scope
+}
+
+func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, ttype, level string) (*core.Result, error) {
+	req, err := p.would(env, ttype, level)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := res.Grants.Rules()
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "%v", err)
+	}
+	d, parts := pol.WithGrants(rules).Explain(req)
+	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String()}
+	out.Rule, out.Scope = ruleOf(d)
+	if d.Action == policy.Ask {
+		switch {
+		case env.Interactive:
+			out.Resolved = "allow"
+		case res.NoOneToAsk():
+			out.Resolved = "needs_input"
+		}
+	}
+	if len(parts) > 1 || len(parts) == 1 && parts[0].Part != req.Target {
+		for _, pd := range parts {
+			r, _ := ruleOf(pd)
+			out.Parts = append(out.Parts, PartCheck{Part: pd.Part, Action: pd.Action.String(), Rule: r})
+		}
+	}
+	return &core.Result{Data: out}, nil
+}
+
+// grantsFor turns a permission request into grants.
+func (p *Permit) grantsFor(req policy.Request, ttype, scope string) ([]policy.Grant, error) {
+	g := policy.Grant{Scope: scope, Description: p.Description, Reason: p.Reason}
+	var gs []policy.Grant
+	switch ttype {
+	case "path":
+		g.Permission = req.Capability
+		if req.Capability == core.CapShellRun {
+			g.Pattern = shellWord(req.Target) + " *"
+			gs = append(gs, g)
+			break
+		}
+		g.Pattern = policy.EscapeGlob(req.Target)
+		if p.Recursive {
+			gs = append(gs, g)
+			break
+		}
+		g.Shallow = true
+		gs = append(gs, g)
+		if scope == "session" {
+			// The path's direct entries too (a directory's files), not what is deeper.
+			kids := g
+			kids.Pattern = strings.TrimSuffix(g.Pattern, "/") + "/*"
+			gs = append(gs, kids)
+		}
+	case "domain":
+		g.Permission = core.CapNetFetch
+		host := p.Target
+		if i := strings.Index(host, "://"); i >= 0 {
+			host = host[i+3:]
+		}
+		if i := strings.IndexByte(host, '/'); i >= 0 {
+			host = host[:i]
+		}
+		g.Pattern = strings.ToLower(host)
+		gs = append(gs, g)
+	case "command":
+		g.Permission = core.CapShellRun
+		g.Pattern = p.Target
+		gs = append(gs, g)
+	}
+	for _, g := range gs {
+		if _, err := g.Rule(); err != nil {
+			return nil, core.Errorf(core.CodeInvalidParams, "target %q cannot be granted as a %s: %v", p.Target, ttype, err)
+		}
+	}
+	return gs, nil
+}
+
+func shellWord(s string) string {
+	if strings.ContainsAny(s, " '\"\\*?") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+func (p *Permit) request(ctx context.Context, env *core.Env, pol *policy.Policy, res policy.Resolver, ttype, level string) (*core.Result, error) {
+	if strings.TrimSpace(p.Description) == "" && !env.Interactive {
+		return nil, core.Errorf(core.CodeInvalidParams, "description is required: say in one line what will be done with %s, so the user can decide", p.Target)
+	}
+	req, err := p.would(env, ttype, level)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.grantsFor(req, ttype, "session"); err != nil {
+		return nil, err
+	}
+	req.Summary = p.Description
+	if p.Reason != "" {
+		req.Summary += " — " + p.Reason
+	}
+	out := PermitResult{Target: p.Target, Level: level}
+	rules, err := res.Grants.Rules()
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "%v", err)
+	}
+	d := pol.WithGrants(rules).Evaluate(req)
+	out.Rule, _ = ruleOf(d)
+	switch d.Action {
+	case policy.Allow:
+		out.Granted, out.Scope = true, "existing"
+		return &core.Result{Data: out}, nil
+	case policy.Deny:
+		msg := policy.DeniedText(req, d)
+		out.Message = &msg
+		return &core.Result{Data: out}, nil
+	}
+	scope := p.Scope
+	switch {
+	case env.Interactive:
+		// A person at the shell is granting it themselves.
+		if scope == "" {
+			scope = "session"
+		}
+	case res.NoOneToAsk():
+		return nil, core.Errorf(core.CodeNeedsInput, "needs input: permission for %s (%s %s) must be granted by a person and no one can be asked here (headless host: AGENTBOX_HEADLESS=1 or no terminal). Do not retry; continue without it, or ask the host to run `agentbox permit request %s --target-type %s --level %s` at a terminal or add an allow rule to the user config (%s).", p.Target, ttype, level, shellWord(p.Target), ttype, level, res.ConfigHint)
+	default:
+		ans, err := res.Asker.AskPermission(ctx, policy.Prompt{Request: req, Decision: d, Parts: []string{fmt.Sprintf("%s %s: %s", level, ttype, p.Target)}})
+		if err != nil {
+			return nil, core.Errorf(core.CodeNeedsInput, "could not ask the user for permission on %s: %v; continue without it", p.Target, err)
+		}
+		switch ans {
+		case policy.AllowOnce:
+			scope = "once"
+		case policy.AllowSession:
+			scope = "session"
+		default:
+			msg := "the user refused"
+			out.Message = &msg
+			return &core.Result{Data: out}, nil
+		}
+	}
+	gs, err := p.grantsFor(req, ttype, scope)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := res.Grants.Add(gs...)
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "the permission was granted but could not be stored: %v; retry", err)
+	}
+	out.Granted, out.Scope, out.Grants, out.Rule = true, scope, stored, ""
+	return &core.Result{Data: out, Meta: map[string]any{"decision": core.Decision{Action: "allow", Rule: "grant " + stored[0].ID, Scope: "session", Reason: "granted by the user"}}}, nil
+}
+
+func (p *Permit) list(pol *policy.Policy, res policy.Resolver) (*core.Result, error) {
+	gs, err := res.Grants.List()
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "%v", err)
+	}
+	out := PermitList{Mode: string(pol.Mode), Grants: gs, Rules: []PermitRule{}}
+	if out.Grants == nil {
+		out.Grants = []policy.Grant{}
+	}
+	for _, r := range pol.Rules() {
+		out.Rules = append(out.Rules, PermitRule{Action: r.Action.String(), Permission: r.Permission, Pattern: r.Pattern, Scope: string(r.Scope), Origin: r.Origin(), TightenOnly: pol.Untrusted(r)})
+	}
+	return &core.Result{Data: out}, nil
+}
+
+// RenderText implements core.TextRenderer.
+func (r PermitResult) RenderText(p *core.Printer) {
+	switch {
+	case r.Granted && r.Scope == "existing":
+		p.Printf("%s %s is already allowed (%s)\n", r.Level, r.Target, r.Rule)
+	case r.Granted:
+		p.Printf("%s %s %s for this %s\n", p.OK("granted"), r.Level, r.Target, map[string]string{"once": "call", "session": "session"}[r.Scope])
+		for _, g := range r.Grants {
+			p.Printf("  %s  %s %q\n", g.ID, g.Permission, g.Pattern)
+		}
+	default:
+		msg := ""
+		if r.Message != nil {
+			msg = ": " + *r.Message
+		}
+		p.Printf("%s %s %s%s\n", p.Warn("not granted"), r.Level, r.Target, msg)
+	}
+}
+
+// RenderText implements core.TextRenderer.
+func (c PermitCheck) RenderText(p *core.Printer) {
+	p.Printf("%s  (%s)\n  %s\n", c.Action, c.Rule, c.Reason)
+	if c.Resolved != c.Action {
+		p.Printf("  here: %s\n", c.Resolved)
+	}
+	for _, part := range c.Parts {
+		p.Printf("  %-5s %s  (%s)\n", part.Action, part.Part, part.Rule)
+	}
+}
+
+// RenderText implements core.TextRenderer.
+func (l PermitList) RenderText(p *core.Printer) {
+	p.Printf("mode: %s\n", l.Mode)
+	if len(l.Rules) == 0 {
+		p.Printf("rules: none\n")
+	}
+	for _, r := range l.Rules {
+		extra := ""
+		if r.TightenOnly {
+			extra = " [untrusted project: tightens only]"
+		}
+		p.Printf("%-5s %-9s %-24q %s%s\n", r.Action, r.Permission, r.Pattern, p.Dim(r.Origin), extra)
+	}
+	if len(l.Grants) == 0 {
+		p.Printf("grants: none\n")
+	}
+	for _, g := range l.Grants {
+		p.Printf("%s  %-7s %-9s %q\n", g.ID, g.Scope, g.Permission, g.Pattern)
+	}
+}
+
+// RenderText implements core.TextRenderer.
+func (r PermitRevoke) RenderText(p *core.Printer) {
+	for _, g := range r.Revoked {
+		p.Printf("revoked %s  %s %q\n", g.ID, g.Permission, g.Pattern)
+	}
+}

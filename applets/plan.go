@@ -1,0 +1,316 @@
+package applets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/plans"
+)
+
+// PlanDir is where plans live, relative to the first workspace root.
+const PlanDir = ".agentbox/plans"
+
+// PlanStep is one step given to create or update.
+type PlanStep struct {
+	Description string `json:"description" alias:"title,step,text" schema:"required,minLength=1" help:"what the step does"`
+	Notes       string `json:"notes,omitempty" help:"optional notes for the step"`
+}
+
+// Plan manages durable markdown plans (reference 000's markdown_plan, update_plan_step,
+// list_plans and read_plan as one applet with actions).
+type Plan struct {
+	Action string     `json:"action" arg:"" optional:"" enum:"create,update,update_step,list,read" default:"list" help:"create, update (overwrite), update_step, list or read"`
+	PlanID string     `json:"plan_id" alias:"id" arg:"" optional:"" help:"the plan (plan-001) for update, update_step and read"`
+	Title  string     `json:"title" help:"plan title (create, update)"`
+	Steps  []PlanStep `json:"steps" type:"json" help:"the steps (create, update): [{\"description\": \"...\", \"notes\": \"...\"}]"`
+	Status string     `json:"status" help:"plan status for create/update (draft, active, completed, abandoned; default draft), or step status for update_step (pending, in_progress, completed, skipped)"`
+	Step   int        `json:"step" schema:"min=0" help:"step number, 1-based (update_step)"`
+}
+
+// PlanDoc is a parsed plan.
+type PlanDoc struct {
+	ID      string     `json:"id"`
+	Title   string     `json:"title"`
+	Status  string     `json:"status"`
+	Created string     `json:"created"`
+	Steps   []PlanItem `json:"steps"`
+	Path    string     `json:"path"`
+}
+
+// PlanItem is one step with its status.
+type PlanItem struct {
+	Description string `json:"description"`
+	Notes       string `json:"notes,omitempty"`
+	Status      string `json:"status"`
+}
+
+// PlanResult is what plan returns.
+type PlanResult struct {
+	Action   string        `json:"action"`
+	Plan     *PlanDoc      `json:"plan,omitempty"`
+	Markdown string        `json:"markdown,omitempty"`
+	Plans    []PlanSummary `json:"plans,omitempty"`
+	Message  string        `json:"message,omitempty"`
+}
+
+// PlanSummary is one line of list.
+type PlanSummary struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+	Created  string `json:"created"`
+	Steps    int    `json:"steps"`
+	Progress string `json:"progress"`
+}
+
+var (
+	planStatuses  = map[string]bool{"draft": true, "active": true, "completed": true, "abandoned": true}
+	stepStatuses  = map[string]bool{"pending": true, "in_progress": true, "completed": true, "skipped": true}
+	planIDPattern = regexp.MustCompile(`^plan-(\d{3,})$`)
+)
+
+// renderPlan and parsePlan convert between the applet's result type and core/plans, which
+// owns the file format (and keeps hand edits: see update_step).
+func renderPlan(d *PlanDoc) string { return string(toStore(d).Markdown()) }
+
+func toStore(d *PlanDoc) *plans.Plan {
+	sp := &plans.Plan{ID: d.ID, Title: oneLine(d.Title), Status: plans.Status(d.Status), Created: d.Created}
+	for _, s := range d.Steps {
+		sp.Steps = append(sp.Steps, plans.Step{Description: oneLine(s.Description), Notes: strings.TrimSpace(s.Notes), Status: plans.StepStatus(s.Status)})
+	}
+	return sp
+}
+
+func fromStore(sp *plans.Plan, path string) *PlanDoc {
+	d := &PlanDoc{ID: sp.ID, Title: sp.Title, Status: string(sp.Status), Created: sp.Created, Path: path, Steps: []PlanItem{}}
+	for _, s := range sp.Steps {
+		d.Steps = append(d.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: string(s.Status)})
+	}
+	return d
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// planError turns a core/plans error into a tool error naming the file.
+func planError(err error, path string) error {
+	var pe *plans.ParseError
+	if errors.As(err, &pe) {
+		pe.File = path
+		return core.Errorf(core.CodeInvalidParams, "%s; agentbox will not rewrite a plan it cannot read", pe.Error())
+	}
+	var ie *plans.InputError
+	if errors.As(err, &ie) {
+		return core.Errorf(core.CodeInvalidParams, "%s", ie.Msg)
+	}
+	return core.AsError(err)
+}
+
+// parsePlan reads a plan file; an error names the file and the line that does not fit.
+func parsePlan(text, path string) (*PlanDoc, error) {
+	sp, err := plans.Parse([]byte(text))
+	if err != nil {
+		return nil, planError(err, path)
+	}
+	return fromStore(sp, path), nil
+}
+
+func (p *Plan) planPath(env *core.Env, id string) (core.Path, error) {
+	if !planIDPattern.MatchString(id) {
+		return core.Path{}, core.Errorf(core.CodeInvalidParams, "plan_id %q is not a plan id like plan-001; run plan list to see the plans", id)
+	}
+	return env.Resolve(filepath.Join(env.WS.Roots[0], PlanDir, id+".md"))
+}
+
+func (p *Plan) load(env *core.Env, path core.Path) (*PlanDoc, error) {
+	data, err := p.raw(env, path)
+	if err != nil {
+		return nil, err
+	}
+	return parsePlan(string(data), path.Abs)
+}
+
+func (p *Plan) raw(env *core.Env, path core.Path) ([]byte, error) {
+	f, _, err := env.WS.OpenRegular(path)
+	if err != nil {
+		if core.AsError(err).Code == core.CodeNotFound {
+			return nil, core.Errorf(core.CodeNotFound, "no plan %s; run plan list to see the plans", strings.TrimSuffix(filepath.Base(path.Abs), ".md"))
+		}
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, 4<<20)
+}
+
+// Run implements core.Command.
+func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	dir, err := env.Resolve(filepath.Join(env.WS.Roots[0], PlanDir))
+	if err != nil {
+		return nil, err
+	}
+	if p.Status != "" && !planStatuses[p.Status] && !stepStatuses[p.Status] {
+		return nil, core.Errorf(core.CodeInvalidParams, "unknown status %q: a plan is draft, active, completed or abandoned; a step is pending, in_progress, completed or skipped", p.Status)
+	}
+	switch p.Action {
+	case "create", "update":
+		if strings.TrimSpace(p.Title) == "" || len(p.Steps) == 0 {
+			return nil, core.Errorf(core.CodeInvalidParams, "plan %s needs a title and at least one step", p.Action)
+		}
+		status := p.Status
+		if status == "" {
+			status = "draft"
+		}
+		if !planStatuses[status] {
+			return nil, core.Errorf(core.CodeInvalidParams, "status %q is a step status; a plan's status is draft, active, completed or abandoned", status)
+		}
+		doc := &PlanDoc{Title: oneLine(p.Title), Status: status, Created: env.Now().Format("2006-01-02")}
+		for _, s := range p.Steps {
+			doc.Steps = append(doc.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: "pending"})
+		}
+		if err := env.WS.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		// create locks the folder (to allocate the next id); update locks the plan itself,
+		// the same lock update_step takes.
+		lockOn := dir
+		if p.Action == "update" {
+			if lockOn, err = p.planPath(env, p.PlanID); err != nil {
+				return nil, err
+			}
+		}
+		err := env.WS.WithFileLock(ctx, lockOn, func() error {
+			if p.Action == "create" {
+				doc.ID = nextPlanID(env, dir)
+			} else {
+				path, err := p.planPath(env, p.PlanID)
+				if err != nil {
+					return err
+				}
+				old, err := p.load(env, path)
+				if err != nil {
+					return err
+				}
+				doc.ID, doc.Created = old.ID, old.Created
+			}
+			path, err := p.planPath(env, doc.ID)
+			if err != nil {
+				return err
+			}
+			doc.Path = path.Abs
+			_, err = env.WS.WriteAtomic(path, []byte(renderPlan(doc)), core.WriteOptions{CreateDirs: true})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}}, nil
+	case "update_step":
+		if !stepStatuses[p.Status] {
+			return nil, core.Errorf(core.CodeInvalidParams, "update_step needs status pending, in_progress, completed or skipped")
+		}
+		path, err := p.planPath(env, p.PlanID)
+		if err != nil {
+			return nil, err
+		}
+		var doc *PlanDoc
+		var markdown string
+		err = env.WS.WithFileLock(ctx, path, func() error {
+			data, err := p.raw(env, path)
+			if err != nil {
+				return err
+			}
+			// Only the step's marker changes; every other byte of a hand-edited plan stays.
+			out, sp, err := plans.SetStep(data, p.Step, plans.StepStatus(p.Status))
+			if err != nil {
+				return planError(err, path.Abs)
+			}
+			doc, markdown = fromStore(sp, path.Abs), string(out)
+			_, err = env.WS.WriteAtomic(path, out, core.WriteOptions{})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}}, nil
+	case "read":
+		path, err := p.planPath(env, p.PlanID)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := p.load(env, path)
+		if err != nil {
+			return nil, err
+		}
+		data, err := p.raw(env, path)
+		if err != nil {
+			return nil, err
+		}
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: string(data)}}, nil
+	default:
+		res := PlanResult{Action: "list", Plans: []PlanSummary{}}
+		entries, err := env.WS.ReadDir(dir)
+		if err != nil && core.AsError(err).Code != core.CodeNotFound {
+			return nil, err
+		}
+		var ids []string
+		for _, e := range entries {
+			if id := strings.TrimSuffix(e.Name(), ".md"); planIDPattern.MatchString(id) && strings.HasSuffix(e.Name(), ".md") {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			path, _ := p.planPath(env, id)
+			d, err := p.load(env, path)
+			if err != nil {
+				res.Plans = append(res.Plans, PlanSummary{ID: id, Status: "unreadable", Progress: core.AsError(err).Message})
+				continue
+			}
+			res.Plans = append(res.Plans, PlanSummary{ID: d.ID, Title: d.Title, Status: d.Status, Created: d.Created, Steps: len(d.Steps), Progress: progress(d)})
+		}
+		if len(res.Plans) == 0 {
+			res.Message = "No plans yet; create one with plan create (title and steps)."
+		}
+		return &core.Result{Data: res}, nil
+	}
+}
+
+func nextPlanID(env *core.Env, dir core.Path) string {
+	highest := 0
+	entries, _ := env.WS.ReadDir(dir)
+	for _, e := range entries {
+		if m := planIDPattern.FindStringSubmatch(strings.TrimSuffix(e.Name(), ".md")); m != nil {
+			if n, _ := strconv.Atoi(m[1]); n > highest {
+				highest = n
+			}
+		}
+	}
+	return fmt.Sprintf("plan-%03d", highest+1)
+}
+
+// progress is reference 000's breakdown: "2 completed, 1 in progress, 3 pending".
+func progress(d *PlanDoc) string {
+	if len(d.Steps) == 0 {
+		return "no steps"
+	}
+	return toStore(d).Progress().String()
+}
+
+// RenderText implements core.TextRenderer.
+func (r PlanResult) RenderText(p *core.Printer) {
+	switch {
+	case r.Markdown != "":
+		p.Printf("%s", r.Markdown)
+	case r.Message != "":
+		p.Println(r.Message)
+	}
+	for _, s := range r.Plans {
+		p.Printf("%s  %-10s %s  (%d steps: %s)\n", p.OK(s.ID), s.Status, s.Title, s.Steps, s.Progress)
+	}
+}

@@ -1,0 +1,63 @@
+package applets
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/prompt"
+)
+
+// Prompt renders the tool catalog for a model.
+type Prompt struct {
+	Format string `json:"format" alias:"provider" enum:"markdown,json,openai,openai-responses,anthropic,gemini,mcp" default:"markdown" help:"output shape: markdown (system-prompt section), json (full catalog), or a provider's tools array"`
+	Tools  string `json:"tools" help:"comma-separated tool names to include (default: all)"`
+	Search string `json:"search" alias:"query" help:"return only the tools that best match this query (tool_search); select:read,edit picks by name"`
+	Limit  int    `json:"limit" default:"5" schema:"min=1" help:"with search: at most this many tools"`
+}
+
+// PromptOutput carries rendered text (markdown) or a JSON document (every other format).
+type PromptOutput struct {
+	Format   string          `json:"format"`
+	Markdown string          `json:"markdown,omitempty"`
+	Document json.RawMessage `json:"document,omitempty"`
+}
+
+// Run implements core.Command.
+func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	var names []string
+	if p.Tools != "" {
+		names = strings.Split(p.Tools, ",")
+	}
+	tools, err := prompt.Catalog(env.Specs, names)
+	if err != nil {
+		return nil, err
+	}
+	if p.Search != "" {
+		tools = prompt.Search(tools, p.Search, p.Limit)
+	}
+	var out []byte
+	if p.Format == "markdown" && p.Search == "" {
+		var skills []prompt.Skill
+		for _, s := range discoverSkills(env).Skills {
+			skills = append(skills, prompt.Skill{Name: s.Name, Description: s.Description})
+		}
+		out = prompt.MarkdownWithSkills(tools, skills)
+	} else if out, err = prompt.Render(tools, p.Format); err != nil {
+		return nil, err
+	}
+	if p.Format == "markdown" {
+		return &core.Result{Data: PromptOutput{Format: p.Format, Markdown: string(out)}}, nil
+	}
+	return &core.Result{Data: PromptOutput{Format: p.Format, Document: json.RawMessage(out)}}, nil
+}
+
+// RenderText implements core.TextRenderer: the document alone, ready to paste or pipe.
+func (o PromptOutput) RenderText(p *core.Printer) {
+	if o.Markdown != "" {
+		p.Printf("%s", o.Markdown)
+		return
+	}
+	p.Printf("%s", o.Document)
+}

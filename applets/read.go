@@ -1,0 +1,421 @@
+package applets
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentbox/agentbox/core"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+// Limits of read, used by the code and quoted in the descriptions.
+const (
+	ReadDefaultLimit  = 2000    // lines returned when no range is given (reference 000)
+	ReadMaxLineChars  = 2000    // longer lines are cut with a visible marker (reference 000)
+	ReadDefaultMaxOut = 204800  // output cap in bytes (reference 002: 200 KB for read)
+	readMaxKeptLine   = 1 << 20 // bytes of one line held in memory (and in the sidecar)
+)
+
+// Read reads a text file with numbered lines.
+type Read struct {
+	FilePath  string `json:"file_path" alias:"path,filePath,file,filename,absolute_path" arg:"" required:"" help:"the file to read, absolute or relative to the working directory"`
+	Offset    int    `json:"offset" schema:"min=0" help:"number of lines to skip before the first line returned (0-based)"`
+	Limit     int    `json:"limit" default:"2000" schema:"min=1" help:"maximum number of lines to return"`
+	StartLine int    `json:"start_line" schema:"min=0" help:"first line to return, 1-based inclusive (0 = start of file); an alternative to offset"`
+	EndLine   int    `json:"end_line" schema:"min=0" help:"last line to return, 1-based inclusive (0 = up to limit lines)"`
+	ViewRange []int  `json:"view_range" type:"json" schema:"minItems=2,maxItems=2" help:"[first, last] line, 1-based inclusive; last -1 means end of file"`
+	MaxBytes  int    `json:"max_bytes" default:"204800" schema:"min=1024" help:"output cap in bytes; past it the output is cut and the whole range goes to a sidecar file"`
+}
+
+// ReadResult is what read returns.
+type ReadResult struct {
+	Path       string `json:"path"`
+	Content    string `json:"content"` // numbered lines, cat -n style
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"` // last line returned; start_line-1 when none
+	TotalLines int    `json:"total_lines"`
+	LineEnding string `json:"line_ending"` // lf, crlf, mixed, none
+	Encoding   string `json:"encoding"`    // utf-8, utf-8-bom, utf-16le, utf-16be
+	CutLines   int    `json:"cut_lines,omitempty"`
+	EOF        bool   `json:"eof"`
+	Note       string `json:"note"`
+}
+
+// readHashMaxBytes: larger files are stamped by size and mtime only (a variable so that
+// tests can lower it).
+var readHashMaxBytes int64 = EditMaxFileBytes
+
+// binaryExtensions are refused without looking at the content (reference 000).
+var binaryExtensions = map[string]bool{}
+
+func init() {
+	for _, e := range strings.Fields(`.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .exe .dll .so .dylib .o .a .lib
+		.class .pyc .pyo .wasm .png .jpg .jpeg .gif .bmp .ico .webp .tiff .psd .pdf .doc .docx .xls .xlsx .ppt .pptx
+		.odt .mp3 .mp4 .m4a .wav .flac .ogg .avi .mov .mkv .webm .ttf .otf .woff .woff2 .bin .dat .db .sqlite .iso .dmg`) {
+		binaryExtensions[e] = true
+	}
+}
+
+// Run implements core.Command.
+func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	first, last, err := r.window()
+	if err != nil {
+		return nil, err
+	}
+	p, err := env.Resolve(r.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs}); err != nil {
+		return nil, err
+	}
+	f, fi, err := env.WS.OpenRegular(p)
+	if err != nil {
+		e := core.AsError(err)
+		if e.Code == core.CodeNotFound {
+			msg := fmt.Sprintf("%s does not exist", p.Abs)
+			if sims := env.WS.SimilarPaths(p.Abs, 3); len(sims) > 0 {
+				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+			} else {
+				msg += "; use glob to find the file"
+			}
+			return nil, core.Errorf(core.CodeNotFound, "%s", msg)
+		}
+		if e.Code == core.CodeIsDirectory {
+			return nil, core.Errorf(core.CodeIsDirectory, "%s is a directory; use ls to list it, or glob/grep to search it", p.Abs)
+		}
+		return nil, e
+	}
+	defer f.Close()
+	if binaryExtensions[strings.ToLower(filepath.Ext(p.Abs))] {
+		return nil, core.Errorf(core.CodeBinaryFile, "%s is a binary file (%s); read shows text only. Inspect it with bash (e.g. file, xxd, unzip -l) instead", p.Abs, filepath.Ext(p.Abs))
+	}
+
+	// The stamp's hash lets write and edit detect a changed file. Hashing a file too
+	// large to edit would double the time of reading its head (SHA-256 runs at about
+	// 1.3 GB/s here, counting lines at several), so those are stamped by size and mtime.
+	var src io.Reader = f
+	hasher := sha256.New()
+	hashed := fi.Size() <= readHashMaxBytes
+	if hashed {
+		src = io.TeeReader(f, hasher)
+	}
+	br := bufio.NewReaderSize(src, 256<<10)
+	head, _ := br.Peek(4096)
+	enc, bomLen := detectEncoding(head)
+	if enc == "utf-8" || enc == "utf-8-bom" {
+		if why := binaryReason(head[bomLen:]); why != "" {
+			return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", p.Abs, why)
+		}
+	}
+	var text *bufio.Reader
+	switch enc {
+	case "utf-16le":
+		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
+	case "utf-16be":
+		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
+	default:
+		if bomLen > 0 {
+			_, _ = br.Discard(bomLen)
+		}
+		text = br
+	}
+
+	res := ReadResult{Path: p.Abs, Encoding: enc, StartLine: first}
+	var out bytes.Buffer
+	var full *bytes.Buffer // the untruncated window, kept only once something was cut
+	cut := false
+	sawCRLF, sawLF := false, false
+	lineNo := 0
+	// Skip to the window fast: count newlines in whole buffers, never splitting lines
+	// into strings (a far offset in a huge file costs one pass at memory speed).
+	partial := false
+	for lineNo < first-1 {
+		if _, err := text.Peek(1); err != nil {
+			if partial {
+				lineNo++ // a last line without a newline
+			}
+			break
+		}
+		buf, _ := text.Peek(text.Buffered())
+		consumed := 0
+		for lineNo < first-1 {
+			j := bytes.IndexByte(buf[consumed:], '\n')
+			if j < 0 {
+				break
+			}
+			consumed += j + 1
+			lineNo++
+		}
+		if lineNo < first-1 {
+			consumed = len(buf)
+		}
+		partial = consumed > 0 && buf[consumed-1] != '\n'
+		_, _ = text.Discard(consumed)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, core.Errorf(core.CodeTimeout, "read of %s was interrupted", p.Abs)
+	}
+	for last == 0 || lineNo < last {
+		line, err := text.ReadSlice('\n')
+		dropped := 0
+		if err == bufio.ErrBufferFull {
+			// A very long line (minified code, a one-line dump): keep at most
+			// readMaxKeptLine bytes of it, so memory stays bounded whatever its length.
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = text.ReadSlice('\n')
+				room := max(readMaxKeptLine-len(long), 0)
+				long = append(long, line[:min(room, len(line))]...)
+				dropped += len(line) - min(room, len(line))
+			}
+			if dropped > 0 {
+				// Keep the line ending visible to the CRLF bookkeeping below.
+				long = bytes.TrimRight(long, "\r\n")
+				if bytes.HasSuffix(line, []byte("\r\n")) {
+					long = append(long, '\r', '\n')
+				} else if bytes.HasSuffix(line, []byte("\n")) {
+					long = append(long, '\n')
+				}
+			}
+			line = long
+		}
+		if len(line) == 0 && err != nil {
+			break
+		}
+		lineNo++
+		if lineNo >= first && (last == 0 || lineNo <= last) && lineNo-first < r.Limit {
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if len(body) < len(line) {
+				if bytes.HasSuffix(body, []byte("\r")) {
+					body = body[:len(body)-1]
+					sawCRLF = true
+				} else {
+					sawLF = true
+				}
+			}
+			s := strings.ToValidUTF8(string(body), "\uFFFD")
+			shown := s
+			if n := utf8.RuneCountInString(s); n > ReadMaxLineChars || dropped > 0 {
+				more := fmt.Sprintf("%d more characters", n-ReadMaxLineChars)
+				if dropped > 0 {
+					more = fmt.Sprintf("%d more characters and %d more bytes; see it with bash, e.g. cut -c or head -c", n-ReadMaxLineChars, dropped)
+				}
+				shown = string([]rune(s)[:min(n, ReadMaxLineChars)]) + " … [line cut: " + more + "]"
+				res.CutLines++
+			}
+			numbered := fmt.Sprintf("%6d\t%s\n", lineNo, shown)
+			if !cut && out.Len()+len(numbered) > r.MaxBytes {
+				cut = true
+			}
+			if (cut || shown != s) && full == nil {
+				// Every line shown so far was whole, so the sidecar starts as a copy.
+				full = bytes.NewBuffer(append([]byte(nil), out.Bytes()...))
+			}
+			if full != nil {
+				fmt.Fprintf(full, "%6d\t%s\n", lineNo, s)
+			}
+			if !cut {
+				out.WriteString(numbered)
+				res.EndLine = lineNo
+			}
+		}
+		if err != nil {
+			break
+		}
+		if lineNo-first+1 >= r.Limit && lineNo >= first {
+			break
+		}
+	}
+	// Count the rest of the file for the total (and finish the hash) without keeping it.
+	rest := make([]byte, 256<<10)
+	lastByteNewline := true
+	for {
+		n, err := text.Read(rest)
+		if n > 0 {
+			lineNo += bytes.Count(rest[:n], []byte("\n"))
+			lastByteNewline = rest[n-1] == '\n'
+			// The reported line ending describes the whole file, not just the window.
+			crlf := bytes.Count(rest[:n], []byte("\r\n"))
+			sawCRLF = sawCRLF || crlf > 0
+			sawLF = sawLF || bytes.Count(rest[:n], []byte("\n")) > crlf
+		}
+		if err != nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil, core.Errorf(core.CodeTimeout, "read of %s was interrupted", p.Abs)
+		}
+	}
+	if !lastByteNewline {
+		lineNo++
+	}
+	_, _ = io.Copy(io.Discard, br) // the hash covers the whole file even for UTF-16
+	res.TotalLines = lineNo
+	if res.EndLine == 0 {
+		res.EndLine = first - 1
+	}
+	res.Content = out.String()
+	res.EOF = res.EndLine >= res.TotalLines
+	switch {
+	case sawCRLF && sawLF:
+		res.LineEnding = "mixed"
+	case sawCRLF:
+		res.LineEnding = "crlf"
+	case sawLF:
+		res.LineEnding = "lf"
+	default:
+		res.LineEnding = "none"
+	}
+	switch {
+	case res.TotalLines == 0:
+		res.Note = "(The file is empty.)"
+	case first > res.TotalLines:
+		res.Note = fmt.Sprintf("(The file has only %s; nothing at line %d. Use an offset below %d.)", plural(res.TotalLines, "line"), first, res.TotalLines)
+	case res.EOF:
+		res.Note = fmt.Sprintf("(End of file: %s.)", plural(res.TotalLines, "line"))
+	default:
+		res.Note = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to read beyond line %d.)", first, res.EndLine, res.TotalLines, res.EndLine, res.EndLine)
+	}
+	if res.CutLines > 0 {
+		res.Note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
+	}
+	result := &core.Result{Data: res}
+	if cut || full != nil {
+		result.Truncated = true
+		if cut {
+			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, res.EndLine)
+		}
+		result.Data = res
+		path, err := env.Session.Spill("read", full.Bytes())
+		if err == nil {
+			result.OutputPath = path
+		}
+	}
+	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}
+	if hashed {
+		stamp.SHA256 = hex.EncodeToString(hasher.Sum(nil))
+	}
+	_ = env.Session.RecordRead(stamp)
+	return result, nil
+}
+
+// window turns the accepted range spellings into a 1-based first line and an inclusive
+// last line (0 = no bound other than limit).
+func (r *Read) window() (first, last int, err error) {
+	ranges := 0
+	if r.Offset > 0 {
+		ranges++
+	}
+	if r.StartLine > 0 || r.EndLine > 0 {
+		ranges++
+	}
+	if len(r.ViewRange) > 0 {
+		ranges++
+	}
+	if ranges > 1 {
+		return 0, 0, core.Errorf(core.CodeInvalidParams, "give one way of choosing lines: offset+limit, start_line/end_line, or view_range")
+	}
+	first = r.Offset + 1
+	if r.StartLine > 0 {
+		first = r.StartLine
+	}
+	if r.EndLine > 0 {
+		if r.EndLine < first {
+			return 0, 0, core.Errorf(core.CodeInvalidParams, "end_line %d is before start_line %d", r.EndLine, first)
+		}
+		last = r.EndLine
+	}
+	if len(r.ViewRange) == 2 {
+		first = max(r.ViewRange[0], 1)
+		if r.ViewRange[1] != -1 {
+			if r.ViewRange[1] < first {
+				return 0, 0, core.Errorf(core.CodeInvalidParams, "view_range [%d, %d] ends before it starts; use [first, last] or [first, -1]", r.ViewRange[0], r.ViewRange[1])
+			}
+			last = r.ViewRange[1]
+		}
+	}
+	if last > 0 && last-first+1 > r.Limit && r.Limit == ReadDefaultLimit {
+		r.Limit = last - first + 1 // an explicit range is not cut by the default limit
+	}
+	return first, last, nil
+}
+
+func detectEncoding(head []byte) (string, int) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		return "utf-8-bom", 3
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
+		return "utf-16le", 0
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return "utf-16be", 0
+	}
+	return "utf-8", 0
+}
+
+// binaryReason applies reference 000's content test: a NUL byte, or more than 30% of
+// the characters non-printable.
+func binaryReason(head []byte) string {
+	if len(head) == 0 {
+		return ""
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "a NUL byte"
+	}
+	nonPrintable, total := 0, 0
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		i += size
+		total++
+		if r == utf8.RuneError && size == 1 {
+			if len(head)-i < 4 && i > len(head)-4 { // a rune cut by the 4 KB window
+				continue
+			}
+			nonPrintable++
+			continue
+		}
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != '\v' && r != 0x1b {
+			nonPrintable++
+		}
+	}
+	if nonPrintable*100 > total*30 {
+		return strconv.Itoa(nonPrintable*100/total) + "% non-printable characters"
+	}
+	return ""
+}
+
+// RenderText implements core.TextRenderer.
+func (r ReadResult) RenderText(p *core.Printer) {
+	for _, line := range strings.SplitAfter(r.Content, "\n") {
+		if line == "" {
+			continue
+		}
+		num, rest, ok := strings.Cut(line, "\t")
+		if ok {
+			p.Printf("%s\t%s", p.LineNo(num), rest)
+		} else {
+			p.Printf("%s", line)
+		}
+	}
+	p.Println(p.Dim(r.Note))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

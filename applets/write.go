@@ -1,0 +1,133 @@
+package applets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentbox/agentbox/core"
+)
+
+// Write creates or overwrites a file atomically.
+type Write struct {
+	FilePath          string  `json:"file_path" alias:"path,filePath,file,filename" arg:"" required:"" help:"the file to write, absolute or relative to the working directory"`
+	Content           *string `json:"content" alias:"contents,text,file_text" schema:"required" help:"the complete new content of the file (in shell mode, read from stdin when --content is not given)"`
+	CreateDirectories bool    `json:"create_directories" alias:"create_dirs" default:"true" negatable:"" help:"create missing parent directories"`
+	ExpectedSHA256    string  `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse to overwrite unless the file's current SHA-256 is this (protection for callers without a session)"`
+}
+
+// WriteResult is what write returns.
+type WriteResult struct {
+	Path    string `json:"path"`
+	Created bool   `json:"created"`
+	Bytes   int    `json:"bytes"`
+	SHA256  string `json:"sha256"`
+}
+
+// ReadShellInput implements core.ShellInput: `agentbox write f.txt < content`.
+func (w *Write) ReadShellInput(stdin io.Reader, isTerminal bool) error {
+	if w.Content != nil || stdin == nil {
+		return nil
+	}
+	if isTerminal {
+		return core.Errorf(core.CodeInvalidParams, "no content: pass --content TEXT or pipe the content on stdin (agentbox write FILE < source)")
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, core.MaxRequestBytes*16+1))
+	if err != nil {
+		return core.Errorf(core.CodeIOError, "reading the content from stdin: %v", err)
+	}
+	s := string(b)
+	w.Content = &s
+	return nil
+}
+
+// Run implements core.Command.
+func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	if w.Content == nil {
+		return nil, core.Errorf(core.CodeInvalidParams, "content is missing; pass the complete new content of the file (an empty string makes an empty file)")
+	}
+	content := []byte(*w.Content)
+	p, err := env.Resolve(w.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	fi, statErr := env.WS.Stat(p)
+	exists := statErr == nil
+	if exists && fi.IsDir() {
+		return nil, core.Errorf(core.CodeIsDirectory, "%s is a directory; pass the path of a file inside it", p.Abs)
+	}
+	if statErr != nil && core.AsError(statErr).Code != core.CodeNotFound {
+		return nil, statErr
+	}
+	verb := "create"
+	if exists {
+		verb = "overwrite"
+	}
+	d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("%s %s (%d bytes)", verb, p.Abs, len(content))})
+	if err != nil {
+		return nil, err
+	}
+	if exists || w.ExpectedSHA256 != "" {
+		if err := checkUnchanged(env, p, w.ExpectedSHA256); err != nil {
+			return nil, err
+		}
+	}
+	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories})
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(content)
+	if nfi, err := env.WS.Stat(info.Target); err == nil {
+		_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, content))
+	}
+	return &core.Result{
+		Data: WriteResult{Path: info.Target.Abs, Created: info.Created, Bytes: len(content), SHA256: hex.EncodeToString(sum[:])},
+		Meta: map[string]any{"decision": d},
+	}, nil
+}
+
+// checkUnchanged refuses a write when the file changed since this session read it, or
+// when its hash differs from the caller's expectation.
+func checkUnchanged(env *core.Env, p core.Path, expected string) error {
+	f, fi, err := env.WS.OpenRegular(p)
+	if err != nil {
+		if core.AsError(err).Code == core.CodeNotFound && expected != "" {
+			return core.Errorf(core.CodeConflict, "%s does not exist, but expected_sha256 was given; read the file again (or drop expected_sha256 to create it)", p.Abs)
+		}
+		if core.AsError(err).Code == core.CodeNotFound {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	if last, ok, _ := env.Session.LastRead(p.Abs); expected == "" && ok && last.SHA256 == "" {
+		// read stamped this (huge) file by size and mtime; hashing it would prove nothing more.
+		return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
+	}
+	return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, expected)
+}
+
+// checkStamp compares a file's current stamp with the caller's expected hash and with
+// what this session last saw of it.
+func checkStamp(env *core.Env, current core.FileStamp, expected string) error {
+	if expected != "" && !strings.EqualFold(expected, current.SHA256) {
+		return core.Errorf(core.CodeConflict, "%s has SHA-256 %s, not the expected %s: it changed since you read it; read it again and redo the change", current.Path, current.SHA256, expected)
+	}
+	return env.Session.CheckFresh(current)
+}
+
+// RenderText implements core.TextRenderer.
+func (r WriteResult) RenderText(p *core.Printer) {
+	verb := "Overwrote"
+	if r.Created {
+		verb = "Created"
+	}
+	p.Printf("%s %s (%d bytes)\n", verb, p.Path(r.Path), r.Bytes)
+}

@@ -1,0 +1,95 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Env is everything an applet may use of the outside world. The front end builds it
+// from the process (see Main); tests build it in memory (see NewTestEnv).
+type Env struct {
+	Applet      string
+	Stdin       io.Reader // shell mode only: e.g. write's content from stdin; nil in JSON mode
+	Stdout      io.Writer // Stdio applets only (see Spec.Stdio); nil otherwise
+	Stderr      io.Writer
+	Getenv      func(string) string
+	Now         func() time.Time
+	Cwd         string
+	WS          *Workspace
+	Session     *Session
+	Interactive bool   // a person typed this at a terminal (shell mode, stdin a terminal)
+	Executable  string // this binary, for re-exec'd helpers
+	// Gate decides whether a side effect may happen; nil means DefaultGate.
+	Gate Gate
+	// Specs is the applet table, for the applets that describe or serve the others
+	// (prompt, mcp); passing it in keeps the import direction main → applets → core.
+	Specs []Spec
+}
+
+// Resolve resolves a path argument against the working directory and the workspace.
+func (e *Env) Resolve(p string) (Path, error) { return e.WS.Resolve(e.Cwd, p) }
+
+// Request describes a side effect an applet is about to perform.
+type Request struct {
+	Applet     string // the applet id (write, edit, bash, ...)
+	Capability string // fs.read, fs.write, shell.run, net.fetch
+	Target     string // the path, command line or host
+	Summary    string // what will happen, for a person who is asked ("overwrite x.go (120 bytes)")
+}
+
+// Decision is the gate's verdict, reported in the result's metadata.
+type Decision struct {
+	Action string `json:"action"` // allow, deny (ask is resolved before it comes back)
+	Rule   string `json:"rule,omitempty"`
+	Scope  string `json:"scope,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Gate is the permission check every side effect goes through.
+type Gate interface {
+	Authorize(ctx context.Context, env *Env, req Request) (Decision, error)
+}
+
+// Authorize asks the gate whether req may happen. A refusal is an *Error
+// (permission_denied or needs_input) carrying the decision in its metadata.
+func (e *Env) Authorize(ctx context.Context, req Request) (Decision, error) {
+	g := e.Gate
+	if g == nil {
+		g = DefaultGate{}
+	}
+	if req.Applet == "" {
+		req.Applet = e.Applet
+	}
+	d, err := g.Authorize(ctx, e, req)
+	if err != nil {
+		var ce *Error
+		if !errors.As(err, &ce) {
+			ce = Errorf(CodePermissionDenied, "%v", err)
+		}
+		if ce.Meta == nil {
+			ce.Meta = map[string]any{}
+		}
+		ce.Meta["decision"] = d
+		return d, ce
+	}
+	return d, nil
+}
+
+// DefaultGate enforces only the permission mode given by AGENTBOX_MODE (read-only
+// refuses every side effect); rules and asking come from the policy package.
+type DefaultGate struct{}
+
+// Authorize implements Gate.
+func (DefaultGate) Authorize(_ context.Context, env *Env, req Request) (Decision, error) {
+	if env.Getenv != nil && env.Getenv("AGENTBOX_MODE") == "read-only" && req.Capability != CapFSRead {
+		d := Decision{Action: "deny", Rule: "mode read-only", Reason: "the permission mode is read-only"}
+		return d, Errorf(CodePermissionDenied, "%s is refused: agentbox runs in read-only mode (AGENTBOX_MODE=read-only); ask the user to change the mode", req.Summary)
+	}
+	return Decision{Action: "allow", Rule: "mode"}, nil
+}
+
+func isTimeout(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded)
+}

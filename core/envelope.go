@@ -1,0 +1,66 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+)
+
+// Envelope is the one shape every call returns (reference 002):
+// {type, data | error_text, metadata}.
+type Envelope struct {
+	Type      string         `json:"type"` // "output" or "error"
+	Data      any            `json:"data,omitempty"`
+	ErrorText string         `json:"error_text,omitempty"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// OutputEnvelope wraps a result.
+func OutputEnvelope(r *Result, d int64) Envelope {
+	md := map[string]any{}
+	for k, v := range r.Meta {
+		md[k] = v
+	}
+	md["duration_ms"] = d
+	if r.Truncated {
+		md["truncated"] = true
+		if r.OutputPath != "" {
+			md["output_path"] = r.OutputPath
+		}
+	}
+	data := r.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	return Envelope{Type: "output", Data: data, Metadata: md}
+}
+
+// ErrorEnvelope wraps a failure.
+func ErrorEnvelope(e *Error, d int64) Envelope {
+	md := map[string]any{}
+	for k, v := range e.Meta {
+		md[k] = v
+	}
+	md["duration_ms"] = d
+	md["error_code"] = string(e.Code)
+	if e.Details != nil {
+		md["details"] = e.Details
+	}
+	return Envelope{Type: "error", ErrorText: e.Message, Metadata: md}
+}
+
+// WriteJSON prints the envelope as one line of JSON. HTML escaping is off: the reader
+// is a program or a model, not a browser.
+func (env Envelope) WriteJSON(w io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		// Data that cannot be encoded is an applet bug; still answer with an envelope.
+		buf.Reset()
+		fallback := ErrorEnvelope(Errorf(CodeInternal, "the result could not be encoded as JSON: %v", err), 0)
+		_ = json.NewEncoder(&buf).Encode(fallback)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

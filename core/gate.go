@@ -1,0 +1,135 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/core/tty"
+)
+
+// PolicyGate is the gate of a real process: the permission rules of the manifest,
+// user and project configs and the session's grants (package core/policy), with ask
+// resolved for a person at a terminal (allow), on /dev/tty (core/tty) or, headless,
+// as a needs_input refusal. The configs are read on the first call only.
+type PolicyGate struct {
+	once sync.Once
+	pol  *policy.Policy
+	err  error
+	// Split analyses bash lines (core/shell); nil leaves lines opaque to the policy.
+	Split policy.Splitter
+	// Asker asks a person; nil means /dev/tty.
+	Asker policy.Asker
+}
+
+// Policy loads (once) and returns the policy for env.
+func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
+	g.once.Do(func() {
+		getenv := env.Getenv
+		src := policy.Sources{
+			Manifest: getenv("AGENTBOX_MANIFEST"),
+			Mode:     getenv("AGENTBOX_MODE"),
+			Getenv:   getenv,
+		}
+		penv := policy.Env{Home: getenv("HOME")}
+		if env.WS != nil {
+			src.Projects = env.WS.Roots
+			penv.Roots = append([]string(nil), env.WS.Roots...)
+		}
+		g.pol, g.err = policy.Load(src, penv)
+		if g.err == nil {
+			g.pol.Split = g.Split
+		}
+	})
+	return g.pol, g.err
+}
+
+// GrantStore returns the session's grant store (grants.json in the session directory).
+func GrantStore(env *Env) (*policy.Store, error) {
+	dir, err := env.Session.Dir()
+	if err != nil {
+		return nil, err
+	}
+	return policy.OpenStore(dir), nil
+}
+
+// Resolver is how ask is resolved for env: allow for a person who typed the call,
+// needs_input for a headless host, else a question on /dev/tty.
+func (g *PolicyGate) Resolver(env *Env) (policy.Resolver, error) {
+	store, err := GrantStore(env)
+	if err != nil {
+		return policy.Resolver{}, err
+	}
+	asker := g.Asker
+	if asker == nil {
+		asker = tty.Asker{}
+	}
+	return policy.Resolver{
+		Person:       env.Interactive,
+		HeadlessFunc: func() bool { return g.Asker == nil && policy.IsHeadless(env.Getenv) },
+		Asker:        asker,
+		Grants:       store,
+		ConfigHint:   policy.UserConfigPath(env.Getenv),
+	}, nil
+}
+
+// Authorize implements Gate.
+func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Decision, error) {
+	pol, err := g.Policy(env)
+	if err != nil {
+		return Decision{Action: "deny", Reason: err.Error()}, Errorf(CodeInvalidParams, "%v", err)
+	}
+	res, err := g.Resolver(env)
+	if err != nil {
+		return Decision{Action: "deny", Reason: err.Error()}, err
+	}
+	d, err := pol.Authorize(ctx, policy.Request{
+		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Summary: req.Summary, Cwd: env.Cwd,
+	}, res)
+	cd := CoreDecision(d)
+	if err != nil {
+		var rf *policy.Refusal
+		if errors.As(err, &rf) {
+			return cd, Errorf(ErrorCode(rf.Code), "%s", rf.Text)
+		}
+		return cd, err
+	}
+	return cd, nil
+}
+
+// CoreDecision converts a policy decision for the envelope's metadata.
+func CoreDecision(d policy.Decision) Decision {
+	cd := Decision{Action: d.Action.String(), Reason: d.Reason}
+	switch {
+	case d.Rule != nil:
+		cd.Rule = d.Rule.String()
+		cd.Scope = string(d.Rule.Scope)
+	case d.Mode != "":
+		cd.Rule = "mode " + string(d.Mode)
+		cd.Scope = "mode"
+	default:
+		cd.Rule = "watchdog"
+		cd.Scope = "watchdog"
+	}
+	return cd
+}
+
+// PolicyFor returns the policy and the ask resolver that env's gate uses, for the
+// applets that inspect or extend them (permit). An Env without a PolicyGate (tests)
+// gets one built from its variables.
+func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
+	g, ok := env.Gate.(*PolicyGate)
+	if !ok {
+		g = &PolicyGate{}
+	}
+	pol, err := g.Policy(env)
+	if err != nil {
+		return nil, policy.Resolver{}, Errorf(CodeInvalidParams, "%v", err)
+	}
+	res, err := g.Resolver(env)
+	if err != nil {
+		return nil, policy.Resolver{}, err
+	}
+	return pol, res, nil
+}

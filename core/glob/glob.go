@@ -1,0 +1,154 @@
+// Package glob finds files by doublestar pattern (`**`, `*`, `?`, `[abc]`, `[!abc]`,
+// `{a,b}`) the fast way: it walks only beneath the pattern's fixed leading directory
+// (doublestar.SplitPattern), matches each file with doublestar.MatchUnvalidated (with
+// plain fast paths for `**/name` and `**/*.ext` shapes), stats only the matches, and sorts
+// them newest modification first, ties by path. It shares core/walk's walker, so hidden
+// entries, the always-skipped folders and ignore files are left out the same way as
+// everywhere else — except that a pattern which itself names a dot path (".github/**",
+// "**/.env") or a skipped folder ("node_modules/**") asks for it and gets it.
+package glob
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentbox/agentbox/core/walk"
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Match is one matching file.
+type Match struct {
+	Path    string    `json:"path"` // absolute
+	ModTime time.Time `json:"modified"`
+}
+
+// Result is every match, newest first.
+type Result struct {
+	Matches   []Match
+	Truncated bool   // the walk stopped early
+	Reason    string // why
+}
+
+// Validate checks a pattern and explains what is wrong with it.
+func Validate(pattern string) error {
+	if pattern == "" {
+		return fmt.Errorf("empty glob pattern: give one such as **/*.go")
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return fmt.Errorf("glob pattern %q is not valid (an unclosed [ or {, or a trailing \\?); use *, **, ?, [abc], [!abc] and {a,b}", pattern)
+	}
+	return nil
+}
+
+// Glob finds the files below root (an absolute directory) matching pattern, which is
+// relative to root or absolute. opt tunes the walk; Hidden is turned on for patterns
+// that name a dot path, and named skip-list folders are let through.
+func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result, error) {
+	pattern = filepath.ToSlash(pattern)
+	if err := Validate(pattern); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(pattern, "/") {
+		pattern = strings.TrimPrefix(pattern, "./")
+		pattern = filepath.ToSlash(filepath.Clean(root)) + "/" + pattern
+	}
+	base, rest := doublestar.SplitPattern(pattern)
+	base = filepath.FromSlash(base)
+	res := &Result{}
+	if rest == "" || !hasMeta(rest) {
+		// No wildcard below base: the pattern names one path.
+		p := filepath.Join(base, unescape(rest))
+		if fi, err := statFile(p); err == nil && !fi.IsDir() {
+			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime()})
+		}
+		return res, nil
+	}
+	parts := strings.Split(rest, "/")
+	for _, part := range parts {
+		if strings.HasPrefix(part, ".") || strings.Contains(part, "{.") || strings.Contains(part, ",.") {
+			opt.Hidden = true
+		}
+		if !hasMeta(part) {
+			opt.Explicit = append(opt.Explicit, part)
+		}
+	}
+	match := matcher(rest)
+	var mu sync.Mutex
+	st, err := walk.Walk(ctx, base, opt, func(e *walk.Entry) error {
+		if !match(e.Rel, e.Name) {
+			return nil
+		}
+		m := Match{Path: e.Path}
+		if fi, err := e.D.Info(); err == nil {
+			m.ModTime = fi.ModTime()
+		}
+		mu.Lock()
+		res.Matches = append(res.Matches, m)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		if pe, ok := err.(*fs.PathError); ok && pe.Path == base {
+			return res, nil // a fixed prefix that does not exist matches nothing
+		}
+		return nil, err
+	}
+	res.Truncated, res.Reason = st.Truncated, st.Reason
+	Sort(res.Matches)
+	return res, nil
+}
+
+// Sort orders matches newest first; files with no time sort last; ties by path.
+func Sort(ms []Match) {
+	sort.Slice(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if !a.ModTime.Equal(b.ModTime) {
+			return a.ModTime.After(b.ModTime)
+		}
+		return a.Path < b.Path
+	})
+}
+
+// matcher returns a predicate on (root-relative path, name) for a pattern, with fast
+// paths for the shapes agents use most.
+func matcher(p string) func(rel, name string) bool {
+	if tail, ok := strings.CutPrefix(p, "**/"); ok && !strings.Contains(tail, "/") && !strings.Contains(tail, "**") {
+		// "**/<name pattern>": only the file name matters.
+		if !hasMeta(tail) {
+			lit := unescape(tail)
+			return func(_, name string) bool { return name == lit }
+		}
+		if tail[0] == '*' && !hasMeta(tail[1:]) {
+			suf := unescape(tail[1:])
+			return func(_, name string) bool { return strings.HasSuffix(name, suf) }
+		}
+		return func(_, name string) bool { return doublestar.MatchUnvalidated(tail, name) }
+	}
+	if !strings.Contains(p, "/") && p[0] == '*' && !hasMeta(p[1:]) {
+		suf := unescape(p[1:])
+		return func(rel, _ string) bool { return !strings.Contains(rel, "/") && strings.HasSuffix(rel, suf) }
+	}
+	return func(rel, _ string) bool { return doublestar.MatchUnvalidated(p, rel) }
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,762 @@
+// Package grep is agentbox's content search engine: ripgrep's semantics (same files,
+// lines and counts on the differential test table) in pure Go, at close to its speed.
+//
+// How a file is searched, fastest path first:
+//
+//   - Literal prefilter. From the parsed pattern (regexp/syntax) the engine derives a
+//     small set of literals one of which every match must contain ((Lock|Unlock)\(\) →
+//     "Lock()", "Unlock()"). It scans the whole buffer with bytes.Index, expands a hit to
+//     its line and runs the regexp on that line only; when the literals are the whole
+//     pattern no regexp runs at all. Line numbers come from counting newlines
+//     incrementally between hits.
+//   - Case-insensitive search scans an ASCII-lowercased copy of the buffer for lowercased
+//     literals. A literal with non-ASCII letters, 'k' or 's' is cut to its longest part
+//     without them, because KELVIN SIGN (U+212A) and LONG S (U+017F) fold to k and s.
+//   - No usable literal (e.g. `[a-z]+_[a-z]+\(`): github.com/wasilibs/go-re2 runs over
+//     the whole buffer (Go's regexp is 6-8x slower there). It is loaded on first use so
+//     calls that do not need it pay nothing; a match that crosses a line break is
+//     re-checked line by line with Go's regexp, which stays the authority.
+//
+// Files are read with raw open/read/close system calls into a per-worker buffer (os.Open
+// costs several extra syscalls per file), in chunks, so a multi-gigabyte file never sits
+// in memory whole; a chunk keeps the lines before-context needs. Like ripgrep, data after
+// the first NUL byte is not searched, and a file whose NUL comes before any match is
+// counted as binary and skipped. Multiline search needs the whole file and is limited
+// to MultilineMaxBytes.
+//
+// The regex dialect is Go's RE2 syntax. Differences from PCRE/ripgrep: no backreferences
+// or lookaround; \b is ASCII-only. \w, \d and \s are rewritten to their Unicode
+// meaning, as in ripgrep.
+package grep
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agentbox/agentbox/core/walk"
+)
+
+// Mode is what a search reports.
+type Mode int
+
+const (
+	FilesWithMatches Mode = iota // paths of files with at least one match
+	Content                      // matching lines (and context)
+	Count                        // number of matching lines per file
+)
+
+// Sizes of the engine's buffers and caps.
+const (
+	ChunkSize         = 1 << 20  // bytes read per chunk (per worker buffer)
+	MaxLineBytes      = 64 << 20 // a line longer than this ends the file's search
+	MultilineMaxBytes = 64 << 20 // multiline search skips larger files (counted)
+)
+
+// Options describe one search.
+type Options struct {
+	Pattern      string
+	FixedStrings bool // the pattern is a literal string
+	IgnoreCase   bool
+	Word         bool // match whole words only (ripgrep's -w)
+	Multiline    bool // the pattern may span lines; . matches newlines
+	Mode         Mode
+	Before       int      // context lines before each match (Content)
+	After        int      // context lines after each match (Content)
+	Types        []string // ripgrep type names; a file must match one
+	Globs        []string // ripgrep -g style filters ("!" excludes)
+	SortModified bool     // order files newest first instead of by path
+	// MaxLines stops collecting content lines after this many (0: no cap); the result is
+	// then marked truncated. Counting continues.
+	MaxLines int
+	Walk     walk.Options
+}
+
+// Line is one output line of a file in Content mode.
+type Line struct {
+	Num   int    `json:"line"`
+	Text  string `json:"text"`
+	Match bool   `json:"match"` // false: a context line
+}
+
+// File is one file with matches.
+type File struct {
+	Path    string    `json:"path"`
+	Rel     string    `json:"rel"`
+	Matches int       `json:"matches"` // matching lines
+	Lines   []Line    `json:"lines,omitempty"`
+	ModTime time.Time `json:"modified,omitzero"`
+}
+
+// Result is a whole search.
+type Result struct {
+	Files    []File
+	Searched int // files searched
+	Binary   int // files skipped as binary
+	TooLarge int // files skipped for size (multiline) or an over-long line
+	Errors   int // files that could not be read
+	// Truncated is set when the walk stopped early (Reason says why) or MaxLines cut.
+	Truncated bool
+	Reason    string
+}
+
+// Matcher is a compiled search pattern.
+type Matcher struct {
+	opt   Options
+	re    *regexp.Regexp // authority for line matching (and multiline)
+	lits  [][]byte       // prefilter literals (lowercased when fold)
+	fold  bool           // search the ASCII-lowercased buffer
+	exact bool           // a literal hit is a match: no regexp needed
+	reSrc string         // the source handed to go-re2 when there is no literal
+	re2   func([]byte) [][]int
+	types *nameFilter
+	globs *globFilter
+}
+
+// Compile checks the options and prepares the pattern. Errors say where a pattern
+// breaks and what to do instead.
+func Compile(opt Options) (*Matcher, error) {
+	m := &Matcher{opt: opt}
+	expr := opt.Pattern
+	if opt.FixedStrings {
+		expr = regexp.QuoteMeta(expr)
+	} else {
+		expr = unicodeClasses(expr)
+	}
+	flags := syntax.Perl
+	if opt.IgnoreCase {
+		flags |= syntax.FoldCase
+	}
+	if opt.Multiline {
+		flags |= syntax.DotNL
+	}
+	parsed, err := syntax.Parse(expr, flags)
+	if err != nil {
+		return nil, patternError(opt.Pattern, err)
+	}
+	// The line-level regexp. Word mode follows ripgrep: the match must be bounded by
+	// a non-word character or the line's edge on both sides.
+	src := parsed.String()
+	if opt.Word {
+		src = `(?:^|\W)(?:` + src + `)(?:\W|$)`
+	}
+	if !opt.Multiline {
+		src = "(?m)" + src
+	}
+	if m.re, err = regexp.Compile(src); err != nil {
+		return nil, patternError(opt.Pattern, err)
+	}
+	m.reSrc = src
+	if !opt.Multiline && strings.Contains(opt.Pattern, `\n`) {
+		return nil, fmt.Errorf("the pattern %q contains \\n, which never matches within one line: set multiline to search across lines", opt.Pattern)
+	}
+	info := analyze(parsed.Simplify())
+	lits := info.required
+	m.fold = info.fold
+	if m.fold {
+		// Lowercased literals over a lowercased buffer: a hit is a match only when
+		// every literal is case-folded, ASCII and free of k and s.
+		safe := !info.sensitive
+		for i, l := range lits {
+			if !foldSafe(l) {
+				safe = false
+			}
+			lits[i] = foldPiece(l)
+		}
+		info.complete = info.complete && safe
+	}
+	if score(lits) >= 2 || (score(lits) == 1 && info.exact != nil && info.complete && len(lits) == 1) {
+		for _, l := range lits {
+			m.lits = append(m.lits, []byte(l))
+		}
+		m.exact = info.exact != nil && info.complete && !opt.Word && sameSet(info.exact, lits, m.fold)
+	}
+	if len(opt.Types) > 0 {
+		var globs []string
+		for _, t := range opt.Types {
+			g, ok := Types[t]
+			if !ok {
+				return nil, fmt.Errorf("unknown file type %q; known types: %s", t, strings.Join(TypeNames(), ", "))
+			}
+			globs = append(globs, g...)
+		}
+		m.types = newNameFilter(globs)
+	}
+	if len(opt.Globs) > 0 {
+		if m.globs, err = newGlobFilter(opt.Globs); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// sameSet reports whether the prefilter literals are exactly the pattern's strings.
+func sameSet(exact, lits []string, fold bool) bool {
+	if len(exact) != len(lits) {
+		return false
+	}
+	for i := range exact {
+		e := exact[i]
+		if fold {
+			e = strings.ToLower(e)
+		}
+		if e != lits[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func patternError(pat string, err error) error {
+	var se *syntax.Error
+	msg := err.Error()
+	if e, ok := err.(*syntax.Error); ok {
+		se = e
+		msg = fmt.Sprintf("%s at `%s`", se.Code, se.Expr)
+	}
+	return fmt.Errorf("invalid regular expression %q: %s. The syntax is Go's RE2 (no backreferences or lookaround); escape literal ( ) [ ] { } . * + ? | with \\, or pass fixed_strings to search for the text as it is", pat, msg)
+}
+
+// Literals returns the prefilter literals (for tests and diagnostics) and whether a
+// literal hit alone is a match.
+func (m *Matcher) Literals() ([]string, bool) {
+	var out []string
+	for _, l := range m.lits {
+		out = append(out, string(l))
+	}
+	return out, m.exact
+}
+
+// UsesRE2 reports whether the search needs go-re2 (no usable literal).
+func (m *Matcher) UsesRE2() bool { return len(m.lits) == 0 && !m.opt.Multiline }
+
+// worker holds the reused buffers of one searching goroutine.
+type worker struct {
+	buf   []byte
+	lower []byte
+	next  []int // per literal: next known hit in the current chunk, -1 unknown
+}
+
+var workers = sync.Pool{New: func() any { return &worker{buf: make([]byte, ChunkSize)} }}
+
+// fileState is the per-file search state carried from chunk to chunk.
+type fileState struct {
+	m        *Matcher
+	file     File
+	lineBase int  // line number of buf[0]
+	lastEnd  int  // offset after the last emitted line (a line start), in the current chunk
+	lastLine int  // line number at lastEnd
+	after    int  // after-context lines still owed
+	done     bool // FilesWithMatches: one match is enough
+	lines    *atomic.Int64
+	cut      *atomic.Bool
+}
+
+// Search searches root (a file or a directory) and returns files in path order (or
+// newest first with SortModified).
+func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
+	var (
+		mu                      sync.Mutex
+		res                     Result
+		lines                   atomic.Int64
+		cut                     atomic.Bool
+		nsrch, nbin, nbig, nerr atomic.Int64
+	)
+	if m.UsesRE2() {
+		if err := m.loadRE2(); err != nil {
+			return nil, err
+		}
+	}
+	searchOne := func(path, rel string, d fs.DirEntry) {
+		w := workers.Get().(*worker)
+		f, status := m.searchFile(w, path, &lines, &cut)
+		workers.Put(w)
+		switch status {
+		case statusBinary:
+			nbin.Add(1)
+			return
+		case statusTooLarge:
+			nbig.Add(1)
+		case statusError:
+			nerr.Add(1)
+			return
+		}
+		nsrch.Add(1)
+		if f.Matches == 0 {
+			return
+		}
+		f.Path, f.Rel = path, rel
+		if m.opt.SortModified && d != nil {
+			if fi, err := d.Info(); err == nil {
+				f.ModTime = fi.ModTime()
+			}
+		}
+		mu.Lock()
+		res.Files = append(res.Files, f)
+		mu.Unlock()
+	}
+	fi, err := statPath(root)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		searchOne(root, fi.Name(), nil)
+		if len(res.Files) == 1 && m.opt.SortModified {
+			res.Files[0].ModTime = fi.ModTime()
+		}
+	} else {
+		st, err := walk.Walk(ctx, root, m.opt.Walk, func(e *walk.Entry) error {
+			if e.D.Type()&fs.ModeSymlink != 0 && !m.opt.Walk.Follow {
+				return nil // ripgrep does not search links unless asked to follow them
+			}
+			if !m.wanted(e.Rel, e.Name) {
+				return nil
+			}
+			if e.D.Type()&fs.ModeSymlink == 0 && !e.D.Type().IsRegular() {
+				return nil
+			}
+			searchOne(e.Path, e.Rel, e.D)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		res.Truncated, res.Reason = st.Truncated, st.Reason
+	}
+	res.Searched, res.Binary, res.TooLarge, res.Errors = int(nsrch.Load()), int(nbin.Load()), int(nbig.Load()), int(nerr.Load())
+	if cut.Load() && !res.Truncated {
+		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern or path", m.opt.MaxLines)
+	}
+	sort.Slice(res.Files, func(i, j int) bool {
+		a, b := &res.Files[i], &res.Files[j]
+		if m.opt.SortModified && !a.ModTime.Equal(b.ModTime) {
+			return a.ModTime.After(b.ModTime)
+		}
+		return PathLess(a.Path, b.Path)
+	})
+	return &res, nil
+}
+
+func (m *Matcher) wanted(rel, name string) bool {
+	if m.types != nil && !m.types.match(name) {
+		return false
+	}
+	if m.globs != nil && !m.globs.keep(rel, name) {
+		return false
+	}
+	return true
+}
+
+type status int
+
+const (
+	statusOK status = iota
+	statusBinary
+	statusTooLarge
+	statusError
+)
+
+// searchFile reads and searches one file with raw system calls.
+func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool) (File, status) {
+	fd, err := openRead(path)
+	if err != nil {
+		return File{}, statusError
+	}
+	defer syscall.Close(fd)
+	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: lines, cut: cut}
+	if m.opt.Multiline {
+		return m.searchMultiline(w, fd, st)
+	}
+	buf := w.buf
+	n := 0    // bytes in buf
+	from := 0 // where the search resumes (earlier bytes are kept context)
+	eof, sawNUL, first := false, false, true
+	for !eof && !st.done {
+		// Fill the buffer.
+		for n < len(buf) {
+			k, err := readFull(fd, buf[n:])
+			if err != nil {
+				return st.file, statusError
+			}
+			if k == 0 {
+				eof = true
+				break
+			}
+			if z := bytes.IndexByte(buf[n:n+k], 0); z >= 0 {
+				// Like ripgrep: nothing after the first NUL byte is searched.
+				// A NUL in the first chunk makes the file binary: skipped unsearched.
+				// Later, ripgrep still shows the lines before it but drops counts.
+				if first || m.opt.Mode == Count {
+					return File{}, statusBinary
+				}
+				n += z
+				eof, sawNUL = true, true
+				break
+			}
+			n += k
+		}
+		first = false
+		end := n // search complete lines only, unless at EOF
+		if !eof {
+			end = bytes.LastIndexByte(buf[:n], '\n') + 1
+			if end <= from {
+				// One line longer than the buffer: grow it.
+				if len(buf) >= MaxLineBytes {
+					return st.file, statusTooLarge
+				}
+				nb := make([]byte, len(buf)*2)
+				copy(nb, buf[:n])
+				buf = nb
+				if len(nb) <= 8*ChunkSize {
+					w.buf = nb // keep a moderately grown buffer for the next file
+				}
+				continue
+			}
+		}
+		m.searchChunk(w, st, buf[:end], from, eof)
+		if eof || st.done {
+			break
+		}
+		// Keep the last Before lines (for context) and the partial line.
+		keep := end
+		for i := 0; i < m.opt.Before && keep > 0; i++ {
+			keep = bytes.LastIndexByte(buf[:keep-1], '\n') + 1
+		}
+		if m.opt.Mode == Content {
+			st.lineBase += bytes.Count(buf[:keep], nl)
+			if st.lastEnd >= keep {
+				st.lastEnd -= keep
+			} else {
+				st.lastEnd = 0
+				st.lastLine = st.lineBase
+			}
+		}
+		copy(buf, buf[keep:n])
+		n -= keep
+		from = end - keep
+	}
+	if sawNUL && st.file.Matches == 0 {
+		return File{}, statusBinary
+	}
+	return st.file, statusOK
+}
+
+var nl = []byte{'\n'}
+
+// searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
+// the last at EOF). Context may reach back before from.
+func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
+	hay := buf
+	if m.fold && len(m.lits) > 0 {
+		if cap(w.lower) < len(buf) {
+			w.lower = make([]byte, len(buf)+len(buf)/4)
+		}
+		hay = w.lower[:len(buf)]
+		lowerInto(hay[from:], buf[from:])
+	}
+	cur, curLine := 0, st.lineBase // a line start and its number
+	pos := from
+	if cap(w.next) < len(m.lits) {
+		w.next = make([]int, len(m.lits))
+	}
+	next := w.next[:len(m.lits)]
+	for i := range next {
+		next[i] = -1
+	}
+	var re2hits [][]int
+	if m.re2 != nil && len(m.lits) == 0 {
+		re2hits = m.re2(buf[from:])
+	}
+	h := 0
+	for pos < len(buf) && !st.done {
+		var ls, le int
+		if len(m.lits) > 0 {
+			p := -1
+			for i, lit := range m.lits {
+				if next[i] < pos && next[i] != -2 {
+					if k := bytes.Index(hay[pos:], lit); k >= 0 {
+						next[i] = pos + k
+					} else {
+						next[i] = -2 // no more hits in this chunk
+					}
+				}
+				if next[i] >= 0 && (p < 0 || next[i] < p) {
+					p = next[i]
+				}
+			}
+			if p < 0 {
+				break
+			}
+			ls = bytes.LastIndexByte(buf[:p], '\n') + 1
+			le = lineEnd(buf, p)
+			if !m.exact && !m.re.Match(buf[ls:le]) {
+				pos = le + 1
+				continue
+			}
+		} else if m.re2 != nil {
+			for h < len(re2hits) && from+re2hits[h][0] < pos {
+				h++
+			}
+			if h == len(re2hits) {
+				break
+			}
+			s, e := from+re2hits[h][0], from+re2hits[h][1]
+			h++
+			if s == len(buf) && s > 0 && buf[s-1] == '\n' {
+				break // an empty match after the final newline is not a line
+			}
+			ls = bytes.LastIndexByte(buf[:s], '\n') + 1
+			le = lineEnd(buf, s)
+			if e > le {
+				// The match crossed a line break: check each line it touched on its own.
+				found := false
+				for a := ls; a <= e && a < len(buf); {
+					b := lineEnd(buf, a)
+					if m.re.Match(buf[a:b]) {
+						ls, le, found = a, b, true
+						break
+					}
+					a = b + 1
+				}
+				if !found {
+					pos = lineEnd(buf, min(e, len(buf)-1)) + 1
+					continue
+				}
+			}
+		} else {
+			// Go's regexp line by line (a pattern go-re2 could not take).
+			ls = pos
+			le = lineEnd(buf, pos)
+			if !m.re.Match(buf[ls:le]) {
+				pos = le + 1
+				continue
+			}
+		}
+		st.file.Matches++
+		pos = le + 1
+		switch m.opt.Mode {
+		case FilesWithMatches:
+			st.done = true
+		case Content:
+			curLine += bytes.Count(buf[cur:ls], nl)
+			cur = ls
+			m.emitTo(st, buf, ls, curLine)
+			m.emit(st, buf, ls, le, curLine, true)
+			st.after = m.opt.After
+		}
+	}
+	if m.opt.Mode == Content && st.after > 0 {
+		m.emitTo(st, buf, len(buf), -1)
+	}
+}
+
+// emitTo emits owed after-context lines, then before-context lines, up to the line
+// starting at ls (number lsLine; -1 means just settle after-context at chunk end).
+func (m *Matcher) emitTo(st *fileState, buf []byte, ls, lsLine int) {
+	for st.after > 0 && st.lastEnd < ls {
+		e := lineEnd(buf, st.lastEnd)
+		m.emit(st, buf, st.lastEnd, e, st.lastLine, false)
+		st.after--
+	}
+	if lsLine < 0 {
+		return // chunk end: the rest of the after-context is owed to the next chunk
+	}
+	st.after = 0
+	if m.opt.Before == 0 {
+		return
+	}
+	b, k := ls, 0
+	for k < m.opt.Before && b > st.lastEnd {
+		b = bytes.LastIndexByte(buf[:b-1], '\n') + 1
+		k++
+	}
+	for line := lsLine - k; b < ls; line++ {
+		e := lineEnd(buf, b)
+		m.emit(st, buf, b, e, line, false)
+		b = e + 1
+	}
+}
+
+func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
+	st.lastEnd, st.lastLine = min(e+1, len(buf)), num+1
+	if e == len(buf) {
+		st.lastEnd = len(buf)
+	}
+	if m.opt.MaxLines > 0 && st.lines.Add(1) > int64(m.opt.MaxLines) {
+		st.cut.Store(true)
+		return
+	}
+	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match})
+}
+
+func lineEnd(buf []byte, p int) int {
+	if k := bytes.IndexByte(buf[p:], '\n'); k >= 0 {
+		return p + k
+	}
+	return len(buf)
+}
+
+// searchMultiline reads the whole file and lets matches span lines.
+func (m *Matcher) searchMultiline(w *worker, fd int, st *fileState) (File, status) {
+	buf := w.buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if cap(buf) >= MultilineMaxBytes {
+				return File{}, statusTooLarge
+			}
+			nb := make([]byte, len(buf), cap(buf)*2)
+			copy(nb, buf)
+			buf = nb
+			w.buf = nb[:cap(nb)]
+		}
+		k, err := readFull(fd, buf[len(buf):cap(buf)])
+		if err != nil {
+			return File{}, statusError
+		}
+		if k == 0 {
+			break
+		}
+		buf = buf[:len(buf)+k]
+	}
+	sawNUL := false
+	if z := bytes.IndexByte(buf, 0); z >= 0 {
+		if z < ChunkSize || m.opt.Mode == Count {
+			return File{}, statusBinary
+		}
+		buf, sawNUL = buf[:z], true
+	}
+	locs := m.re.FindAllIndex(buf, -1)
+	if len(locs) == 0 {
+		if sawNUL {
+			return File{}, statusBinary
+		}
+		return st.file, statusOK
+	}
+	if m.opt.Mode == FilesWithMatches {
+		st.file.Matches = 1
+		return st.file, statusOK
+	}
+	// Mark every line a match touches: from the line of its first byte to the line of
+	// its last (a match ending with a newline ends on that newline's line).
+	cur, curLine := 0, 1
+	lastMarked := 0
+	for _, loc := range locs {
+		s, e := loc[0], loc[1]
+		if s == len(buf) && s > 0 && buf[s-1] == '\n' {
+			continue // an empty match after the final newline is not a line
+		}
+		st.file.Matches++ // ripgrep counts matches, not lines, in multiline mode
+		last := s
+		if e > s {
+			last = e - 1
+		}
+		ls := bytes.LastIndexByte(buf[:s], '\n') + 1
+		curLine += bytes.Count(buf[cur:ls], nl)
+		cur = ls
+		for a, line := ls, curLine; ; line++ {
+			b := lineEnd(buf, a)
+			if line > lastMarked {
+				if m.opt.Mode == Content {
+					m.emitTo(st, buf, a, line)
+					m.emit(st, buf, a, b, line, true)
+					st.after = m.opt.After
+				}
+				lastMarked = line
+			}
+			if b >= last || b >= len(buf) {
+				break
+			}
+			a = b + 1
+		}
+	}
+	if m.opt.Mode == Content && st.after > 0 {
+		m.emitTo(st, buf, len(buf), -1)
+	}
+	return st.file, statusOK
+}
+
+// lowerInto writes the ASCII-lowercased src into dst (same length), eight bytes at a
+// time: for each byte in 'A'..'Z' the 0x20 bit is set, other bytes are kept.
+func lowerInto(dst, src []byte) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		v7 := v &^ high               // low 7 bits of each byte: sums below cannot carry
+		ge := v7 + (128-'A')*ones     // high bit set where byte >= 'A'
+		gt := v7 + (128-'Z'-1)*ones   // high bit set where byte > 'Z'
+		upper := ge &^ gt &^ v & high // ASCII upper-case letters
+		binary.LittleEndian.PutUint64(dst[i:], v|upper>>2)
+	}
+	for ; i < len(src); i++ {
+		dst[i] = lowerASCII(src[i])
+	}
+}
+
+func openRead(path string) (int, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		return fd, err
+	}
+}
+
+func readFull(fd int, p []byte) (int, error) {
+	for {
+		k, err := syscall.Read(fd, p)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.EAGAIN {
+			return 0, err
+		}
+		if k < 0 {
+			k = 0
+		}
+		return k, err
+	}
+}
+
+// TuneGC is for a short-lived search process: it turns the collector off and sets a
+// memory limit instead (measured ~15% faster), so the heap is only collected if it
+// nears limit bytes. Call it only from commands that search.
+func TuneGC(limit int64) {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(limit)
+}
+
+func statPath(p string) (fs.FileInfo, error) { return os.Stat(p) }
+
+// PathLess orders paths as a tree walk would (and ripgrep's --sort path does): by
+// component, so "os/exec/x.go" comes before "os/exec.go".
+func PathLess(a, b string) bool {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return true
+		}
+		if cb == '/' {
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
+}

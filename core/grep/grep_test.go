@@ -1,0 +1,376 @@
+package grep
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentbox/agentbox/core/walk"
+)
+
+func TestLiterals(t *testing.T) {
+	cases := []struct {
+		pat   string
+		icase bool
+		lits  []string
+		exact bool
+	}{
+		{`func main`, false, []string{"func main"}, true},
+		{`(Lock|Unlock)\(\)`, false, []string{"Lock()", "Unlock()"}, true},
+		{`\w+Error\b`, false, []string{"Error"}, false},
+		{`[a-z]+_[a-z]+\(`, false, nil, false},
+		{`foo.*bar`, false, []string{"foo"}, false},
+		{`^package \w+`, false, []string{"package "}, false},
+		{`func main`, true, []string{"func main"}, true},
+		{`Unlock`, true, []string{"unloc"}, false},    // k may be KELVIN SIGN
+		{`[Hh]ello`, false, []string{"hello"}, false}, // (?i:h)ello: "ello" stays case-sensitive
+		{`a|b`, false, nil, false},
+		{`x+y`, false, nil, false},
+	}
+	for _, c := range cases {
+		m, err := Compile(Options{Pattern: c.pat, IgnoreCase: c.icase})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lits, exact := m.Literals()
+		if !reflect.DeepEqual(lits, c.lits) || exact != c.exact {
+			t.Errorf("%q (i=%v): literals %q exact %v; want %q %v", c.pat, c.icase, lits, exact, c.lits, c.exact)
+		}
+	}
+}
+
+func TestLowerInto(t *testing.T) {
+	var src []byte
+	for i := 0; i < 256; i++ {
+		src = append(src, byte(i), byte(255-i), 'A'+byte(i%26))
+	}
+	for off := 0; off < 9; off++ {
+		s := src[off:]
+		dst := make([]byte, len(s))
+		lowerInto(dst, s)
+		for i := range s {
+			if want := lowerASCII(s[i]); dst[i] != want {
+				t.Fatalf("byte %#x lowered to %#x, want %#x", s[i], dst[i], want)
+			}
+		}
+	}
+}
+
+func TestInvalidPattern(t *testing.T) {
+	_, err := Compile(Options{Pattern: `foo(bar`})
+	if err == nil || !strings.Contains(err.Error(), "missing closing )") || !strings.Contains(err.Error(), "fixed_strings") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Compile(Options{Pattern: "x", Types: []string{"nosuch"}}); err == nil || !strings.Contains(err.Error(), "known types") {
+		t.Fatalf("unknown type: %v", err)
+	}
+}
+
+// render prints a result the way `rg --no-heading --with-filename` does, paths relative.
+func render(r *Result, o Options) []string {
+	var out []string
+	ctx := o.Before > 0 || o.After > 0
+	for fi, f := range r.Files {
+		switch o.Mode {
+		case FilesWithMatches:
+			out = append(out, f.Rel)
+		case Count:
+			out = append(out, fmt.Sprintf("%s:%d", f.Rel, f.Matches))
+		default:
+			prev := -1
+			for _, l := range f.Lines {
+				if ctx && (prev >= 0 && l.Num != prev+1 || prev < 0 && fi > 0) {
+					out = append(out, "--")
+				}
+				sep := "-"
+				if l.Match {
+					sep = ":"
+				}
+				out = append(out, fmt.Sprintf("%s%s%d%s%s", f.Rel, sep, l.Num, sep, l.Text))
+				prev = l.Num
+			}
+		}
+	}
+	return out
+}
+
+func rgArgs(o Options) []string {
+	args := []string{"--no-config", "--no-heading", "--with-filename", "--sort", "path", "--color", "never", "--no-messages"}
+	switch o.Mode {
+	case FilesWithMatches:
+		args = append(args, "-l")
+	case Count:
+		args = append(args, "-c")
+	default:
+		args = append(args, "-n")
+	}
+	if o.IgnoreCase {
+		args = append(args, "-i")
+	}
+	if o.FixedStrings {
+		args = append(args, "-F")
+	}
+	if o.Word {
+		args = append(args, "-w")
+	}
+	if o.Multiline {
+		args = append(args, "-U", "--multiline-dotall")
+	}
+	if o.Before > 0 {
+		args = append(args, "-B", fmt.Sprint(o.Before))
+	}
+	if o.After > 0 {
+		args = append(args, "-A", fmt.Sprint(o.After))
+	}
+	for _, t := range o.Types {
+		args = append(args, "-t", t)
+	}
+	for _, g := range o.Globs {
+		args = append(args, "-g", g)
+	}
+	return append(args, "-e", o.Pattern)
+}
+
+func runRG(t *testing.T, dir string, o Options) []string {
+	cmd := exec.Command("rg", rgArgs(o)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+			t.Fatalf("rg %v: %v", rgArgs(o), err)
+		}
+	}
+	s := strings.TrimSuffix(string(out), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// rgTable is the differential table: literals, case-insensitive, alternations, classes,
+// anchors, no-literal regexes, words, context and multiline.
+var rgTable = []Options{
+	{Pattern: `func main`},
+	{Pattern: `func main`, Mode: Content},
+	{Pattern: `func main`, Mode: Count},
+	{Pattern: `func main`, Mode: Content, IgnoreCase: true},
+	{Pattern: `(Lock|Unlock)\(\)`, Mode: Content},
+	{Pattern: `\w+Error\b`, Mode: Count},
+	{Pattern: `[a-z]+_[a-z]+\(`, Mode: Content},
+	{Pattern: `^package \w+$`, Mode: Count},
+	{Pattern: `^\s*//`, Mode: Count},
+	{Pattern: `TODO`, Mode: Content, Before: 2, After: 3},
+	{Pattern: `return nil`, Mode: Content, Before: 1},
+	{Pattern: `if err != nil`, Mode: Content, After: 2},
+	{Pattern: `unlock`, Mode: Count, IgnoreCase: true},
+	{Pattern: `KEY`, Mode: Count, IgnoreCase: true},
+	{Pattern: `err`, Mode: Count, Word: true},
+	{Pattern: `a.b`, Mode: Count, FixedStrings: true},
+	{Pattern: `[0-9]{4}-[0-9]{2}`, Mode: Count},
+	{Pattern: `x{1,2}y`, Mode: Count, Types: []string{"go"}},
+	{Pattern: `import`, Mode: FilesWithMatches, Globs: []string{"*_test.go"}},
+	{Pattern: `\}\n\nfunc`, Mode: Count, Multiline: true},
+	{Pattern: `\}\n\nfunc`, Mode: Content, Multiline: true},
+}
+
+func compareRG(t *testing.T, dir string, table []Options) {
+	for _, o := range table {
+		o.Walk = walk.Options{SkipDirs: []string{}}
+		m, err := Compile(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Search(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := render(r, o), runRG(t, dir, o)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("rg %s: %d lines, agentbox %d lines; first difference:\n%s", strings.Join(rgArgs(o), " "), len(want), len(got), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(got, want []string) string {
+	for i := 0; i < len(got) || i < len(want); i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			return fmt.Sprintf("  line %d\n  agentbox: %q\n  rg:       %q", i, g, w)
+		}
+	}
+	return ""
+}
+
+func needRG(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Skip("ripgrep (rg) is not installed; the differential test needs it (apt-get install ripgrep)")
+	}
+}
+
+// genTree writes a tree with the cases that trip greps up.
+func genTree(t *testing.T) string {
+	dir := t.TempDir()
+	w := func(rel, content string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goSrc := "package main\n\nimport \"fmt\"\n\n// TODO: tidy\nfunc main() {\n\tmu.Lock()\n\tdefer mu.Unlock()\n\tif err != nil {\n\t\treturn nil\n\t}\n}\n\nfunc foo_bar() {}\n"
+	w("main.go", goSrc)
+	w("a/b/c/deep.go", strings.Repeat(goSrc, 3))
+	w("a/x_test.go", "package a\n\nimport \"testing\"\n\nvar e = ioError\nvar key = \"\u212Aey\" // KELVIN\nvar s = \"\u017Fome\"\n")
+	w("crlf.txt", "func main\r\nTODO here\r\nplain\r\n")
+	w("nonl.txt", "no newline TODO at end")
+	w("binary.bin", "func main\x00\x01\x02")
+	w("late-nul.txt", "func main first\n"+strings.Repeat("x\n", 10)+"\x00 func main after\n")
+	w("early-nul.txt", "\x00func main\n")
+	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\n2024-01 2025-12\na.b axb\n")
+	w("long.txt", strings.Repeat("y", 3<<20)+" func main\n"+strings.Repeat("line TODO\n", 200000))
+	w(".hidden/secret.go", "func main\n")
+	w(".hiddenfile", "func main\n")
+	w("ignored/skip.go", "func main\n")
+	w("build.log", "func main\n")
+	w(".gitignore", "ignored/\n*.log\n")
+	w("sub/.gitignore", "/local.go\n")
+	w("sub/local.go", "func main\n")
+	w("sub/deeper/local.go", "func main TODO\n")
+	w("empty.txt", "")
+	w("ctx.txt", "1\n2 TODO\n3\n4\n5\n6 TODO\n7\n8\n9\n10\n11\n12 TODO\n13 TODO\n14\n")
+	if err := os.Symlink(filepath.Join(dir, "main.go"), filepath.Join(dir, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		exec.Command("git", "init", "-q", dir).Run()
+	} else {
+		os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	}
+	return dir
+}
+
+func TestDifferentialRipgrepGenerated(t *testing.T) {
+	needRG(t)
+	compareRG(t, genTree(t), rgTable)
+}
+
+func TestDifferentialRipgrepGOROOT(t *testing.T) {
+	needRG(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the GOROOT/src differential test")
+	}
+	compareRG(t, filepath.Join(goroot(t), "src"), rgTable)
+}
+
+func TestChunkedContext(t *testing.T) {
+	// Context across chunk boundaries: lines around every 5000th line of a 3-chunk file.
+	var b bytes.Buffer
+	for i := 1; i <= 400000; i++ {
+		if i%5000 == 0 {
+			fmt.Fprintf(&b, "line %d MARK\n", i)
+		} else {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), b.Bytes(), 0o644)
+	m, _ := Compile(Options{Pattern: "MARK", Mode: Content, Before: 2, After: 2})
+	r, err := m.Search(context.Background(), dir)
+	if err != nil || len(r.Files) != 1 {
+		t.Fatal(err, r)
+	}
+	var nums []int
+	for _, l := range r.Files[0].Lines {
+		if want := fmt.Sprintf("line %d", l.Num); !strings.HasPrefix(l.Text, want) {
+			t.Fatalf("line %d has text %q", l.Num, l.Text)
+		}
+		nums = append(nums, l.Num)
+	}
+	if len(nums) != 80*5-2 || !sort.IntsAreSorted(nums) {
+		t.Fatalf("%d lines", len(nums))
+	}
+}
+
+// FuzzPrefilter checks that the literal prefilter and the fast paths never change an
+// answer: every line the engine reports is a line Go's regexp matches, and no more.
+func FuzzPrefilter(f *testing.F) {
+	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+Error\b`, `[a-z]+_[a-z]+\(`, `^a|b$`, `(?i)kelvin`, `x*`} {
+		f.Add(s, "func main() {\n\tmu.Lock()\n\tioError x_y(\n\u212Aelvin KELVIN\n", false)
+	}
+	f.Fuzz(func(t *testing.T, pat, text string, icase bool) {
+		if strings.ContainsRune(text, 0) || strings.Contains(pat, `\n`) {
+			return
+		}
+		m, err := Compile(Options{Pattern: pat, IgnoreCase: icase, Mode: Count})
+		if err != nil {
+			return
+		}
+		m.re2 = nil // compare the Go paths; go-re2 is covered by the ripgrep tests
+		w := &worker{}
+		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		m.searchChunk(w, st, []byte(text), 0, true)
+		want := 0
+		lines := strings.Split(text, "\n")
+		if strings.HasSuffix(text, "\n") || text == "" {
+			lines = lines[:len(lines)-1] // an empty file has no lines
+		}
+		for _, l := range lines {
+			if m.re.MatchString(l) {
+				want++
+			}
+		}
+		if st.file.Matches != want {
+			lits, exact := m.Literals()
+			t.Fatalf("pattern %q (i=%v, literals %q exact %v): %d matching lines, regexp says %d", pat, icase, lits, exact, st.file.Matches, want)
+		}
+	})
+}
+
+func BenchmarkGrepGOROOT(b *testing.B) {
+	root := filepath.Join(goroot(b), "src")
+	for _, o := range []Options{
+		{Pattern: `func main`, Mode: Content},
+		{Pattern: `func main`, Mode: Content, IgnoreCase: true},
+		{Pattern: `(Lock|Unlock)\(\)`, Mode: Content},
+		{Pattern: `\w+Error\b`, Mode: Content},
+		{Pattern: `[a-z]+_[a-z]+\(`, Mode: Content},
+		{Pattern: `func main`, Mode: FilesWithMatches},
+		{Pattern: `func main`, Mode: Count},
+	} {
+		o.Walk = walk.Options{SkipDirs: []string{}}
+		b.Run(fmt.Sprintf("%s/i=%v/mode=%d", o.Pattern, o.IgnoreCase, o.Mode), func(b *testing.B) {
+			m, err := Compile(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := m.Search(context.Background(), root); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// goroot asks the go command (runtime.GOROOT is deprecated); tests skip without it.
+func goroot(tb testing.TB) string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		tb.Skip("go env GOROOT failed; this test searches GOROOT/src")
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,256 @@
+package grep
+
+import (
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits that keep literal analysis small: a set larger than this, or strings longer,
+// is not worth a prefilter (and cross products would explode).
+const (
+	maxSetSize = 16
+	maxLitLen  = 256
+)
+
+// litInfo describes what one regexp node can match, as literals.
+type litInfo struct {
+	// exact, when non-nil, is a finite set of strings every match of the node is one of.
+	exact []string
+	// complete: every occurrence of an exact string is a match (no assertions, no
+	// case folding the set does not spell out).
+	complete bool
+	// required: every match contains at least one of these (nil: nothing known).
+	required []string
+	fold     bool // some literal came from a case-folded node
+	// sensitive: some literal with letters is case-sensitive, so a case-folded search
+	// for the set is only a prefilter, never the whole answer.
+	sensitive bool
+}
+
+func hasCase(s string) bool {
+	for _, r := range s {
+		if unicode.SimpleFold(r) != r {
+			return true
+		}
+	}
+	return false
+}
+
+// score rates a set as a prefilter: the length of its shortest string (longer literals
+// mean fewer false candidates); 0 means useless.
+func score(set []string) int {
+	if len(set) == 0 {
+		return 0
+	}
+	m := maxLitLen + 1
+	for _, s := range set {
+		m = min(m, len(s))
+	}
+	return m
+}
+
+func better(a, b []string) bool {
+	sa, sb := score(a), score(b)
+	if sa != sb {
+		return sa > sb
+	}
+	return len(a) > 0 && len(a) < len(b)
+}
+
+func cross(a, b []string) []string {
+	if len(a)*len(b) > maxSetSize {
+		return nil
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			if len(x)+len(y) > maxLitLen {
+				return nil
+			}
+			out = append(out, x+y)
+		}
+	}
+	return dedup(out)
+}
+
+func dedup(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// analyze derives literal facts from a parsed (simplified) regexp.
+func analyze(re *syntax.Regexp) litInfo {
+	switch re.Op {
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		fold := re.Flags&syntax.FoldCase != 0
+		if len(s) > maxLitLen {
+			return litInfo{}
+		}
+		return litInfo{exact: []string{s}, complete: true, required: []string{s}, fold: fold, sensitive: !fold && hasCase(s)}
+	case syntax.OpEmptyMatch:
+		return litInfo{exact: []string{""}, complete: true}
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return litInfo{exact: []string{""}, complete: false}
+	case syntax.OpCharClass:
+		// A small class is a small set of one-character strings.
+		n := 0
+		for i := 0; i < len(re.Rune); i += 2 {
+			n += int(re.Rune[i+1]-re.Rune[i]) + 1
+			if n > 4 {
+				return litInfo{}
+			}
+		}
+		var set []string
+		for i := 0; i < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				set = append(set, string(r))
+			}
+		}
+		return litInfo{exact: set, complete: true, required: set, sensitive: hasCase(strings.Join(set, ""))}
+	case syntax.OpCapture:
+		return analyze(re.Sub[0])
+	case syntax.OpPlus:
+		in := analyze(re.Sub[0])
+		req := in.required
+		if in.exact != nil && better(in.exact, req) {
+			req = in.exact
+		}
+		return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			in := analyze(re.Sub[0])
+			req := in.required
+			if in.exact != nil && better(in.exact, req) {
+				req = in.exact
+			}
+			return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
+		}
+		return litInfo{}
+	case syntax.OpAlternate:
+		exact, complete, fold, sensitive := []string{}, true, false, false
+		var req []string
+		reqOK := true
+		for _, sub := range re.Sub {
+			in := analyze(sub)
+			fold = fold || in.fold
+			sensitive = sensitive || in.sensitive
+			if exact != nil && in.exact != nil && len(exact)+len(in.exact) <= maxSetSize {
+				exact = append(exact, in.exact...)
+				complete = complete && in.complete
+			} else {
+				exact = nil
+			}
+			r := in.required
+			if in.exact != nil && better(in.exact, r) {
+				r = in.exact
+			}
+			if score(r) == 0 || len(req)+len(r) > maxSetSize {
+				reqOK = false // one branch promises nothing: neither does the alternation
+			} else if reqOK {
+				req = append(req, r...)
+			}
+		}
+		if !reqOK {
+			req = nil
+		}
+		if exact != nil {
+			exact = dedup(exact)
+			if req == nil || better(exact, req) {
+				req = exact
+			}
+		}
+		return litInfo{exact: exact, complete: complete, required: dedup(req), fold: fold, sensitive: sensitive}
+	case syntax.OpConcat:
+		var out litInfo
+		out.exact, out.complete = []string{""}, true
+		run := []string{""} // cross product of the current run of exact children
+		var best []string
+		flush := func() {
+			if better(run, best) {
+				best = run
+			}
+			run = []string{""}
+		}
+		for _, sub := range re.Sub {
+			in := analyze(sub)
+			out.fold = out.fold || in.fold
+			out.sensitive = out.sensitive || in.sensitive
+			if in.exact != nil {
+				if out.exact != nil {
+					out.exact = cross(out.exact, in.exact)
+					out.complete = out.complete && in.complete
+				}
+				if r := cross(run, in.exact); r != nil {
+					run = r
+					continue
+				}
+				flush()
+				run = in.exact
+				continue
+			}
+			out.exact = nil
+			flush()
+			if better(in.required, best) {
+				best = in.required
+			}
+		}
+		flush()
+		out.required = best
+		if out.exact != nil && better(out.exact, out.required) {
+			out.required = out.exact
+		}
+		return out
+	}
+	return litInfo{}
+}
+
+// foldSafe reports whether an ASCII-lowercased search for s finds every case-insensitive
+// match: s must be ASCII without 'k' or 's' (KELVIN SIGN U+212A folds to k, LONG S
+// U+017F to s, and those are not ASCII).
+func foldSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if s[i] >= utf8.RuneSelf || c == 'k' || c == 's' {
+			return false
+		}
+	}
+	return true
+}
+
+// foldPiece returns the longest part of s that is fold-safe, lowercased.
+func foldPiece(s string) string {
+	best, cur := "", strings.Builder{}
+	flush := func() {
+		if cur.Len() > len(best) {
+			best = cur.String()
+		}
+		cur.Reset()
+	}
+	for i := 0; i < len(s); i++ {
+		if foldSafe(s[i : i+1]) {
+			cur.WriteByte(lowerASCII(s[i]))
+		} else {
+			flush()
+		}
+	}
+	flush()
+	return best
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}

@@ -1,0 +1,252 @@
+package ignore
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestParseLine(t *testing.T) {
+	cases := []struct {
+		line                      string
+		ok                        bool
+		pat                       string
+		negate, dirOnly, basename bool
+	}{
+		{"# comment", false, "", false, false, false},
+		{"", false, "", false, false, false},
+		{"   ", false, "", false, false, false},
+		{`\#hash`, true, `\#hash`, false, false, true},
+		{"!keep.go", true, "keep.go", true, false, true},
+		{`\!bang`, true, `\!bang`, false, false, true},
+		{"build/", true, "build", false, true, true},
+		{"/root.txt", true, "root.txt", false, false, false},
+		{"a/b", true, "a/b", false, false, false},
+		{"trail   ", true, "trail", false, false, true},
+		{`space\ `, true, `space\ `, false, false, true},
+		{"x/**", true, "x/**/*", false, false, false},
+		{"{a,b}", true, `\{a\,b\}`, false, false, true},
+		{"[]x]", true, `[\]x]`, false, false, true},
+	}
+	for _, c := range cases {
+		r, ok := ParseLine(c.line)
+		if ok != c.ok {
+			t.Errorf("%q: ok=%v", c.line, ok)
+			continue
+		}
+		if ok && (r.Pattern != c.pat || r.Negate != c.negate || r.DirOnly != c.dirOnly || r.Basename != c.basename) {
+			t.Errorf("%q: got %+v", c.line, r)
+		}
+	}
+}
+
+func TestStackPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	write(t, dir, ".gitignore", "*.log\n!keep.log\n/top-only\n")
+	write(t, dir, "sub/.gitignore", "!*.log\n")
+	write(t, dir, "sub/.ignore", "secret.log\n")
+	s := ForRoot(dir, Options{NoGlobal: true})
+	sub := s.Child(filepath.Join(dir, "sub"), "sub", Options{NoGlobal: true})
+	for _, c := range []struct {
+		st   *Stack
+		rel  string
+		want bool
+	}{
+		{s, "a.log", true}, {s, "keep.log", false}, {s, "top-only", true}, {s, "x/top-only", false},
+		{sub, "sub/a.log", false}, {sub, "sub/secret.log", true},
+	} {
+		name := c.rel[strings.LastIndexByte(c.rel, '/')+1:]
+		if got := c.st.Ignored(c.rel, name, false); got != c.want {
+			t.Errorf("%s: ignored=%v want %v", c.rel, got, c.want)
+		}
+	}
+}
+
+func TestRootRelative(t *testing.T) {
+	// A folder named build above the root, and a global rule "build": the root itself is
+	// never tested, so nothing below it is hidden by its own name.
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	write(t, dir, ".gitignore", "build\n/src/gen/*.go\n")
+	write(t, dir, "build/src/gen/x.go", "")
+	root := filepath.Join(dir, "build")
+	s := ForRoot(root, Options{NoGlobal: true})
+	if s.Ignored("src/main.go", "main.go", false) {
+		t.Fatal("a rule naming the root's own folder hid a file below the root")
+	}
+	// Parent .gitignore slash patterns apply below the root (ripgrep misses these).
+	s2 := ForRoot(filepath.Join(dir, "src"), Options{NoGlobal: true})
+	if !s2.Ignored("gen/x.go", "x.go", false) {
+		t.Fatal("the parent .gitignore's anchored pattern /src/gen/*.go did not apply in src/ (git applies it)")
+	}
+}
+
+func TestGlobalExcludes(t *testing.T) {
+	home := t.TempDir()
+	write(t, home, ".gitconfig", "[user]\n\tname = x\n[core]\n\texcludesFile = ~/my-excludes # mine\n")
+	write(t, home, "my-excludes", "*.swp\n")
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	write(t, repo, ".git/info/exclude", "local-only\n")
+	s := ForRoot(repo, Options{Home: home, ConfigHome: filepath.Join(home, "nocfg")})
+	if !s.Ignored("a.swp", "a.swp", false) || !s.Ignored("local-only", "local-only", false) {
+		t.Fatal("global excludes or info/exclude not applied")
+	}
+	// XDG default when no core.excludesFile.
+	home2 := t.TempDir()
+	write(t, home2, "cfg/git/ignore", "*.tmp\n")
+	s = ForRoot(repo, Options{Home: home2, ConfigHome: filepath.Join(home2, "cfg")})
+	if !s.Ignored("x.tmp", "x.tmp", false) {
+		t.Fatal("$XDG_CONFIG_HOME/git/ignore not applied")
+	}
+	// Outside a repository git sources do not count (as in ripgrep and fd).
+	plain := t.TempDir()
+	write(t, plain, ".gitignore", "*.go\n")
+	write(t, plain, ".ignore", "*.txt\n")
+	s = ForRoot(plain, Options{Home: home})
+	if s.Ignored("a.go", "a.go", false) || !s.Ignored("a.txt", "a.txt", false) {
+		t.Fatal("outside git: .gitignore must not apply, .ignore must")
+	}
+}
+
+func write(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trickyTree is the differential test's input: ignore files and the paths they judge.
+var trickyIgnores = map[string]string{
+	".gitignore": "# comment\n*.log\n!important.log\n/anchored.txt\ndoc/*.html\nbuild/\n**/tmp/**\n" +
+		"*.o\n!keep/*.o\nfoo/**/bar\n\\#hash\n\\!bang\ntrailing.txt   \nspace\\ \n[abc].dat\n[!x]y.z\n" +
+		"*\n!*/\n!*.go\n!*.md\n!*.txt\n!*.dat\n!*.z\n!*.o\n!*.log\n!*.html\n!#hash\n!!bang\n!space \n!*.c\n" +
+		"deep/**/*.c\nonlydir/\n**/nested/x.go\na/**/b.go\nq?.go\n",
+	"sub/.gitignore":       "!*.log\n/local.go\nrel/path.go\n*.md\n!README.md\n",
+	"sub/inner/.gitignore": "*\n!.gitignore\n!keep.go\n",
+	"whitelist/.gitignore": "*\n!*/\n!*.go\n",
+	".ignore":              "",
+}
+
+var trickyFiles = []string{
+	"a.log", "important.log", "sub/a.log", "anchored.txt", "x/anchored.txt", "doc/a.html", "doc/sub/a.html",
+	"build/out.go", "src/build/out.go", "build.go", "t/tmp/x.go", "tmp/y.go", "tmp.go",
+	"a.o", "keep/a.o", "keep/sub/a.o", "foo/bar", "foo/x/y/bar", "foo/barx", "#hash", "!bang", "trailing.txt",
+	"space ", "a.dat", "d.dat", "ay.z", "xy.z", "main.go", "README.md", "other.bin", "noext",
+	"deep/a.c", "deep/x/y/a.c", "top.c", "onlydir/x.go", "nested/x.go", "p/nested/x.go", "a/b.go", "a/x/y/b.go",
+	"q1.go", "q12.go", "sub/local.go", "sub/x/local.go", "sub/rel/path.go", "sub/x/rel/path.go", "sub/doc.md",
+	"sub/README.md", "sub/inner/a.go", "sub/inner/keep.go", "sub/inner/d/keep.go", "whitelist/a.go", "whitelist/a.txt",
+	"whitelist/d/e/f.go", "whitelist/d/e/f.txt", "onlydir2/onlydir", "x/onlydir",
+}
+
+// TestDifferentialGit checks the engine's verdict for every file of a tricky tree
+// against git: `git ls-files --others --exclude-standard` lists exactly the files git
+// does not ignore. git, not ripgrep, is the reference (ripgrep started in a subdirectory
+// misses a parent .gitignore's slash patterns).
+func TestDifferentialGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed; the differential ignore test compares against git ls-files")
+	}
+	dir := t.TempDir()
+	for f, c := range trickyIgnores {
+		write(t, dir, f, c)
+	}
+	for _, f := range trickyFiles {
+		write(t, dir, f, "x\n")
+	}
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/nocfg", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	for _, root := range []string{".", "sub", "whitelist", "doc", "keep"} {
+		// git's truth: untracked, not ignored, below root.
+		var want []string
+		for _, l := range strings.Split(git("ls-files", "--others", "--exclude-standard", "-z", "--", root), "\x00") {
+			if l != "" {
+				want = append(want, l)
+			}
+		}
+		got := walkNotIgnored(t, dir, root)
+		t.Logf("root %s: git keeps %d files", root, len(want))
+		sort.Strings(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("root %s:\nagentbox: %q\ngit:      %q", root, got, want)
+		}
+	}
+}
+
+// walkNotIgnored is a minimal sequential walker over the Stack API (core/walk has the
+// parallel one): it prunes ignored directories like git does.
+func walkNotIgnored(t *testing.T, top, root string) []string {
+	opt := Options{NoGlobal: true}
+	absRoot := filepath.Join(top, root)
+	var out []string
+	var rec func(dir, rel string, s *Stack)
+	rec = func(dir, rel string, s *Stack) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() == ".git" {
+				continue
+			}
+			r := e.Name()
+			if rel != "" {
+				r = rel + "/" + r
+			}
+			if s.Ignored(r, e.Name(), e.IsDir()) {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				rec(p, r, s.Child(p, r, opt))
+				continue
+			}
+			full := r
+			if root != "." {
+				full = root + "/" + r
+			}
+			out = append(out, full)
+		}
+	}
+	rec(absRoot, "", ForRoot(absRoot, opt))
+	sort.Strings(out)
+	return out
+}
+
+func FuzzParse(f *testing.F) {
+	for _, c := range trickyIgnores {
+		f.Add(c, "a/b/c.go")
+	}
+	f.Add("**/x/**\n!y", "x/y")
+	f.Add("[", "[")
+	f.Add("\\", "\\")
+	f.Add("a\\ \\ ", "a  ")
+	f.Fuzz(func(t *testing.T, data, path string) {
+		rules := Parse([]byte(data))
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		for i := range rules {
+			r := &rules[i]
+			r.Match(path, name, true)
+			r.Match(path, name, false)
+			if r.Basename && strings.Contains(r.Pattern, "/") && !strings.Contains(r.Pattern, `\/`) {
+				t.Fatalf("basename rule with a slash: %+v", r)
+			}
+		}
+		f := &File{Rules: rules}
+		f.decide(path, name, false)
+	})
+}

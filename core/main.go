@@ -1,0 +1,485 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Version is set at build time with -ldflags "-X github.com/agentbox/agentbox/core.Version=v1.2.3";
+// otherwise the module version from the build info is used.
+var Version = ""
+
+// Host is the process boundary: everything Main takes from the operating system.
+type Host struct {
+	Stdin            io.Reader
+	Stdout, Stderr   io.Writer
+	Getenv           func(string) string
+	Getwd            func() (string, error)
+	Now              func() time.Time
+	StdinIsTerminal  bool
+	StdoutIsTerminal bool
+	Executable       string
+	// Signals, when set, cancels the call's context (exit status 130).
+	Signals bool
+}
+
+// OSEnv returns the real process's Host.
+func OSEnv() Host {
+	exe, _ := os.Executable()
+	return Host{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
+		StdinIsTerminal:  isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
+		StdoutIsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		Executable:       exe,
+		Signals:          true,
+	}
+}
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitToolError   = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// globals are the options every applet accepts, in either mode. They are taken out of
+// the argument list before the applet's own flags are parsed, so their presence does
+// not turn a JSON call into a shell call.
+type globals struct {
+	JSON, Text bool
+	Root       []string
+	Session    string
+	Mode       string
+	Manifest   string
+	Color      string
+}
+
+var globalValueFlags = map[string]bool{"--root": true, "--session": true, "--mode": true, "--manifest": true, "--color": true}
+
+func splitGlobals(args []string) (globals, []string, error) {
+	var g globals
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case a == "--json":
+			g.JSON = true
+		case a == "--text":
+			g.Text = true
+		case globalValueFlags[name]:
+			if !hasVal {
+				if i+1 >= len(args) {
+					return g, nil, fmt.Errorf("%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			switch name {
+			case "--root":
+				g.Root = append(g.Root, val)
+			case "--session":
+				g.Session = val
+			case "--mode":
+				g.Mode = val
+			case "--manifest":
+				g.Manifest = val
+			case "--color":
+				g.Color = val
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if g.JSON && g.Text {
+		return g, nil, errors.New("--json and --text contradict each other; pass one")
+	}
+	return g, rest, nil
+}
+
+// Main runs agentbox: it dispatches on argv[0] or the first argument, runs the applet
+// and returns the exit status.
+func Main(args []string, specs []Spec, host Host) int {
+	if len(args) == 0 {
+		args = []string{"agentbox"}
+	}
+	table := NewTable(specs)
+	if spec := table.ByArgv0(args[0]); spec != nil {
+		return runApplet(spec, args[0], args[1:], table, host)
+	}
+	rest := args[1:]
+	if len(rest) == 0 {
+		printUsage(host.Stdout, table)
+		return ExitUsage
+	}
+	switch rest[0] {
+	case "-h", "--help", "help":
+		if len(rest) > 1 {
+			if spec := table.Lookup(rest[1]); spec != nil {
+				return runApplet(spec, "agentbox "+spec.Name, []string{"--help"}, table, host)
+			}
+		}
+		printUsage(host.Stdout, table)
+		return ExitOK
+	case "--version", "version":
+		fmt.Fprintln(host.Stdout, "agentbox", VersionString())
+		return ExitOK
+	case "--list", "list":
+		return listApplets(host, table, rest[1:])
+	case "install":
+		return install(host, table, rest[1:])
+	}
+	if spec := table.Lookup(rest[0]); spec != nil {
+		return runApplet(spec, "agentbox "+spec.Name, rest[1:], table, host)
+	}
+	msg := fmt.Sprintf("agentbox: unknown applet %q", rest[0])
+	if s := table.Suggest(rest[0]); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	fmt.Fprintln(host.Stderr, msg+" Run `agentbox --list` to see every applet.")
+	return ExitUsage
+}
+
+// VersionString reports the build's version.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func printUsage(w io.Writer, t *Table) {
+	fmt.Fprintf(w, `agentbox: the tool layer of a coding agent, in one binary.
+
+Usage:
+  agentbox APPLET [flags] [args]     a person at a shell
+  echo '{...}' | agentbox APPLET     an agent: one JSON object in, one JSON envelope out
+  agentbox --list | --version | install --links DIR [--prefix P]
+  agentbox help APPLET               an applet's flags, defaults and a JSON example
+
+Global flags (any applet): --json, --text, --root DIR, --session ID,
+  --mode default|accept-edits|read-only|bypass, --manifest FILE, --color auto|always|never
+
+Applets:
+`)
+	for _, s := range t.Specs {
+		fmt.Fprintf(w, "  %-8s %s\n", s.Name, s.Summary)
+	}
+}
+
+func listApplets(host Host, t *Table, args []string) int {
+	g, _, _ := splitGlobals(args)
+	if g.JSON {
+		type row struct {
+			Name    string   `json:"name"`
+			Aliases []string `json:"aliases"`
+			Kind    Kind     `json:"kind"`
+			Summary string   `json:"summary"`
+		}
+		var rows []row
+		for _, s := range t.Specs {
+			rows = append(rows, row{s.Name, s.Aliases, s.Kind, s.Summary})
+		}
+		_ = OutputEnvelope(&Result{Data: rows}, 0).WriteJSON(host.Stdout)
+		return ExitOK
+	}
+	for _, s := range t.Specs {
+		fmt.Fprintf(host.Stdout, "%-8s %-8s %s\n", s.Name, s.Kind, s.Summary)
+	}
+	return ExitOK
+}
+
+// runApplet is the front end of one call.
+func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) (status int) {
+	start := host.Now()
+	g, args, gerr := splitGlobals(args)
+	jsonIn := len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
+	jsonOut := jsonIn
+	if g.JSON {
+		jsonOut = true
+	}
+	if g.Text {
+		jsonOut = false
+	}
+	useColor := !jsonOut && host.StdoutIsTerminal && host.Getenv("NO_COLOR") == "" && host.Getenv("TERM") != "dumb"
+	switch g.Color {
+	case "always":
+		useColor = !jsonOut
+	case "never":
+		useColor = false
+	}
+
+	elapsed := func() int64 { return host.Now().Sub(start).Milliseconds() }
+	fail := func(e *Error, code int) int {
+		if jsonOut {
+			_ = ErrorEnvelope(e, elapsed()).WriteJSON(host.Stdout)
+		} else {
+			p := NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+			p.Printf("%s: %s %s\n", spec.Name, p.Warn("error ["+string(e.Code)+"]:"), e.Message)
+		}
+		return code
+	}
+	if gerr != nil {
+		return fail(Errorf(CodeInvalidParams, "%v", gerr), ExitUsage)
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			status = fail(Errorf(CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox, please report it with the request that caused it", r), ExitToolError)
+		}
+	}()
+
+	env, err := buildEnv(spec, g, host, jsonIn)
+	if env != nil {
+		env.Specs = table.Specs
+		if spec.Stdio {
+			env.Stdout = host.Stdout
+		}
+	}
+	if err != nil {
+		return fail(AsError(err), ExitUsage)
+	}
+	defer env.WS.Close()
+
+	cmd := spec.New()
+	if jsonIn {
+		if err := DecodeRequest(host.Stdin, cmd); err != nil {
+			return fail(AsError(err), ExitUsage)
+		}
+	} else {
+		exit, err := parseFlags(spec, prog, cmd, args, host)
+		if exit >= 0 {
+			return exit
+		}
+		if err != nil {
+			return fail(AsError(err), ExitUsage)
+		}
+	}
+
+	ctx := context.Background()
+	var stop context.CancelFunc = func() {}
+	if host.Signals {
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	}
+	defer stop()
+
+	res, err := cmd.Run(ctx, env)
+	interrupted := ctx.Err() != nil && host.Signals
+	if err != nil {
+		e := AsError(err)
+		if interrupted {
+			e = &Error{Code: CodeTimeout, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta}
+			return fail(e, ExitInterrupted)
+		}
+		return fail(e, ExitToolError)
+	}
+	if res == nil {
+		res = &Result{}
+	}
+	switch {
+	case spec.Stdio: // the applet spoke on stdout itself
+	case jsonOut:
+		_ = OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
+	default:
+		RenderText(NewPrinter(host.Stdout, useColor), res)
+	}
+	if interrupted {
+		return ExitInterrupted
+	}
+	return ExitOK
+}
+
+// RenderText prints a result the way text mode does.
+func RenderText(p *Printer, res *Result) {
+	switch d := res.Data.(type) {
+	case TextRenderer:
+		d.RenderText(p)
+	case string:
+		p.Printf("%s", d)
+		if !strings.HasSuffix(d, "\n") {
+			p.Println()
+		}
+	case nil:
+	default:
+		b, _ := json.MarshalIndent(d, "", "  ")
+		p.Printf("%s\n", b)
+	}
+	if res.Truncated && res.OutputPath != "" {
+		p.Printf("%s\n", p.Dim("[output truncated; the whole output is in "+res.OutputPath+"]"))
+	}
+}
+
+func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
+	getenv := host.Getenv
+	if g.Mode != "" || g.Manifest != "" {
+		over := map[string]string{"AGENTBOX_MODE": g.Mode, "AGENTBOX_MANIFEST": g.Manifest}
+		base := host.Getenv
+		getenv = func(k string) string {
+			if v := over[k]; v != "" {
+				return v
+			}
+			return base(k)
+		}
+	}
+	switch m := getenv("AGENTBOX_MODE"); m {
+	case "", "default", "accept-edits", "read-only", "bypass":
+	default:
+		return nil, Errorf(CodeInvalidParams, "unknown permission mode %q; use default, accept-edits, read-only or bypass", m)
+	}
+	cwd, err := host.Getwd()
+	if err != nil {
+		return nil, Errorf(CodeIOError, "cannot determine the working directory: %v", err)
+	}
+	roots := g.Root
+	if len(roots) == 0 {
+		if r := getenv("AGENTBOX_ROOT"); r != "" {
+			roots = filepath.SplitList(r)
+		}
+	}
+	if len(roots) == 0 {
+		roots = []string{FindRoot(cwd)}
+	}
+	for i, r := range roots {
+		if !filepath.IsAbs(r) {
+			roots[i] = filepath.Join(cwd, r)
+		}
+		if fi, err := os.Stat(roots[i]); err != nil || !fi.IsDir() {
+			return nil, Errorf(CodeInvalidParams, "workspace root %s is not a directory; pass an existing directory to --root or AGENTBOX_ROOT", roots[i])
+		}
+	}
+	stateHome := getenv("XDG_STATE_HOME")
+	if stateHome == "" {
+		home := getenv("HOME")
+		if home == "" {
+			home = os.TempDir()
+		}
+		stateHome = filepath.Join(home, ".local", "state")
+	}
+	sid := g.Session
+	if sid == "" {
+		sid = getenv("AGENTBOX_SESSION")
+	}
+	sess, err := NewSession(stateHome, sid, host.Now)
+	if err != nil {
+		return nil, err
+	}
+	var stdin io.Reader
+	if !jsonIn {
+		stdin = host.Stdin
+	}
+	return &Env{
+		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
+		Cwd: cwd, WS: NewWorkspace(roots...), Session: sess,
+		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
+		Gate: &PolicyGate{},
+	}, nil
+}
+
+// Table is the applet table with its lookups.
+type Table struct {
+	Specs  []Spec
+	byName map[string]*Spec
+	lower  map[string]*Spec
+}
+
+// NewTable indexes specs by name and alias.
+func NewTable(specs []Spec) *Table {
+	t := &Table{Specs: specs, byName: map[string]*Spec{}, lower: map[string]*Spec{}}
+	for i := range specs {
+		s := &specs[i]
+		for _, n := range append([]string{s.Name}, s.Aliases...) {
+			t.byName[n] = s
+			if _, ok := t.lower[strings.ToLower(n)]; !ok {
+				t.lower[strings.ToLower(n)] = s
+			}
+		}
+	}
+	return t
+}
+
+// Lookup finds an applet by name or alias, exactly or ignoring case.
+func (t *Table) Lookup(name string) *Spec {
+	if s := t.byName[name]; s != nil {
+		return s
+	}
+	return t.lower[strings.ToLower(name)]
+}
+
+// ByArgv0 finds the applet a program name stands for: `read`, `Read`, `read_file`, or
+// a prefixed link such as `agentbox-read` or `ab-read`. `agentbox` itself is no applet.
+func (t *Table) ByArgv0(argv0 string) *Spec {
+	base := filepath.Base(argv0)
+	base = strings.TrimSuffix(base, ".exe")
+	if base == "agentbox" || strings.HasPrefix(base, "agentbox.") {
+		return nil
+	}
+	if s := t.Lookup(base); s != nil {
+		return s
+	}
+	for i := 0; i < len(base); i++ {
+		if base[i] == '-' {
+			if s := t.Lookup(base[i+1:]); s != nil {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// Suggest returns the closest applet name to a misspelt one, or "".
+func (t *Table) Suggest(name string) string {
+	best, bestD := "", 3
+	names := make([]string, 0, len(t.byName))
+	for n := range t.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
+			best, bestD = t.byName[n].Name, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,140 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type echoCmd struct {
+	Msg   string `json:"msg" arg:"" optional:"" help:"what to echo"`
+	Panic bool   `json:"panic"`
+	Fail  bool   `json:"fail"`
+}
+
+func (c *echoCmd) Run(ctx context.Context, env *Env) (*Result, error) {
+	if c.Panic {
+		panic("boom")
+	}
+	if c.Fail {
+		return nil, Errorf(CodeNotFound, "nothing here; try elsewhere")
+	}
+	return &Result{Data: map[string]string{"msg": c.Msg}}, nil
+}
+
+var testSpecs = []Spec{{Name: "echo", Aliases: []string{"say", "Echo_Tool"}, Summary: "echo", New: func() Command { return &echoCmd{} }}}
+
+func runMain(t *testing.T, args []string, stdin string, tty bool) (int, map[string]any, string, string) {
+	t.Helper()
+	dir := realTemp(t)
+	var out, errb bytes.Buffer
+	env := map[string]string{"XDG_STATE_HOME": filepath.Join(dir, "state"), "HOME": dir}
+	host := Host{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return dir, nil },
+		Now: time.Now, StdinIsTerminal: tty, Executable: "/bin/agentbox",
+	}
+	code := Main(args, testSpecs, host)
+	var envl map[string]any
+	_ = json.Unmarshal(out.Bytes(), &envl)
+	return code, envl, out.String(), errb.String()
+}
+
+func TestMainDispatch(t *testing.T) {
+	for _, args := range [][]string{{"agentbox", "echo"}, {"/usr/bin/echo"}, {"say"}, {"ab-echo"}, {"agentbox-say"}, {"ECHO"}, {"agentbox", "Echo_Tool"}} {
+		code, env, out, _ := runMain(t, args, `{"msg":"hi"}`, false)
+		if code != 0 || env["type"] != "output" {
+			t.Errorf("%v: code %d, out %s", args, code, out)
+		}
+	}
+	code, _, _, stderr := runMain(t, []string{"agentbox", "ecoh"}, "", false)
+	if code != ExitUsage || !strings.Contains(stderr, `did you mean "echo"`) {
+		t.Errorf("misspelt applet: %d %q", code, stderr)
+	}
+}
+
+func TestMainModes(t *testing.T) {
+	// Arguments make it shell mode: text out.
+	code, _, out, _ := runMain(t, []string{"agentbox", "echo", "hello"}, "", false)
+	if code != 0 || !strings.Contains(out, `"msg": "hello"`) {
+		t.Errorf("shell mode: %d %q", code, out)
+	}
+	// Global flags do not count as arguments: still JSON mode, text out.
+	code, _, out, _ = runMain(t, []string{"agentbox", "echo", "--text", "--session", "s1"}, `{"msg":"x"}`, false)
+	if code != 0 || strings.HasPrefix(out, "{\"type\"") || !strings.Contains(out, `"msg": "x"`) {
+		t.Errorf("--text in JSON mode: %d %q", code, out)
+	}
+	// --json in shell mode gives the envelope.
+	code, env, _, _ := runMain(t, []string{"agentbox", "echo", "hi", "--json"}, "", false)
+	if code != 0 || env["data"].(map[string]any)["msg"] != "hi" {
+		t.Errorf("--json: %d %v", code, env)
+	}
+	// A terminal on stdin with no arguments is shell mode.
+	code, _, out, _ = runMain(t, []string{"agentbox", "echo"}, "", true)
+	if code != 0 || !strings.Contains(out, `"msg": ""`) {
+		t.Errorf("tty: %d %q", code, out)
+	}
+}
+
+func TestMainErrors(t *testing.T) {
+	code, env, _, _ := runMain(t, []string{"echo"}, `{"fail":true}`, false)
+	md := env["metadata"].(map[string]any)
+	if code != ExitToolError || env["type"] != "error" || md["error_code"] != "not_found" || env["error_text"] != "nothing here; try elsewhere" {
+		t.Errorf("tool error: %d %v", code, env)
+	}
+	code, env, out, _ := runMain(t, []string{"echo"}, `{"panic":true}`, false)
+	if code != ExitToolError || env["metadata"].(map[string]any)["error_code"] != "internal" || strings.Contains(out, "goroutine") {
+		t.Errorf("panic: %d %s", code, out)
+	}
+	code, env, _, _ = runMain(t, []string{"echo"}, `{"msg":`, false)
+	if code != ExitUsage || env["metadata"].(map[string]any)["error_code"] != "invalid_params" {
+		t.Errorf("malformed: %d %v", code, env)
+	}
+	code, _, _, stderr := runMain(t, []string{"echo", "--bogus"}, ``, false)
+	if code != ExitUsage || !strings.Contains(stderr, "unknown flag --bogus") {
+		t.Errorf("bad flag: %d %q", code, stderr)
+	}
+	code, _, _, stderr = runMain(t, []string{"echo", "--mode", "yolo", "x"}, ``, false)
+	if code != ExitUsage || !strings.Contains(stderr, "unknown permission mode") {
+		t.Errorf("bad mode: %d %q", code, stderr)
+	}
+	code, env, _, _ = runMain(t, []string{"echo", "--session", "../evil"}, `{}`, false)
+	if code != ExitUsage || !strings.Contains(env["error_text"].(string), "session id") {
+		t.Errorf("bad session: %d %v", code, env)
+	}
+}
+
+func TestInstallLinks(t *testing.T) {
+	dir := realTemp(t)
+	exe := filepath.Join(dir, "agentbox")
+	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
+	links := filepath.Join(dir, "bin")
+	os.MkdirAll(links, 0o755)
+	os.WriteFile(filepath.Join(links, "ab-echo"), []byte("mine"), 0o644) // a foreign file
+	var out bytes.Buffer
+	host := Host{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Executable: exe, Now: time.Now}
+	if code := Main([]string{"agentbox", "install", "--links", links}, testSpecs, host); code != 0 {
+		t.Fatalf("install: %d %s", code, out.String())
+	}
+	if dest, _ := os.Readlink(filepath.Join(links, "echo")); dest != exe {
+		t.Errorf("echo link -> %q", dest)
+	}
+	// Again: kept, not recreated; the foreign file under the prefix is never replaced.
+	out.Reset()
+	code := Main([]string{"agentbox", "install", "--links", links, "--prefix", "ab-"}, testSpecs, host)
+	if code != ExitToolError || !strings.Contains(out.String(), "skipped") {
+		t.Errorf("prefix over a foreign file: %d %s", code, out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(links, "ab-echo")); string(b) != "mine" {
+		t.Errorf("foreign file replaced: %q", b)
+	}
+	out.Reset()
+	if code := Main([]string{"agentbox", "install", "--links", links}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "kept 1") {
+		t.Errorf("reinstall: %d %s", code, out.String())
+	}
+}

@@ -1,0 +1,111 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// GuardOptions configure a guarded HTTP client.
+type GuardOptions struct {
+	Timeout      time.Duration
+	MaxRedirects int
+	// AllowPrivate says whether host may be reached at a private, loopback,
+	// link-local or metadata address. Nil refuses them all.
+	AllowPrivate func(host string) bool
+	// OnRedirect is told every hop (for the reported redirect chain).
+	OnRedirect func(url string)
+}
+
+// BlockedAddressError is returned when a host resolves to an address the guard refuses.
+type BlockedAddressError struct {
+	Host string
+	Addr netip.Addr
+	Why  string
+}
+
+func (e *BlockedAddressError) Error() string {
+	return fmt.Sprintf("%s resolves to %s, a %s address, which fetch refuses by default (it could reach internal services or cloud metadata); if the user wants this host reached, they can allow it with a permission rule naming it (permission fetch, pattern %s) or AGENTBOX_FETCH_ALLOW_HOSTS=%s", e.Host, e.Addr.Unmap(), e.Why, e.Host, e.Host)
+}
+
+// blockedReason classifies the addresses a fetch must not reach unless allowed.
+func blockedReason(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsPrivate():
+		return "private"
+	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
+		return "link-local (cloud metadata)"
+	case a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast():
+		return "non-unicast"
+	case netip.MustParsePrefix("100.64.0.0/10").Contains(a):
+		return "carrier-grade NAT"
+	case netip.MustParsePrefix("0.0.0.0/8").Contains(a):
+		return "this-network"
+	case a == netip.MustParseAddr("100.100.100.200"):
+		return "cloud metadata"
+	}
+	return ""
+}
+
+// NewGuardedClient returns an HTTP client that vets every address it connects to, after
+// DNS resolution and on every redirect, so neither a redirect nor a DNS answer can lead a
+// fetch into a private network. It never uses a proxy from the environment (a proxy
+// would hide the real destination from the check).
+func NewGuardedClient(opt GuardOptions) *http.Client {
+	dialer := &net.Dialer{Timeout: opt.Timeout}
+	transport := &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+			if err != nil {
+				return nil, err
+			}
+			var lastErr error
+			for _, ip := range ips {
+				if why := blockedReason(ip); why != "" && (opt.AllowPrivate == nil || !opt.AllowPrivate(strings.ToLower(host))) {
+					lastErr = &BlockedAddressError{Host: host, Addr: ip, Why: why}
+					continue
+				}
+				conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
+				if err == nil {
+					return conn, nil
+				}
+				lastErr = err
+			}
+			if lastErr == nil {
+				lastErr = fmt.Errorf("%s has no addresses", host)
+			}
+			return nil, lastErr
+		},
+		TLSHandshakeTimeout:   opt.Timeout,
+		ResponseHeaderTimeout: opt.Timeout,
+		MaxIdleConns:          2,
+	}
+	return &http.Client{
+		Transport: transport,
+		Timeout:   opt.Timeout,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > opt.MaxRedirects {
+				return fmt.Errorf("more than %d redirects", opt.MaxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("redirect to a %s: URL, which fetch does not follow", req.URL.Scheme)
+			}
+			if opt.OnRedirect != nil {
+				opt.OnRedirect(req.URL.String())
+			}
+			return nil
+		},
+	}
+}

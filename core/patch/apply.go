@@ -1,0 +1,533 @@
+package patch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// FS is the file system a patch is applied to. The caller provides it, so an application
+// can route every access through its own confinement and permission checks.
+type FS interface {
+	// ReadFile returns a file's content and permission bits; an error satisfying
+	// errors.Is(err, fs.ErrNotExist) when it does not exist.
+	ReadFile(name string) ([]byte, fs.FileMode, error)
+	// WriteFile replaces or creates name atomically (temp file + rename), creating parent
+	// directories as needed.
+	WriteFile(name string, data []byte, mode fs.FileMode) error
+	// Remove deletes a file.
+	Remove(name string) error
+}
+
+// Canonicalizer is an optional FS method that maps a name to the one name of its file
+// (typically an absolute path). Prepare uses it to see that "a.txt" and "./a.txt" are the
+// same file, and Commit records canonical names in the journal, so Recover finds the files
+// even when it runs from another working directory.
+type Canonicalizer interface {
+	Canonical(name string) (string, error)
+}
+
+// Error kinds.
+const (
+	KindNotFound  = "not_found"       // a file to update or delete does not exist
+	KindExists    = "exists"          // a file to add, or a move target, already exists
+	KindNoMatch   = "no_match"        // a hunk's lines are not in the file
+	KindAmbiguous = "ambiguous_match" // a hunk's lines are in the file more than once
+	KindConflict  = "conflict"        // the file changed between Prepare and Commit, or a delete does not match
+	KindIO        = "io_error"        // the FS failed
+)
+
+// Error is a patch that could not be applied. Nothing was written when Prepare returns
+// one; Commit says in Msg whether its rollback succeeded.
+type Error struct {
+	Kind       string
+	Path       string
+	Hunk       int      // 1-based index of the hunk within its file; 0 if not about a hunk
+	PatchLine  int      // the patch line the hunk or file section starts at
+	Candidates []int    // ambiguous: 1-based file lines where the hunk matches
+	Nearest    *Nearest // no_match: the closest lines of the file
+	Msg        string
+	Err        error
+}
+
+// Nearest is the region of a file most like a hunk that did not match.
+type Nearest struct {
+	StartLine int      `json:"start_line"` // 1-based
+	Matching  int      `json:"matching"`   // how many of the hunk's lines match (ignoring whitespace and punctuation)
+	Of        int      `json:"of"`         // how many lines the hunk expects
+	Lines     []string `json:"lines"`      // the file's lines there
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Hunk > 0 {
+		fmt.Fprintf(&b, ": hunk %d", e.Hunk)
+		if e.PatchLine > 0 {
+			fmt.Fprintf(&b, " (patch line %d)", e.PatchLine)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if n := e.Nearest; n != nil {
+		fmt.Fprintf(&b, "\nnearest lines (%d of %d expected lines match), from line %d:", n.Matching, n.Of, n.StartLine)
+		for i, l := range n.Lines {
+			fmt.Fprintf(&b, "\n%6d\t%s", n.StartLine+i, l)
+		}
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// HunkResult says where and how one hunk was located.
+type HunkResult struct {
+	Stage string `json:"stage"` // exact, trailing_whitespace, leading_whitespace, unicode_punctuation
+	Line  int    `json:"line"`  // 1-based line of the original file where the hunk starts
+}
+
+// FileResult is what the patch does to one file.
+type FileResult struct {
+	Op      Op
+	Path    string
+	NewPath string
+	Added   int // lines added
+	Removed int // lines removed
+	Hunks   []HunkResult
+	Old     []byte // the content before (nil for an added file)
+	New     []byte // the content after (nil for a deleted file)
+}
+
+// Target is the path the file has after the patch.
+func (f *FileResult) Target() string {
+	if f.NewPath != "" {
+		return f.NewPath
+	}
+	return f.Path
+}
+
+// Result is a prepared patch: every file's new content, computed and not yet written.
+type Result struct {
+	Files  []*FileResult
+	writes []*write
+}
+
+// state is a file's content at one point: absent, or data with a mode.
+type state struct {
+	exists bool
+	data   []byte
+	mode   fs.FileMode
+}
+
+func (s state) equal(o state) bool {
+	return s.exists == o.exists && (!s.exists || bytes.Equal(s.data, o.data))
+}
+
+// write is one path's net change.
+type write struct {
+	path       string
+	orig, next state
+}
+
+// Prepare locates every hunk and computes every file's new content without writing.
+func Prepare(p *Patch, fsys FS) (*Result, error) {
+	pr := &preparer{fsys: fsys, cur: map[string]*state{}, orig: map[string]state{}}
+	res := &Result{}
+	for _, fp := range p.Files {
+		fr, err := pr.file(fp)
+		if err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, fr)
+	}
+	for _, k := range pr.order {
+		o, n := pr.orig[k], *pr.cur[k]
+		if !o.equal(n) || (o.exists && n.exists && o.mode != n.mode) {
+			res.writes = append(res.writes, &write{path: k, orig: o, next: n})
+		}
+	}
+	return res, nil
+}
+
+type preparer struct {
+	fsys  FS
+	cur   map[string]*state // the content as earlier file sections left it
+	orig  map[string]state
+	order []string
+}
+
+func (pr *preparer) load(path string) (*state, error) {
+	key := filepath.Clean(path)
+	if c, ok := pr.fsys.(Canonicalizer); ok {
+		k, err := c.Canonical(path)
+		if err != nil {
+			return nil, &Error{Kind: KindIO, Path: path, Msg: err.Error(), Err: err}
+		}
+		key = k
+	}
+	if s, ok := pr.cur[key]; ok {
+		return s, nil
+	}
+	data, mode, err := pr.fsys.ReadFile(key)
+	s := state{exists: err == nil, data: data, mode: mode}
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{Kind: KindIO, Path: path, Msg: err.Error(), Err: err}
+		}
+		s.data = nil
+	}
+	pr.orig[key] = s
+	pr.order = append(pr.order, key)
+	c := s
+	pr.cur[key] = &c
+	return &c, nil
+}
+
+func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
+	fr := &FileResult{Op: fp.Op, Path: fp.Path, NewPath: fp.NewPath}
+	src, err := pr.load(fp.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch fp.Op {
+	case OpAdd:
+		if src.exists {
+			return nil, &Error{Kind: KindExists, Path: fp.Path, PatchLine: fp.Line,
+				Msg: "the patch adds this file but it already exists; use an `*** Update File:` section (or a diff against its content) to change it, or delete it first"}
+		}
+		var t text
+		for _, h := range fp.Hunks {
+			for _, l := range h.Lines {
+				if l.Kind == '+' {
+					t.lines = append(t.lines, line{text: l.Text, eol: "\n"})
+				}
+			}
+			if h.NewNoEOL && len(t.lines) > 0 {
+				t.lines[len(t.lines)-1].eol = ""
+			}
+		}
+		fr.Added = len(t.lines)
+		fr.New = t.encode()
+		mode := fp.mode()
+		*src = state{exists: true, data: fr.New, mode: mode}
+		return fr, nil
+	}
+	if !src.exists {
+		verb := "updates"
+		if fp.Op == OpDelete {
+			verb = "deletes"
+		}
+		return nil, &Error{Kind: KindNotFound, Path: fp.Path, PatchLine: fp.Line,
+			Msg: fmt.Sprintf("the patch %s this file but it does not exist; check the path (to create a file use `*** Add File:`)", verb)}
+	}
+	fr.Old = src.data
+	t := decode(src.data)
+	if fp.Op == OpDelete {
+		fr.Removed = len(t.lines)
+		if len(fp.Hunks) > 0 {
+			nt, _, err := applyHunks(fp, t)
+			if err != nil {
+				return nil, err
+			}
+			if len(nt.lines) > 0 {
+				return nil, &Error{Kind: KindConflict, Path: fp.Path, PatchLine: fp.Line,
+					Msg: fmt.Sprintf("the diff deletes this file, but the file has %d lines the diff does not remove; re-read the file and regenerate the diff", len(nt.lines))}
+			}
+		}
+		*src = state{}
+		return fr, nil
+	}
+	nt, hunks, err := applyHunks(fp, t)
+	if err != nil {
+		return nil, err
+	}
+	fr.Hunks = hunks
+	for _, h := range fp.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case '+':
+				fr.Added++
+			case '-':
+				fr.Removed++
+			}
+		}
+	}
+	fr.New = nt.encode()
+	mode := src.mode
+	if fp.NewPath != "" && filepath.Clean(fp.NewPath) != filepath.Clean(fp.Path) {
+		dst, err := pr.load(fp.NewPath)
+		if err != nil {
+			return nil, err
+		}
+		if dst == src {
+			*src = state{exists: true, data: fr.New, mode: mode}
+			return fr, nil
+		}
+		if dst.exists {
+			return nil, &Error{Kind: KindExists, Path: fp.NewPath, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the patch moves %s here but this file already exists; delete it first or move elsewhere", fp.Path)}
+		}
+		*src = state{}
+		*dst = state{exists: true, data: fr.New, mode: mode}
+		return fr, nil
+	}
+	*src = state{exists: true, data: fr.New, mode: mode}
+	return fr, nil
+}
+
+func (fp *FilePatch) mode() fs.FileMode {
+	if fp.Mode != 0 {
+		return fp.Mode
+	}
+	return 0o644
+}
+
+// applyHunks locates every hunk in the original lines (in order, without overlap) and
+// then splices the replacements in.
+func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
+	type placed struct {
+		pos, n int
+		stage  string
+		repl   []line
+	}
+	var all []placed
+	cursor, delta := 0, 0
+	for i, h := range fp.Hunks {
+		pos, stage, err := locate(fp, i, h, t, cursor, delta)
+		if err != nil {
+			return text{}, nil, err
+		}
+		old := h.Old()
+		if h.OldStart > 0 {
+			delta = pos - (h.OldStart - 1)
+		}
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage)})
+		cursor = pos + len(old)
+	}
+	out := text{bom: t.bom, eol: t.eol}
+	prev := 0
+	results := make([]HunkResult, 0, len(all))
+	for i, p := range all {
+		h := fp.Hunks[i]
+		out.lines = append(out.lines, t.lines[prev:p.pos]...)
+		repl := p.repl
+		atEnd := p.pos+p.n == len(t.lines)
+		out.lines = append(out.lines, repl...)
+		if atEnd && len(out.lines) > 0 {
+			last := &out.lines[len(out.lines)-1]
+			switch {
+			case h.NewNoEOL:
+				last.eol = ""
+			case h.OldNoEOL:
+				last.eol = t.eol
+			case !t.finalNewline():
+				last.eol = ""
+			case last.eol == "":
+				last.eol = t.eol
+			}
+		}
+		prev = p.pos + p.n
+		results = append(results, HunkResult{Stage: p.stage, Line: p.pos + 1})
+	}
+	out.lines = append(out.lines, t.lines[prev:]...)
+	// A line that was last and had no ending but now has lines after it needs one.
+	for i := 0; i+1 < len(out.lines); i++ {
+		if out.lines[i].eol == "" {
+			out.lines[i].eol = t.eol
+		}
+	}
+	return out, results, nil
+}
+
+// replacement builds the lines that replace a located hunk: context lines keep the file's
+// own text (the patch may differ in whitespace or punctuation), added lines take the
+// file's line ending and, for whitespace-tolerant matches, the file's indentation.
+func replacement(h *Hunk, t text, pos int, stage string) []line {
+	from, to := "", ""
+	if stage == StageLeading || stage == StageUnicode {
+		k := pos
+		for _, l := range h.Lines {
+			if l.Kind == '+' {
+				continue
+			}
+			if strings.TrimSpace(l.Text) != "" && k < len(t.lines) {
+				from, to = leadingSpace(l.Text), leadingSpace(t.lines[k].text)
+				break
+			}
+			k++
+		}
+	}
+	var out []line
+	k := pos
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case '+':
+			s := l.Text
+			if from != to && strings.HasPrefix(s, from) {
+				s = to + s[len(from):]
+			}
+			out = append(out, line{text: s, eol: t.eol})
+		case '-':
+			k++
+		default:
+			out = append(out, t.lines[k])
+			k++
+		}
+	}
+	return out
+}
+
+// locate finds the one place hunk h fits, trying the stages in order.
+func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, string, error) {
+	old := h.Old()
+	lo, hi := cursor, len(t.lines) // candidate start positions are in [lo, hi]
+	// @@ context headers narrow the search to after the first line that matches each (the
+	// hunk may begin on the header line itself); the region ends where the last header
+	// occurs again, so a repeated header is not taken for the next occurrence's body.
+	for ci, c := range h.Context {
+		at := findLine(t, c, lo)
+		if at < 0 {
+			e := &Error{Kind: KindNoMatch, Path: fp.Path, Hunk: idx + 1, PatchLine: h.Line,
+				Msg: fmt.Sprintf("the @@ context line %q is not in the file after line %d; re-read the file and copy the line exactly", c, lo)}
+			e.Nearest = nearest(t, []string{c}, 0, len(t.lines))
+			return 0, "", e
+		}
+		lo = at
+		if ci == len(h.Context)-1 {
+			if again := findLine(t, c, at+1); again >= 0 {
+				hi = again
+			}
+		}
+	}
+	if len(old) == 0 {
+		// Pure insertion: where the diff's line number says, else after the context
+		// header, else at the end of the file.
+		pos := hi
+		switch {
+		case h.OldStart > 0:
+			pos = min(max(h.OldStart-1+delta, lo), len(t.lines))
+		case len(h.Context) > 0:
+			pos = min(lo+1, len(t.lines))
+		}
+		return pos, StageExact, nil
+	}
+	hint := -1
+	if h.OldStart > 0 {
+		hint = h.OldStart - 1 + delta
+	}
+	for _, stage := range stages {
+		want := make([]string, len(old))
+		for i, s := range old {
+			want[i] = normalize(stage, s)
+		}
+		var cands []int
+		last := min(hi, len(t.lines)-len(old))
+		first := lo
+		if h.AtEOF {
+			first = max(first, last)
+		}
+		for p := first; p <= last; p++ {
+			if matchAt(t, p, want, stage) {
+				cands = append(cands, p)
+			}
+		}
+		switch {
+		case len(cands) == 1:
+			return cands[0], stage, nil
+		case len(cands) > 1:
+			for _, c := range cands {
+				if c == hint {
+					return c, stage, nil
+				}
+			}
+			lines := make([]int, len(cands))
+			for i, c := range cands {
+				lines[i] = c + 1
+			}
+			return 0, "", &Error{Kind: KindAmbiguous, Path: fp.Path, Hunk: idx + 1, PatchLine: h.Line, Candidates: lines,
+				Msg: fmt.Sprintf("the hunk's lines match %d places (lines %s, stage %s); add more context lines or an `@@` line naming the enclosing function so it matches once", len(cands), joinInts(lines), stage)}
+		}
+	}
+	e := &Error{Kind: KindNoMatch, Path: fp.Path, Hunk: idx + 1, PatchLine: h.Line,
+		Msg: "the hunk's context and removed lines are not in the file (also tried ignoring whitespace and Unicode punctuation); re-read the file and regenerate the hunk from its current content"}
+	if h.AtEOF {
+		e.Msg = "the hunk is marked `*** End of File` but its lines are not the file's last lines; re-read the end of the file"
+	}
+	e.Nearest = nearest(t, old, lo, len(t.lines))
+	return 0, "", e
+}
+
+func matchAt(t text, p int, want []string, stage string) bool {
+	for i, w := range want {
+		if normalize(stage, t.lines[p+i].text) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// findLine returns the first line at or after from that equals s under any stage.
+func findLine(t text, s string, from int) int {
+	for _, stage := range stages {
+		w := normalize(stage, s)
+		for i := from; i < len(t.lines); i++ {
+			if normalize(stage, t.lines[i].text) == w {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// nearest finds the window of the file where most of want's lines match loosely.
+func nearest(t text, want []string, lo, hi int) *Nearest {
+	n := len(want)
+	if n == 0 || len(t.lines) == 0 {
+		return nil
+	}
+	w := make([]string, n)
+	for i, s := range want {
+		w[i] = normalize(StageUnicode, s)
+	}
+	norm := make([]string, len(t.lines))
+	for i, l := range t.lines {
+		norm[i] = normalize(StageUnicode, l.text)
+	}
+	best, bestAt := 0, 0
+	const budget = 4 << 20 // line comparisons; beyond it only windows anchored on a match
+	exhaustive := len(t.lines)*n <= budget
+	for p := max(0, lo-n+1); p < hi; p++ {
+		score := 0
+		for i := 0; i < n && p+i < len(norm); i++ {
+			if norm[p+i] == w[i] && w[i] != "" {
+				score++
+			}
+		}
+		if score > best {
+			best, bestAt = score, p
+		}
+		if !exhaustive && p > lo+budget/n {
+			break
+		}
+	}
+	if best == 0 {
+		return nil
+	}
+	end := min(bestAt+max(n, 1), len(t.lines), bestAt+12)
+	r := &Nearest{StartLine: bestAt + 1, Matching: best, Of: n}
+	for _, l := range t.lines[bestAt:end] {
+		r.Lines = append(r.Lines, l.text)
+	}
+	return r
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,272 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The permission section of a config file (user, project or manifest):
+//
+//	{"permissions": {
+//	    "mode": "accept-edits",                    // user config and manifest only
+//	    "rules": [{"permission": "bash", "pattern": "npm run test *", "action": "allow"}],
+//	    "allow": ["bash(go test *)", "fetch(*.golang.org)"],   // shorthand: permission(pattern)
+//	    "ask":   ["write(**/*.lock)"],
+//	    "deny":  ["read(**/.env)", "bash(rm -rf *)"],
+//	    "trusted_roots": ["~/src/myproject"]       // user config only
+//	}}
+//
+// Other top-level keys belong to other parts of agentbox and are not read here; inside
+// "permissions" an unknown key is an error.
+// Section is the "permissions" object of a config file.
+type Section struct {
+	Mode         string     `json:"mode,omitempty"`
+	Rules        []RuleSpec `json:"rules,omitempty"`
+	Allow        []string   `json:"allow,omitempty"`
+	Ask          []string   `json:"ask,omitempty"`
+	Deny         []string   `json:"deny,omitempty"`
+	TrustedRoots []string   `json:"trusted_roots,omitempty"`
+}
+
+// RuleSpec is a rule as written in a file.
+type RuleSpec struct {
+	Permission string `json:"permission"`
+	Pattern    string `json:"pattern,omitempty"`
+	Action     string `json:"action"`
+}
+
+// ConfigError is a config file that cannot be used: the file, the rule (if one is at
+// fault) and what is wrong.
+type ConfigError struct {
+	File  string
+	Scope Scope
+	Where string // rules[2], deny[0], mode, ...
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	where := ""
+	if e.Where != "" {
+		where = " " + e.Where
+	}
+	return fmt.Sprintf("%s config %s%s: %s; fix the file or remove the entry (agentbox will not run with a config it cannot read)", e.Scope, e.File, where, e.Msg)
+}
+
+// ParseShorthand reads "permission(pattern)" or a bare "permission".
+func ParseShorthand(s string) (permission, pattern string, err error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexByte(s, '(')
+	if i < 0 {
+		if strings.ContainsAny(s, ") \t") || s == "" {
+			return "", "", fmt.Errorf("%q is not of the form permission or permission(pattern)", s)
+		}
+		return s, "", nil
+	}
+	if !strings.HasSuffix(s, ")") {
+		return "", "", fmt.Errorf("%q is not of the form permission(pattern): the closing ) is missing", s)
+	}
+	permission, pattern = strings.TrimSpace(s[:i]), s[i+1:len(s)-1]
+	if permission == "" {
+		return "", "", fmt.Errorf("%q has no permission before (", s)
+	}
+	return permission, pattern, nil
+}
+
+// ParseSection decodes and compiles a config file's permission section. A file
+// without one yields a nil section and no rules.
+func ParseSection(data []byte, file string, scope Scope) (*Section, []*Rule, error) {
+	fail := func(where, format string, args ...any) error {
+		return &ConfigError{File: file, Scope: scope, Where: where, Msg: fmt.Sprintf(format, args...)}
+	}
+	var top struct {
+		Permissions json.RawMessage `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, nil, fail("", "not valid JSON: %v", err)
+	}
+	raw := top.Permissions
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var sec Section
+	if err := dec.Decode(&sec); err != nil {
+		return nil, nil, fail("permissions", "%v (known keys: mode, rules, allow, ask, deny, trusted_roots)", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, fail("permissions", "trailing data after the object")
+	}
+	if sec.Mode != "" {
+		if scope == ScopeProject {
+			return nil, nil, fail("mode", "a project config may not set the permission mode; set it in the user config or with --mode")
+		}
+		if _, err := ParseMode(sec.Mode); err != nil {
+			return nil, nil, fail("mode", "%v", err)
+		}
+	}
+	if len(sec.TrustedRoots) > 0 && scope != ScopeUser {
+		return nil, nil, fail("trusted_roots", "only the user config may mark project roots as trusted")
+	}
+	var rules []*Rule
+	for i, rs := range sec.Rules {
+		where := fmt.Sprintf("rules[%d]", i)
+		a, err := ParseAction(rs.Action)
+		if err != nil {
+			return nil, nil, fail(where, "%v", err)
+		}
+		if rs.Permission == "" {
+			return nil, nil, fail(where, "permission is missing")
+		}
+		r, err := Compile(rs.Permission, rs.Pattern, a)
+		if err != nil {
+			return nil, nil, fail(where, "%v", err)
+		}
+		r.Scope, r.File, r.Where = scope, file, where
+		rules = append(rules, r)
+	}
+	for _, group := range []struct {
+		name   string
+		list   []string
+		action Action
+	}{{"allow", sec.Allow, Allow}, {"ask", sec.Ask, Ask}, {"deny", sec.Deny, Deny}} {
+		for i, s := range group.list {
+			where := fmt.Sprintf("%s[%d]", group.name, i)
+			perm, pat, err := ParseShorthand(s)
+			if err != nil {
+				return nil, nil, fail(where, "%v", err)
+			}
+			r, err := Compile(perm, pat, group.action)
+			if err != nil {
+				return nil, nil, fail(where, "%v", err)
+			}
+			r.Scope, r.File, r.Where = scope, file, where
+			rules = append(rules, r)
+		}
+	}
+	return &sec, rules, nil
+}
+
+// Sources names the config files to load.
+type Sources struct {
+	Manifest string   // --manifest / AGENTBOX_MANIFEST; must exist when named
+	User     string   // the user config; "" means UserConfigPath(getenv)
+	Projects []string // workspace roots whose .agentbox/config.json is read
+	Mode     string   // --mode / AGENTBOX_MODE; overrides the user config's mode
+	Getenv   func(string) string
+}
+
+// UserConfigPath is $XDG_CONFIG_HOME/agentbox/config.json, or ~/.config/... .
+func UserConfigPath(getenv func(string) string) string {
+	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "agentbox", "config.json")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "agentbox", "config.json")
+	}
+	return ""
+}
+
+// ProjectConfigPath is <root>/.agentbox/config.json.
+func ProjectConfigPath(root string) string {
+	return filepath.Join(root, ".agentbox", "config.json")
+}
+
+// Load reads the manifest, user and project configs and builds a policy.
+func Load(src Sources, env Env) (*Policy, error) {
+	getenv := src.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	p := New(env, ModeDefault)
+	read := func(file string, scope Scope, mustExist bool) (*Section, []*Rule, error) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !mustExist {
+				return nil, nil, nil
+			}
+			return nil, nil, &ConfigError{File: file, Scope: scope, Msg: err.Error()}
+		}
+		return ParseSection(data, file, scope)
+	}
+	mode := ""
+	if src.Manifest != "" {
+		sec, rules, err := read(src.Manifest, ScopeManifest, true)
+		if err != nil {
+			return nil, err
+		}
+		p.add(rules...)
+		if sec != nil && sec.Mode != "" {
+			mode = sec.Mode
+		}
+	}
+	user := src.User
+	if user == "" {
+		user = UserConfigPath(getenv)
+	}
+	var trusted []string
+	if user != "" {
+		sec, rules, err := read(user, ScopeUser, false)
+		if err != nil {
+			return nil, err
+		}
+		p.add(rules...)
+		if sec != nil {
+			if sec.Mode != "" {
+				mode = sec.Mode
+			}
+			for _, t := range sec.TrustedRoots {
+				if strings.HasPrefix(t, "~/") && env.Home != "" {
+					t = filepath.Join(env.Home, t[2:])
+				}
+				if !filepath.IsAbs(t) {
+					return nil, &ConfigError{File: user, Scope: ScopeUser, Where: "trusted_roots", Msg: fmt.Sprintf("%q is not an absolute path (or ~/path)", t)}
+				}
+				trusted = append(trusted, canonical(t))
+			}
+		}
+	}
+	for _, root := range src.Projects {
+		file := ProjectConfigPath(root)
+		_, rules, err := read(file, ScopeProject, false)
+		if err != nil {
+			return nil, err
+		}
+		isTrusted := false
+		for _, t := range trusted {
+			if t == canonical(root) {
+				isTrusted = true
+			}
+		}
+		if isTrusted {
+			p.add(rules...)
+		} else {
+			p.tighten = append(p.tighten, rules...)
+		}
+	}
+	if src.Mode != "" {
+		mode = src.Mode
+	}
+	m, err := ParseMode(mode)
+	if err != nil {
+		return nil, err
+	}
+	p.Mode = m
+	return p, nil
+}
+
+// canonical cleans a path and resolves its symlinks when it exists.
+func canonical(p string) string {
+	p = filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}

@@ -1,0 +1,410 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Analysis is what the shell analyser (core/shell) reports about a command line:
+// every simple command, and why it is unsure of the line, if it is.
+type Analysis struct {
+	Commands  []SimpleCommand
+	Uncertain []string
+}
+
+// SimpleCommand is one command of a line, after quote removal and wrapper unwrapping.
+type SimpleCommand struct {
+	Argv      []string
+	Redirects []Redirect
+	Context   string // where it sits: "pipeline", "$(...)", "sh -c", ...
+}
+
+// Redirect is a redirection of a simple command.
+type Redirect struct {
+	Op     string // >, >>, <, <>, &>, >|, ...
+	Target string // the file (or fd for >&)
+}
+
+// Splitter splits a command line into simple commands; core/shell's Analyze, adapted.
+type Splitter func(line string) (*Analysis, error)
+
+// Policy holds the rules of every scope, the mode and the watchdog.
+type Policy struct {
+	Mode Mode
+	Env  Env
+	// Split analyses bash lines. Without one, every line is opaque: no allow rule
+	// applies and every deny or ask rule for commands does.
+	Split Splitter
+	// Watchdog refuses categories of calls no rule or mode can allow (it holds in
+	// bypass mode too). Nil means DefaultWatchdog; set NoWatchdog to disable it.
+	Watchdog func(c *Check) (reason string, refuse bool)
+
+	rules   []*Rule // manifest, user, trusted project, session
+	tighten []*Rule // untrusted project rules: they may only make a verdict stricter
+}
+
+// New returns a policy with the given mode and rules (their Scope must be set).
+func New(env Env, mode Mode, rules ...*Rule) *Policy {
+	p := &Policy{Mode: mode, Env: env}
+	for i, r := range env.Roots {
+		p.Env.Roots[i] = filepath.Clean(r)
+	}
+	p.add(rules...)
+	return p
+}
+
+func (p *Policy) add(rules ...*Rule) {
+	for _, r := range rules {
+		if r.Scope == "" {
+			r.Scope = ScopeSession
+		}
+		p.rules = append(p.rules, r)
+	}
+}
+
+// AddRules adds rules in their own scope. Project-scope rules added here are trusted;
+// use AddUntrusted for a project the user has not trusted.
+func (p *Policy) AddRules(rules ...*Rule) { p.add(rules...) }
+
+// AddUntrusted adds rules that may only tighten a verdict.
+func (p *Policy) AddUntrusted(rules ...*Rule) { p.tighten = append(p.tighten, rules...) }
+
+// SetSession replaces the session-scope rules (the grants).
+func (p *Policy) SetSession(rules []*Rule) {
+	kept := p.rules[:0:0]
+	for _, r := range p.rules {
+		if r.Scope != ScopeSession {
+			kept = append(kept, r)
+		}
+	}
+	for _, r := range rules {
+		r.Scope = ScopeSession
+		kept = append(kept, r)
+	}
+	p.rules = kept
+}
+
+// Rules lists every rule, untrusted project rules included, in load order.
+func (p *Policy) Rules() []*Rule {
+	return append(append([]*Rule(nil), p.rules...), p.tighten...)
+}
+
+// NoWatchdog is a watchdog that refuses nothing.
+func NoWatchdog(*Check) (string, bool) { return "", false }
+
+// Evaluate decides a request: every check it expands to is decided on its own and the
+// strictest verdict wins (the first part with that verdict is reported).
+func (p *Policy) Evaluate(req Request) Decision {
+	var worst Decision
+	var asks []Check
+	for i, c := range p.Checks(req) {
+		d := p.decide(&c)
+		if d.Action == Ask {
+			asks = append(asks, c)
+		}
+		if i == 0 || d.Action > worst.Action {
+			worst = d
+		}
+	}
+	if worst.Action == Ask {
+		worst.Asks = asks
+	}
+	return worst
+}
+
+// Explain decides a request like Evaluate and also returns the decision of every
+// check it expands to (each simple command of a bash line, each redirection, ...).
+func (p *Policy) Explain(req Request) (Decision, []Decision) {
+	var parts []Decision
+	for _, c := range p.Checks(req) {
+		parts = append(parts, p.decide(&c))
+	}
+	return p.Evaluate(req), parts
+}
+
+// Untrusted reports whether r is a rule of an untrusted project (it may only tighten).
+func (p *Policy) Untrusted(r *Rule) bool {
+	for _, t := range p.tighten {
+		if t == r {
+			return true
+		}
+	}
+	return false
+}
+
+// WithGrants returns a copy of the policy whose session rules are the given ones.
+func (p *Policy) WithGrants(rules []*Rule) *Policy {
+	q := *p
+	q.rules = append([]*Rule(nil), p.rules...)
+	q.SetSession(rules)
+	return &q
+}
+
+// Checks expands a request into the pieces that are decided one by one.
+func (p *Policy) Checks(req Request) []Check {
+	capability := req.Capability
+	k := capKinds[capability]
+	if capability == "" {
+		k = appletKinds[req.Applet]
+	}
+	base := Check{Applet: req.Applet, Capability: capability, kind: k}
+	switch k {
+	case kindPath:
+		return p.pathChecks(base, req.Target, req.Cwd)
+	case kindHost:
+		base.Host, base.Port = parseHostTarget(req.Target)
+		base.Display = req.Target
+		return []Check{base}
+	case kindCommand:
+		return p.commandChecks(base, req)
+	}
+	base.Display = req.Target
+	return []Check{base}
+}
+
+func (p *Policy) cwd(cwd string) string {
+	if cwd == "" && len(p.Env.Roots) > 0 {
+		return p.Env.Roots[0]
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	return cwd
+}
+
+func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
+	if dynamic(target) {
+		base.Display, base.Path, base.Uncertain = target, "", true
+		return []Check{base}
+	}
+	abs := target
+	if strings.HasPrefix(abs, "~/") && p.Env.Home != "" {
+		abs = filepath.Join(p.Env.Home, abs[2:])
+	}
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(p.cwd(cwd), abs)
+	}
+	abs = filepath.Clean(abs)
+	forms := []string{abs}
+	if real := resolveExisting(abs); real != abs {
+		forms = append(forms, real)
+	}
+	var out []Check
+	for _, f := range forms {
+		c := base
+		c.Path, c.Display = f, f
+		c.Inside = p.inside(f)
+		out = append(out, c)
+	}
+	return out
+}
+
+func (p *Policy) inside(abs string) bool {
+	for _, r := range p.Env.Roots {
+		if _, ok := within(r, abs); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveExisting resolves the symlinks of the longest existing prefix of abs and
+// appends the rest, so a path through a symlinked directory is matched where it lands.
+func resolveExisting(abs string) string {
+	rest := ""
+	for cur := abs; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func (p *Policy) commandChecks(base Check, req Request) []Check {
+	line := req.Target
+	var a *Analysis
+	var err error
+	if p.Split != nil {
+		a, err = p.Split(line)
+	}
+	if p.Split == nil || err != nil || a == nil {
+		c := base
+		c.Uncertain, c.opaque, c.Display = true, true, line
+		return []Check{c}
+	}
+	uncertain := len(a.Uncertain) > 0
+	var out []Check
+	for _, sc := range a.Commands {
+		c := base
+		c.Argv, c.Uncertain = sc.Argv, uncertain
+		c.Display = quoteArgv(sc.Argv)
+		out = append(out, c)
+		for _, rd := range sc.Redirects {
+			capability := redirectCap(rd)
+			if capability == "" {
+				continue
+			}
+			pc := Check{Applet: base.Applet, Capability: capability, kind: kindPath, Uncertain: uncertain}
+			out = append(out, p.pathChecks(pc, rd.Target, req.Cwd)...)
+		}
+	}
+	if len(out) == 0 {
+		c := base
+		c.Uncertain, c.Display = uncertain, line
+		c.Argv = []string{}
+		out = append(out, c)
+	}
+	return out
+}
+
+func redirectCap(rd Redirect) string {
+	t := rd.Target
+	if strings.Contains(rd.Op, "&") && t != "" && (t == "-" || strings.Trim(t, "0123456789") == "") {
+		return "" // fd duplication
+	}
+	switch t {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty":
+		return ""
+	}
+	if strings.HasPrefix(rd.Op, "<") && !strings.Contains(rd.Op, ">") {
+		if strings.HasPrefix(rd.Op, "<<") {
+			return "" // here-doc / here-string: no file
+		}
+		return CapFSRead
+	}
+	return CapFSWrite
+}
+
+// decide decides one check, following the order in the package doc.
+func (p *Policy) decide(c *Check) Decision {
+	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
+		return Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
+	}
+	wd := p.Watchdog
+	if wd == nil {
+		wd = DefaultWatchdog
+	}
+	if reason, refuse := wd(c); refuse {
+		return Decision{Action: Deny, Part: c.Display, Reason: "the watchdog refuses it: " + reason}
+	}
+	switch p.Mode {
+	case ModeReadOnly:
+		if c.Capability != CapFSRead {
+			return Decision{Action: Deny, Mode: p.Mode, Part: c.Display, Reason: "the permission mode is read-only: only reads are allowed"}
+		}
+	case ModeBypass:
+		return Decision{Action: Allow, Mode: p.Mode, Part: c.Display, Reason: "the permission mode is bypass"}
+	}
+	var d Decision
+	if r := p.best(p.rules, c, nil); r != nil {
+		d = Decision{Action: r.Action, Rule: r, Part: c.Display, Reason: fmt.Sprintf("rule %s", r)}
+	} else {
+		d = p.modeDecision(c)
+	}
+	if r := p.strictest(p.tighten, c); r != nil && r.Action > d.Action {
+		d = Decision{Action: r.Action, Rule: r, Part: c.Display, Reason: fmt.Sprintf("rule %s (an untrusted project rule can only tighten)", r)}
+	}
+	return d
+}
+
+func (p *Policy) modeDecision(c *Check) Decision {
+	mode := p.Mode
+	if mode == "" {
+		mode = ModeDefault
+	}
+	d := Decision{Action: Ask, Mode: mode, Part: c.Display}
+	switch {
+	case c.Capability == CapFSRead && c.Inside && !c.Uncertain:
+		d.Action, d.Reason = Allow, "reads inside the workspace are allowed"
+	case c.Capability == CapFSRead:
+		d.Reason = "a read outside the workspace needs approval"
+	case c.Capability == CapFSWrite && mode == ModeAcceptEdits && c.Inside && !c.Uncertain:
+		d.Action, d.Reason = Allow, "mode accept-edits allows writes inside the workspace"
+	case c.Capability == CapFSWrite:
+		d.Reason = "writing files needs approval in mode " + string(mode)
+	case c.Capability == CapShellRun || c.kind == kindCommand:
+		d.Reason = "running commands needs approval in mode " + string(mode)
+	case c.Capability == CapNetFetch:
+		d.Reason = "network access needs approval in mode " + string(mode)
+	default:
+		d.Reason = "this call needs approval in mode " + string(mode)
+	}
+	return d
+}
+
+type candidate struct {
+	r       *Rule
+	exact   bool
+	literal int
+}
+
+// better reports whether a ranks before b in the total order of the package doc.
+func better(a, b candidate) bool {
+	if a.exact != b.exact {
+		return a.exact
+	}
+	if c := cmp.Compare(a.literal, b.literal); c != 0 {
+		return c > 0
+	}
+	if c := cmp.Compare(a.r.permRank, b.r.permRank); c != 0 {
+		return c > 0
+	}
+	if c := cmp.Compare(a.r.Action, b.r.Action); c != 0 {
+		return c > 0
+	}
+	return tiebreak(a.r, b.r) < 0
+}
+
+// tiebreak orders rules that decide alike, only so that the reported rule is stable.
+func tiebreak(a, b *Rule) int {
+	return cmp.Or(
+		cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)),
+		cmp.Compare(a.Permission, b.Permission),
+		cmp.Compare(a.Pattern, b.Pattern),
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Grant, b.Grant),
+		cmp.Compare(a.Where, b.Where),
+	)
+}
+
+func (p *Policy) best(rules []*Rule, c *Check, filter func(*Rule) bool) *Rule {
+	var top candidate
+	for _, r := range rules {
+		if filter != nil && !filter(r) {
+			continue
+		}
+		ok, exact, lit := r.match(c, &p.Env)
+		if !ok {
+			continue
+		}
+		cand := candidate{r, exact, lit}
+		if top.r == nil || better(cand, top) {
+			top = cand
+		}
+	}
+	return top.r
+}
+
+// strictest is the matching rule with the strictest action (then the most specific).
+func (p *Policy) strictest(rules []*Rule, c *Check) *Rule {
+	var top candidate
+	for _, r := range rules {
+		ok, exact, lit := r.match(c, &p.Env)
+		if !ok {
+			continue
+		}
+		cand := candidate{r, exact, lit}
+		if top.r == nil || r.Action > top.r.Action || r.Action == top.r.Action && better(cand, top) {
+			top = cand
+		}
+	}
+	return top.r
+}

@@ -1,0 +1,209 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Action is a rule's verdict. The numeric order is strictness: Allow < Ask < Deny.
+type Action uint8
+
+// The actions, least strict first.
+const (
+	Allow Action = iota + 1
+	Ask
+	Deny
+)
+
+func (a Action) String() string {
+	switch a {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return "none"
+}
+
+// ParseAction reads "allow", "ask" or "deny".
+func ParseAction(s string) (Action, error) {
+	switch s {
+	case "allow":
+		return Allow, nil
+	case "ask":
+		return Ask, nil
+	case "deny":
+		return Deny, nil
+	}
+	return 0, fmt.Errorf("action %q is not one of allow, ask, deny", s)
+}
+
+// MarshalJSON writes the action's name.
+func (a Action) MarshalJSON() ([]byte, error) { return json.Marshal(a.String()) }
+
+// UnmarshalJSON reads the action's name.
+func (a *Action) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("action must be a string: allow, ask or deny")
+	}
+	v, err := ParseAction(s)
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// Stricter returns the stricter of two actions.
+func Stricter(a, b Action) Action {
+	if b > a {
+		return b
+	}
+	return a
+}
+
+// Mode is the permission mode: the fallback when no rule matches.
+type Mode string
+
+// The permission modes.
+//
+//	default       reads inside the workspace allowed; writes, commands, fetches ask
+//	accept-edits  as default, and writes inside the workspace allowed
+//	read-only     everything but reads denied
+//	bypass        everything allowed but manifest denies (the watchdog still runs)
+const (
+	ModeDefault     Mode = "default"
+	ModeAcceptEdits Mode = "accept-edits"
+	ModeReadOnly    Mode = "read-only"
+	ModeBypass      Mode = "bypass"
+)
+
+// ParseMode reads a mode name; "" is the default mode.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "":
+		return ModeDefault, nil
+	case ModeDefault, ModeAcceptEdits, ModeReadOnly, ModeBypass:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("permission mode %q is not one of default, accept-edits, read-only, bypass", s)
+}
+
+// Scope is where a rule came from.
+type Scope string
+
+// The rule scopes.
+const (
+	ScopeManifest Scope = "manifest"
+	ScopeUser     Scope = "user"
+	ScopeProject  Scope = "project"
+	ScopeSession  Scope = "session"
+)
+
+func scopeRank(s Scope) int {
+	switch s {
+	case ScopeManifest:
+		return 0
+	case ScopeUser:
+		return 1
+	case ScopeProject:
+		return 2
+	}
+	return 3
+}
+
+// The capabilities a request may name.
+const (
+	CapFSRead   = "fs.read"
+	CapFSWrite  = "fs.write"
+	CapShellRun = "shell.run"
+	CapNetFetch = "net.fetch"
+)
+
+// Request is a side effect an applet is about to perform.
+type Request struct {
+	Applet     string // applet id: write, bash, fetch, ...
+	Capability string // fs.read, fs.write, shell.run, net.fetch
+	Target     string // a path, a command line or a URL / host
+	Summary    string // what will happen, for a person who is asked
+	Cwd        string // resolves relative path targets; defaults to the first root
+}
+
+// Decision is a verdict and what made it.
+type Decision struct {
+	Action Action `json:"action"`
+	// Rule is the deciding rule, nil when the mode (or the watchdog) decided.
+	Rule *Rule `json:"rule,omitempty"`
+	// Mode is set when the permission mode decided.
+	Mode Mode `json:"mode,omitempty"`
+	// Part is the piece of the request that decided: a simple command of a bash line,
+	// a redirection target or a resolved path.
+	Part   string `json:"part,omitempty"`
+	Reason string `json:"reason"`
+	// Asks lists every part of a bash line whose own verdict is ask, so that a grant
+	// can cover them all (only set on ask decisions).
+	Asks []Check `json:"-"`
+}
+
+// Source describes what decided, in one phrase: the rule with its scope, file and
+// index, or the mode.
+func (d Decision) Source() string {
+	switch {
+	case d.Rule != nil:
+		return d.Rule.String()
+	case d.Mode != "":
+		return "mode " + string(d.Mode)
+	}
+	return "watchdog"
+}
+
+// Check is one piece of a request, decided on its own: a simple command, a
+// redirection, a path form or a host.
+type Check struct {
+	Applet     string
+	Capability string
+	kind       kind
+	Path       string   // kindPath: absolute, cleaned
+	Argv       []string // kindCommand
+	Host, Port string   // kindHost
+	Uncertain  bool     // the shell analyser was unsure of the line
+	opaque     bool     // no analysis at all: the line could be any command
+	Inside     bool     // kindPath: under a workspace root
+	Display    string
+}
+
+type kind uint8
+
+const (
+	kindNone kind = iota
+	kindPath
+	kindCommand
+	kindHost
+)
+
+func quoteArgv(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shellQuote(a))
+	}
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%^*?", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

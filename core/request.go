@@ -1,0 +1,178 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxRequestBytes bounds a JSON request. A write of a larger file should be split, or
+// done by a person from the shell (write reads its content from stdin there).
+const MaxRequestBytes = 64 << 20
+
+// DecodeRequest reads exactly one JSON object from r into cmd, strictly: malformed JSON,
+// a non-object, trailing data, duplicate or unknown fields and oversized input are
+// invalid_params errors that say what and where. Dialect aliases are mapped to canonical
+// names, defaults are applied, and the result is validated against the schema before it
+// is decoded into cmd. Empty input counts as {}.
+func DecodeRequest(r io.Reader, cmd Command) error {
+	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return Errorf(CodeIOError, "could not read the JSON request from stdin: %v", err)
+	}
+	if len(data) > MaxRequestBytes {
+		return Errorf(CodeInvalidParams, "the JSON request is larger than %d MiB; send less data per call (for example write a large file in parts, or read a file by path instead of passing it inline)", MaxRequestBytes>>20)
+	}
+	obj, err := parseObject(data)
+	if err != nil {
+		return err
+	}
+	return FillParams(obj, cmd)
+}
+
+// FillParams canonicalises, defaults, validates and decodes an already-parsed request
+// object into cmd. MCP and tests use it directly.
+func FillParams(obj map[string]any, cmd Command) error {
+	p := ParamsOf(cmd)
+	if err := p.Canonicalize(obj, ""); err != nil {
+		return err
+	}
+	p.ApplyDefaults(obj)
+	if err := p.Validate(obj); err != nil {
+		return err
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return Errorf(CodeInternal, "re-encoding the request failed: %v", err)
+	}
+	if err := json.Unmarshal(b, cmd); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return Errorf(CodeInvalidParams, "field %q: %s does not fit a %s; pass a value of the right type", ute.Field, ute.Value, ute.Type)
+		}
+		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
+	}
+	return nil
+}
+
+func parseObject(data []byte) (map[string]any, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return map[string]any{}, nil
+	}
+	if trimmed[0] != '{' {
+		return nil, Errorf(CodeInvalidParams, "the request must be one JSON object ({\"field\": value, ...}); got input starting with %q", clip(string(trimmed), 20))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec, "", 0)
+	if err != nil {
+		return nil, syntaxError(data, dec, err)
+	}
+	if off := dec.InputOffset(); len(bytes.TrimSpace(data[off:])) > 0 {
+		off += int64(len(data[off:]) - len(bytes.TrimLeft(data[off:], " \t\r\n")))
+		line, col := lineCol(data, off)
+		return nil, Errorf(CodeInvalidParams, "trailing data after the JSON object at line %d, column %d (%q); send exactly one object per call", line, col, clip(string(bytes.TrimSpace(data[off:])), 20))
+	}
+	return v.(map[string]any), nil
+}
+
+// maxDepth bounds the nesting of a request; the deepest applet parameter is 3 levels.
+const maxDepth = 32
+
+// decodeValue builds a JSON value from tokens so that duplicate keys, which
+// encoding/json would silently resolve to the last one, are reported.
+func decodeValue(dec *json.Decoder, path string, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, Errorf(CodeInvalidParams, "the request is nested more than %d levels deep%s; no applet takes such a structure", maxDepth, where(path))
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := kt.(string)
+				if _, dup := obj[key]; dup {
+					return nil, Errorf(CodeInvalidParams, "field %q appears twice%s; give each field once", key, where(path))
+				}
+				v, err := decodeValue(dec, join(path, key), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return obj, nil
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec, fmt.Sprintf("%s[%d]", path, len(arr)), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return arr, nil
+		}
+	}
+	return tok, nil
+}
+
+func syntaxError(data []byte, dec *json.Decoder, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		off = int64(len(data))
+		err = errors.New("unexpected end of input (is the object closed?)")
+	}
+	line, col := lineCol(data, off)
+	return Errorf(CodeInvalidParams, "malformed JSON request at line %d, column %d: %v; send one valid JSON object", line, col, err)
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+func decodeNumber(b []byte, out *any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(out)
+}
+
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

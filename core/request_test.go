@@ -1,0 +1,149 @@
+package core
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+type editItem struct {
+	Old string `json:"old_string" alias:"old_str,oldText" required:""`
+	New string `json:"new_string" alias:"new_str,newText"`
+	All bool   `json:"replace_all" alias:"allow_multiple"`
+}
+
+type testParams struct {
+	FilePath string     `json:"file_path" alias:"path,filePath" required:"" help:"the file" schema:"minLength=1"`
+	Limit    int        `json:"limit" default:"2000" schema:"min=1,max=100000" help:"lines"`
+	Mode     string     `json:"mode" enum:"a,b" default:"a"`
+	Edits    []editItem `json:"edits" type:"json" schema:"maxItems=3"`
+	Env      map[string]string
+	Opt      *int `json:"opt"`
+}
+
+func (p *testParams) Run(context.Context, *Env) (*Result, error) { return nil, nil }
+
+func TestDecodeRequest(t *testing.T) {
+	cases := []struct {
+		name, in string
+		wantErr  string // substring; empty = success
+		check    func(t *testing.T, p *testParams)
+	}{
+		{"minimal with defaults", `{"file_path":"a.go"}`, "", func(t *testing.T, p *testParams) {
+			if p.FilePath != "a.go" || p.Limit != 2000 || p.Mode != "a" || p.Opt != nil {
+				t.Errorf("got %+v", p)
+			}
+		}},
+		{"alias", `{"path":"a.go","limit":5}`, "", func(t *testing.T, p *testParams) {
+			if p.FilePath != "a.go" || p.Limit != 5 {
+				t.Errorf("got %+v", p)
+			}
+		}},
+		{"nested alias", `{"file_path":"a","edits":[{"old_str":"x","newText":"y","allow_multiple":true}]}`, "", func(t *testing.T, p *testParams) {
+			if len(p.Edits) != 1 || p.Edits[0] != (editItem{"x", "y", true}) {
+				t.Errorf("got %+v", p.Edits)
+			}
+		}},
+		{"pointer presence", `{"file_path":"a","opt":0}`, "", func(t *testing.T, p *testParams) {
+			if p.Opt == nil || *p.Opt != 0 {
+				t.Errorf("opt = %v", p.Opt)
+			}
+		}},
+		{"empty input is {}", ``, "file_path", nil},
+		{"whitespace only is {}", " \n\t", "file_path", nil},
+		{"missing required", `{}`, `missing properties: ["file_path"]`, nil},
+		{"unknown field", `{"file_path":"a","fiel":1}`, `unknown field "fiel"; accepted fields: file_path (also path, filePath)`, nil},
+		{"unknown nested field", `{"file_path":"a","edits":[{"old_string":"x","bogus":1}]}`, `unknown field "bogus" in edits[0]`, nil},
+		{"alias and canonical", `{"file_path":"a","path":"b"}`, `name the same parameter`, nil},
+		{"duplicate key", `{"file_path":"a","file_path":"b"}`, `appears twice`, nil},
+		{"wrong type", `{"file_path":1}`, `file_path: type: 1 has type "integer", want "string"`, nil},
+		{"below minimum", `{"file_path":"a","limit":0}`, "limit: minimum", nil},
+		{"fraction for integer", `{"file_path":"a","limit":1.5}`, `limit: type: 1.5 has type "number", want "integer"`, nil},
+		{"huge integer", `{"file_path":"a","limit":1e400}`, "limit", nil},
+		{"enum", `{"file_path":"a","mode":"c"}`, "mode: enum: c does not equal any of: [a b]", nil},
+		{"too many items", `{"file_path":"a","edits":[{"old_string":"1"},{"old_string":"2"},{"old_string":"3"},{"old_string":"4"}]}`, "maxItems", nil},
+		{"empty string violates minLength", `{"file_path":""}`, "file_path: minLength", nil},
+		{"not an object", `[1,2]`, "must be one JSON object", nil},
+		{"a string", `"hello"`, "must be one JSON object", nil},
+		{"null", `null`, "must be one JSON object", nil},
+		{"trailing data", `{"file_path":"a"} x`, "trailing data after the JSON object at line 1, column 19", nil},
+		{"second object", "{\"file_path\":\"a\"}\n{}", "trailing data after the JSON object at line 2, column 1", nil},
+		{"truncated", `{"file_path":"a"`, "malformed JSON request", nil},
+		{"bad syntax position", "{\n  \"file_path\": a\n}", "line 2, column", nil},
+		{"map field has no json tag so is not a field", `{"file_path":"a","Env":{}}`, `unknown field "Env"`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var p testParams
+			err := DecodeRequest(strings.NewReader(c.in), &p)
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if c.check != nil {
+					c.check(t, &p)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want error containing %q, got success: %+v", c.wantErr, p)
+			}
+			e := AsError(err)
+			if e.Code != CodeInvalidParams {
+				t.Errorf("code = %s, want invalid_params", e.Code)
+			}
+			if !strings.Contains(e.Message, c.wantErr) {
+				t.Errorf("error %q does not contain %q", e.Message, c.wantErr)
+			}
+		})
+	}
+}
+
+func TestDecodeRequestTooLarge(t *testing.T) {
+	big := `{"file_path":"` + strings.Repeat("x", MaxRequestBytes) + `"}`
+	var p testParams
+	err := DecodeRequest(strings.NewReader(big), &p)
+	if err == nil || AsError(err).Code != CodeInvalidParams || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSchemaFromTags(t *testing.T) {
+	s := ParamsOf(&testParams{}).Schema()
+	props := s["properties"].(map[string]any)
+	limit := props["limit"].(map[string]any)
+	if limit["default"] != int64(2000) || limit["minimum"] != float64(1) || limit["type"] != "integer" {
+		t.Errorf("limit schema = %v", limit)
+	}
+	if s["additionalProperties"] != false {
+		t.Error("additionalProperties must be false")
+	}
+	if req := s["required"].([]any); len(req) != 1 || req[0] != "file_path" {
+		t.Errorf("required = %v", req)
+	}
+	edits := props["edits"].(map[string]any)
+	items := edits["items"].(map[string]any)
+	if items["additionalProperties"] != false || items["required"].([]any)[0] != "old_string" {
+		t.Errorf("edits items = %v", items)
+	}
+}
+
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"file_path":"a"}`, `{"path":"a","limit":3,"edits":[{"old_str":"x"}]}`, `{`, `[]`, `{"a":1}{"b":2}`, "\xff", `{"file_path":"\u0000"}`, `{"limit":-1e999}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var p testParams
+		err := DecodeRequest(strings.NewReader(in), &p)
+		if err != nil {
+			e := AsError(err)
+			if e.Code != CodeInvalidParams || e.Message == "" {
+				t.Fatalf("input %q: error with code %s: %v", in, e.Code, err)
+			}
+			return
+		}
+		if p.FilePath == "" || p.Limit < 1 {
+			t.Fatalf("input %q accepted but violates the schema: %+v", in, p)
+		}
+	})
+}

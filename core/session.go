@@ -1,0 +1,214 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+// DefaultSession is the session id used when neither --session nor AGENTBOX_SESSION is set.
+const DefaultSession = "default"
+
+// validSessionID accepts 1-128 letters, digits, '.', '_' or '-', starting with a
+// letter or digit, so an id can never name a path outside the sessions directory.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i, c := range []byte(id) {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Session is the per-session state directory,
+// $XDG_STATE_HOME/agentbox/sessions/<id>/ (0700): grants, read records, todo lists,
+// background jobs, the persistent working directory and spill files. Everything in it
+// is written atomically, and read-modify-write cycles hold a file lock, so concurrent
+// agentbox processes of one session never lose an update.
+type Session struct {
+	ID  string
+	dir string
+	now func() time.Time
+}
+
+// NewSession returns the session id under stateHome (the directory that holds
+// agentbox/sessions). The directory is created on first use.
+func NewSession(stateHome, id string, now func() time.Time) (*Session, error) {
+	if id == "" {
+		id = DefaultSession
+	}
+	if !validSessionID(id) {
+		return nil, Errorf(CodeInvalidParams, "session id %q is not valid: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Session{ID: id, dir: filepath.Join(stateHome, "agentbox", "sessions", id), now: now}, nil
+}
+
+// Dir returns the session directory, creating it (0700) if needed.
+func (s *Session) Dir() (string, error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return "", Errorf(CodeIOError, "cannot create the session directory %s: %v; set XDG_STATE_HOME to a writable directory", s.dir, err)
+	}
+	return s.dir, nil
+}
+
+// Path returns a path inside the session directory (creating the directory).
+func (s *Session) Path(parts ...string) (string, error) {
+	d, err := s.Dir()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(append([]string{d}, parts...)...)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", Errorf(CodeIOError, "cannot create %s: %v", filepath.Dir(p), err)
+	}
+	return p, nil
+}
+
+// Spill writes the whole of an output that was cut to a 0600 sidecar file and returns
+// its path, for the envelope's output_path.
+func (s *Session) Spill(applet string, data []byte) (string, error) {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	name := fmt.Sprintf("%s-%s-%s.txt", applet, s.now().UTC().Format("20060102T150405.000000000"), hex.EncodeToString(rnd[:]))
+	p, err := s.Path("spill", name)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		return "", Errorf(CodeIOError, "cannot write the spill file %s: %v", p, err)
+	}
+	return p, nil
+}
+
+// SpillFile creates an empty 0600 sidecar file for streaming output into.
+func (s *Session) SpillFile(applet string) (*os.File, error) {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	name := fmt.Sprintf("%s-%s-%s.txt", applet, s.now().UTC().Format("20060102T150405.000000000"), hex.EncodeToString(rnd[:]))
+	p, err := s.Path("spill", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// WithLock runs fn while holding the session's exclusive file lock called name.
+func (s *Session) WithLock(ctx context.Context, name string, fn func() error) error {
+	p, err := s.Path("locks", name+".lock")
+	if err != nil {
+		return err
+	}
+	l := flock.New(p)
+	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		return Errorf(CodeTimeout, "could not take the session lock %s: %v", name, err)
+	}
+	defer l.Unlock()
+	return fn()
+}
+
+// LoadJSON reads a small state file of the session into v. A missing file leaves v
+// untouched and returns nil.
+func (s *Session) LoadJSON(name string, v any) error {
+	p, err := s.Path(name)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return Errorf(CodeIOError, "cannot read session state %s: %v", p, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return Errorf(CodeIOError, "session state %s is corrupt (%v); delete it to start over", p, err)
+	}
+	return nil
+}
+
+// SaveJSON writes a small state file of the session atomically (0600).
+func (s *Session) SaveJSON(name string, v any) error {
+	p, err := s.Path(name)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return Errorf(CodeInternal, "cannot encode session state: %v", err)
+	}
+	if err := renameio.WriteFile(p, b, 0o600); err != nil {
+		return Errorf(CodeIOError, "cannot write session state %s: %v", p, err)
+	}
+	return nil
+}
+
+// FileStamp identifies a version of a file for conflict detection.
+type FileStamp struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	SHA256  string    `json:"sha256"`
+}
+
+// StampOf computes the stamp of content read from a file with the given info.
+func StampOf(abs string, fi fs.FileInfo, content []byte) FileStamp {
+	sum := sha256.Sum256(content)
+	return FileStamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}
+}
+
+func readRecordName(abs string) string {
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join("reads", hex.EncodeToString(sum[:16])+".json")
+}
+
+// RecordRead remembers that this session saw a version of a file.
+func (s *Session) RecordRead(st FileStamp) error {
+	return s.SaveJSON(readRecordName(st.Path), st)
+}
+
+// LastRead returns the session's record of a file, if any.
+func (s *Session) LastRead(abs string) (FileStamp, bool, error) {
+	var st FileStamp
+	if err := s.LoadJSON(readRecordName(abs), &st); err != nil {
+		return st, false, err
+	}
+	return st, st.Path == abs, nil
+}
+
+// CheckFresh returns a conflict error when this session read the file and its content
+// has changed since. current is the file's present stamp.
+func (s *Session) CheckFresh(current FileStamp) error {
+	last, ok, err := s.LastRead(current.Path)
+	if err != nil || !ok {
+		return err
+	}
+	if last.SHA256 == "" {
+		// A read of a file too large to hash cheaply records no hash: size and mtime decide.
+		if last.Size == current.Size && last.ModTime.Equal(current.ModTime) {
+			return nil
+		}
+	} else if last.SHA256 == current.SHA256 {
+		return nil
+	}
+	return Errorf(CodeConflict, "%s changed since this session read it (it was %d bytes at %s, it is %d bytes at %s); read it again and redo the change on the current content",
+		current.Path, last.Size, last.ModTime.Format(time.RFC3339), current.Size, current.ModTime.Format(time.RFC3339))
+}

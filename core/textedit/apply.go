@@ -1,0 +1,129 @@
+package textedit
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MaxEdits bounds one multi-edit (reference 000).
+const MaxEdits = 50
+
+// Edit is one find-and-replace.
+type Edit struct {
+	Old, New   string
+	ReplaceAll bool
+	Fuzzy      bool
+	Threshold  float64
+}
+
+// Applied reports how one edit matched.
+type Applied struct {
+	Index        int     `json:"index"`
+	Stage        string  `json:"stage"`
+	Similarity   float64 `json:"similarity"`
+	Replacements int     `json:"replacements"`
+	Line         int     `json:"line"`
+}
+
+// EditError says which edit of a multi-edit failed and why. Failure is set for match
+// failures (no_match, ambiguous); otherwise Message alone explains.
+type EditError struct {
+	Index   int
+	Failure *Failure
+	Message string
+}
+
+func (e *EditError) Error() string { return e.Message }
+
+type span struct {
+	start, end int
+	repl       string
+	index      int
+}
+
+// Apply validates every edit against the original text, rejects overlapping regions,
+// and only then applies them all (from the end backwards, so offsets stay valid).
+// Nothing is applied unless everything matched.
+func Apply(text string, edits []Edit) (string, []Applied, error) {
+	if len(edits) == 0 {
+		return "", nil, &EditError{Index: -1, Message: "no edits given"}
+	}
+	if len(edits) > MaxEdits {
+		return "", nil, &EditError{Index: -1, Message: fmt.Sprintf("%d edits given; at most %d fit in one call, so split them", len(edits), MaxEdits)}
+	}
+	var spans []span
+	applied := make([]Applied, 0, len(edits))
+	for i, e := range edits {
+		if e.Old == e.New {
+			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d changes nothing: old_string and new_string are identical", i)}
+		}
+		if e.Old == "" {
+			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d has an empty old_string; an empty old_string only creates a missing file", i)}
+		}
+		ms, err := Find(text, e.Old, Options{ReplaceAll: e.ReplaceAll, Fuzzy: e.Fuzzy, Threshold: e.Threshold})
+		if err != nil {
+			var f *Failure
+			errors.As(err, &f)
+			return "", nil, &EditError{Index: i, Failure: f, Message: describe(i, e, f)}
+		}
+		for _, m := range ms {
+			repl := m.Replacement(e.New)
+			// In a file of mixed line endings nothing is converted, so a region written
+			// with CRLF keeps CRLF even when the model wrote LF.
+			if strings.Contains(text[m.Start:m.End], "\r\n") && !strings.Contains(repl, "\r") {
+				repl = strings.ReplaceAll(repl, "\n", "\r\n")
+			}
+			spans = append(spans, span{m.Start, m.End, repl, i})
+		}
+		applied = append(applied, Applied{Index: i, Stage: ms[0].Stage, Similarity: ms[0].Similarity, Replacements: len(ms), Line: ms[0].Line})
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
+	for k := 1; k < len(spans); k++ {
+		if spans[k].start < spans[k-1].end {
+			a, b := spans[k-1], spans[k]
+			return "", nil, &EditError{Index: b.index, Message: fmt.Sprintf("edits %d and %d overlap (both touch line %d); merge them into one edit", a.index, b.index, 1+strings.Count(text[:b.start], "\n"))}
+		}
+	}
+	var out strings.Builder
+	out.Grow(len(text))
+	prev := 0
+	for _, s := range spans {
+		out.WriteString(text[prev:s.start])
+		out.WriteString(s.repl)
+		prev = s.end
+	}
+	out.WriteString(text[prev:])
+	return out.String(), applied, nil
+}
+
+func describe(i int, e Edit, f *Failure) string {
+	what := fmt.Sprintf("edit %d: ", i)
+	if f == nil {
+		return what + "no match"
+	}
+	if f.Kind == "ambiguous" {
+		return what + fmt.Sprintf("old_string matches %d places (%s match) at lines %s; add surrounding lines to old_string to make it unique, or set replace_all to change every one", len(f.Lines), f.Stage, joinInts(f.Lines))
+	}
+	msg := what + fmt.Sprintf("old_string was not found (searched for %q)", clip(e.Old, 50))
+	if r := f.Nearest; r != nil {
+		msg += fmt.Sprintf(". The nearest text is lines %d-%d (%.0f%% similar; → is a tab, · a trailing space, ␍ a carriage return):\n%s\n", r.StartLine, r.EndLine, r.Similarity*100, r.Excerpt)
+		if !e.Fuzzy && r.Similarity >= DefaultThreshold {
+			msg += "Read those lines again and copy them exactly, or pass fuzzy_match: true to accept the near match."
+		} else {
+			msg += "Read the file again and copy the text to replace exactly."
+		}
+	} else {
+		msg += "; nothing similar is in the file. Read the file again and copy the text to replace exactly."
+	}
+	return msg
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,134 @@
+// Package textedit finds and replaces text the way a model means it, not only the way it
+// typed it. A file is decoded into LF text plus its Format (BOM, encoding, line ending,
+// final newline), so a CRLF file matches LF strings and is written back CRLF; a file of
+// mixed endings is left unconverted, and a replaced CRLF region stays CRLF.
+//
+// Matching runs in stages, each only when the previous found nothing:
+//   - exact;
+//   - whitespace-normalised: runs of blanks, tabs and line breaks compare as one space
+//     (so indentation and trailing blanks do not matter), never splitting a word. It
+//     anchors on the needle's longest token and walks outwards, so a 10 MB file is not
+//     copied; the replacement is re-indented to the matched region;
+//   - fuzzy (when asked): Levenshtein similarity of line windows, lines compared without
+//     indentation. Candidate windows are ranked by the share of their 3-grams found in
+//     the needle (one pass over the file with a 64 Ki-bit set, then a sliding sum over
+//     lines), which still finds the region when every needle line has a typo; the best
+//     few go through a banded, early-exit distance check whose bound tightens as better
+//     windows turn up. A 30-line needle in a 10 MB file takes tens of milliseconds.
+//
+// Every stage demands a unique match unless the caller asks for all of them (fuzzy
+// always demands a unique best). A miss reports the nearest region, whitespace made
+// visible, so the model can correct itself. Apply plans up to MaxEdits edits against
+// the original text and applies them only when all match and none overlap.
+package textedit
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf16"
+)
+
+// Format is how a file's text is stored on disk.
+type Format struct {
+	BOM      bool   // a byte order mark (UTF-8's, or UTF-16's)
+	CRLF     bool   // every line ends in CRLF (converted to LF in Text, back on Encode)
+	Encoding string // "utf-8", "utf-16le" or "utf-16be"
+	// LineEnding names what the file uses: "lf", "crlf", "mixed" (left as it is), or
+	// "none" for a file without line breaks.
+	LineEnding string
+	// FinalNewline: the file ends with a line break. Edits keep it as it is, since the
+	// text keeps it.
+	FinalNewline bool
+}
+
+// Decode splits raw file bytes into LF text and its format. Mixed line endings are left
+// as they are (no conversion), so nothing is rewritten that the edit did not touch.
+func Decode(b []byte) (string, Format) {
+	f := Format{Encoding: "utf-8"}
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		f.BOM = true
+		b = b[3:]
+	case len(b)%2 == 0 && (bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF})):
+		f.BOM = true
+		f.Encoding, b = decodeUTF16(b)
+	}
+	crlf := bytes.Count(b, []byte("\r\n"))
+	lf := bytes.Count(b, []byte("\n"))
+	f.FinalNewline = bytes.HasSuffix(b, []byte("\n"))
+	switch {
+	case lf == 0:
+		f.LineEnding = "none"
+	case crlf == lf:
+		f.LineEnding = "crlf"
+	case crlf == 0:
+		f.LineEnding = "lf"
+	default:
+		f.LineEnding = "mixed"
+	}
+	if crlf > 0 && crlf == lf {
+		f.CRLF = true
+		return strings.ReplaceAll(string(b), "\r\n", "\n"), f
+	}
+	return string(b), f
+}
+
+// Encode turns LF text back into the file's format.
+func (f Format) Encode(text string) []byte {
+	if f.CRLF {
+		text = strings.ReplaceAll(text, "\n", "\r\n")
+	}
+	if f.Encoding == "utf-16le" || f.Encoding == "utf-16be" {
+		return encodeUTF16(text, f.Encoding == "utf-16be")
+	}
+	if f.BOM {
+		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
+	}
+	return []byte(text)
+}
+
+// Normalize brings a model's string into the text's convention (LF when the file was
+// CRLF), so CRLF in a request matches a CRLF file either way.
+func (f Format) Normalize(s string) string {
+	if f.CRLF {
+		return strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
+}
+
+// decodeUTF16 turns UTF-16 with a byte order mark into UTF-8 (without the mark).
+func decodeUTF16(b []byte) (string, []byte) {
+	big := b[0] == 0xFE
+	units := make([]uint16, 0, len(b)/2-1)
+	for i := 2; i+1 < len(b); i += 2 {
+		if big {
+			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
+		} else {
+			units = append(units, uint16(b[i+1])<<8|uint16(b[i]))
+		}
+	}
+	enc := "utf-16le"
+	if big {
+		enc = "utf-16be"
+	}
+	return enc, []byte(string(utf16.Decode(units)))
+}
+
+// encodeUTF16 writes text as UTF-16 with a byte order mark.
+func encodeUTF16(text string, big bool) []byte {
+	units := utf16.Encode([]rune(text))
+	out := make([]byte, 0, 2+2*len(units))
+	if big {
+		out = append(out, 0xFE, 0xFF)
+	} else {
+		out = append(out, 0xFF, 0xFE)
+	}
+	for _, u := range units {
+		if big {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}

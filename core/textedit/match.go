@@ -1,0 +1,516 @@
+package textedit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Stages of matching, in the order they are tried.
+const (
+	StageExact      = "exact"
+	StageWhitespace = "whitespace"
+	StageFuzzy      = "fuzzy"
+)
+
+// DefaultThreshold is the fuzzy similarity a match needs by default (reference 000).
+const DefaultThreshold = 0.7
+
+// Options control one search.
+type Options struct {
+	ReplaceAll bool
+	Fuzzy      bool
+	Threshold  float64 // 0 means DefaultThreshold
+}
+
+// Match is one located region of the text.
+type Match struct {
+	Start, End int     // byte offsets in the text
+	Line       int     // 1-based line of Start
+	Stage      string  // exact, whitespace, fuzzy
+	Similarity float64 // 1 exact, 0.95 whitespace, the score for fuzzy
+	// Indent re-indents the replacement for whitespace matches: the needle's base
+	// indentation is replaced by the text's.
+	indents   map[string]string // needle indentation → text indentation
+	trimFirst bool
+}
+
+// Failure explains why a search did not produce a usable match.
+type Failure struct {
+	Kind    string // no_match or ambiguous
+	Lines   []int  // ambiguous: the line of every match
+	Stage   string
+	Nearest *Region
+}
+
+// Region is the part of the text closest to a needle that did not match.
+type Region struct {
+	StartLine  int     `json:"start_line"`
+	EndLine    int     `json:"end_line"`
+	Similarity float64 `json:"similarity"`
+	Excerpt    string  `json:"excerpt"` // with whitespace made visible
+}
+
+func (f *Failure) Error() string {
+	if f.Kind == "ambiguous" {
+		return fmt.Sprintf("%d matches (%s) at lines %s", len(f.Lines), f.Stage, joinInts(f.Lines))
+	}
+	return "no match"
+}
+
+// Find locates needle in text. It returns every match when opts.ReplaceAll, else exactly
+// one, or a *Failure.
+func Find(text, needle string, opts Options) ([]Match, error) {
+	if needle == "" {
+		return nil, &Failure{Kind: "no_match"}
+	}
+	if ms := findExact(text, needle); len(ms) > 0 {
+		return unique(ms, opts, StageExact)
+	}
+	if ms := findWhitespace(text, needle); len(ms) > 0 {
+		return unique(ms, opts, StageWhitespace)
+	}
+	th := opts.Threshold
+	if th <= 0 {
+		th = DefaultThreshold
+	}
+	scored, top := findFuzzy(text, needle, 1-th)
+	var best *Match
+	if len(scored) > 0 {
+		best = &scored[0]
+	}
+	if opts.Fuzzy && best != nil && best.Similarity >= th {
+		// A unique best is required: any other region about as similar makes it a guess.
+		lines := []int{best.Line}
+		taken := []Match{*best}
+		for _, s := range scored[1:] {
+			if s.Similarity < best.Similarity-0.02 {
+				break
+			}
+			if !overlapsAny(s, taken) {
+				taken = append(taken, s)
+				lines = append(lines, s.Line)
+			}
+		}
+		if len(lines) > 1 {
+			sort.Ints(lines)
+			return nil, &Failure{Kind: "ambiguous", Stage: StageFuzzy, Lines: lines}
+		}
+		return []Match{*best}, nil
+	}
+	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top)}
+}
+
+func overlapsAny(m Match, ms []Match) bool {
+	for _, o := range ms {
+		if overlaps(m, o) {
+			return true
+		}
+	}
+	return false
+}
+
+func overlaps(a, b Match) bool { return a.Start < b.End && b.Start < a.End }
+
+func unique(ms []Match, opts Options, stage string) ([]Match, error) {
+	if len(ms) == 1 || opts.ReplaceAll {
+		return ms, nil
+	}
+	f := &Failure{Kind: "ambiguous", Stage: stage}
+	for _, m := range ms {
+		f.Lines = append(f.Lines, m.Line)
+	}
+	return nil, f
+}
+
+func findExact(text, needle string) []Match {
+	var ms []Match
+	line, lineAt := 1, 0
+	for from := 0; from <= len(text); {
+		i := strings.Index(text[from:], needle)
+		if i < 0 {
+			break
+		}
+		start := from + i
+		line += strings.Count(text[lineAt:start], "\n")
+		lineAt = start
+		ms = append(ms, Match{Start: start, End: start + len(needle), Line: line, Stage: StageExact, Similarity: 1})
+		from = start + len(needle)
+	}
+	return ms
+}
+
+// collapse returns s with every run of whitespace turned into one space and trimmed, and
+// for each byte of the result the offset of the byte it came from.
+func collapse(s string) (string, []int32) {
+	var b strings.Builder
+	b.Grow(len(s))
+	offs := make([]int32, 0, len(s))
+	inSpace := true // trims leading space
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII fast path
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
+				if !inSpace {
+					b.WriteByte(' ')
+					offs = append(offs, int32(i))
+					inSpace = true
+				}
+			} else {
+				inSpace = false
+				b.WriteByte(c)
+				offs = append(offs, int32(i))
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if !inSpace {
+				b.WriteByte(' ')
+				offs = append(offs, int32(i))
+				inSpace = true
+			}
+			i += size
+			continue
+		}
+		inSpace = false
+		b.WriteString(s[i : i+size])
+		for k := 0; k < size; k++ {
+			offs = append(offs, int32(i+k))
+		}
+		i += size
+	}
+	out := b.String()
+	if strings.HasSuffix(out, " ") {
+		out = out[:len(out)-1]
+		offs = offs[:len(offs)-1]
+	}
+	return out, offs
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func firstNonBlankLine(s string) int {
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '\n')
+		line := s[i:]
+		if j >= 0 {
+			line = s[i : i+j]
+		}
+		if strings.TrimSpace(line) != "" {
+			return i + len(line) - len(strings.TrimLeft(line, " \t"))
+		}
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return 0
+}
+
+// indentOf returns the leading blanks of the line that contains offset at.
+func indentOf(s string, at int) string {
+	ls := strings.LastIndexByte(s[:at], '\n') + 1
+	rest := s[ls:]
+	return rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
+}
+
+// indentMap pairs the indentation of each needle line with that of the matched text
+// line in the same position, so a replacement written with the needle's indentation
+// (spaces, say) is re-indented to the file's (tabs).
+func indentMap(needle, text string, start, end int) map[string]string {
+	m := map[string]string{indentOf(needle, firstNonBlankLine(needle)): indentOf(text, start)}
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	nl := strings.Split(strings.Trim(needle, "\n"), "\n")
+	tl := strings.Split(text[ls:end], "\n")
+	if len(nl) != len(tl) {
+		return m
+	}
+	for i := range nl {
+		if strings.TrimSpace(nl[i]) == "" {
+			continue
+		}
+		from, to := leading(nl[i]), leading(tl[i])
+		if _, seen := m[from]; !seen {
+			m[from] = to
+		}
+	}
+	return m
+}
+
+func leading(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))] }
+
+// Replacement returns the text that replaces m: for a whitespace match, new is
+// re-indented from the needle's indentation to the matched region's.
+func (m Match) Replacement(newText string) string {
+	if m.Stage == StageExact {
+		return newText
+	}
+	lines := strings.Split(newText, "\n")
+	for i, l := range lines {
+		if i == 0 && m.trimFirst {
+			lines[i] = strings.TrimLeft(l, " \t")
+			continue
+		}
+		ind := leading(l)
+		best := ""
+		found := false
+		for from := range m.indents {
+			if strings.HasPrefix(ind, from) && (!found || len(from) > len(best)) {
+				best, found = from, true
+			}
+		}
+		if found {
+			lines[i] = m.indents[best] + l[len(best):]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// lineStarts returns the byte offset of every line start, plus len(text).
+func lineStarts(text string) []int {
+	starts := make([]int, 1, strings.Count(text, "\n")+2)
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+	if starts[len(starts)-1] != len(text) {
+		starts = append(starts, len(text))
+	}
+	return starts
+}
+
+// findFuzzy scores the candidate windows (of the needle's line count, one less and one
+// more) by Levenshtein similarity of their lines without indentation, and returns those
+// within maxDist (a fraction of the needle's length), best first, plus the best-ranked
+// candidate window whatever its distance, for a no_match report.
+func findFuzzy(text, needle string, maxDist float64) (scored []Match, top *Match) {
+	needle = strings.TrimSuffix(needle, "\n")
+	nl := strings.Split(needle, "\n")
+	n := len(nl)
+	starts := lineStarts(text)
+	total := len(starts) - 1
+	if total < 1 {
+		return nil, nil
+	}
+	n = min(n, total)
+	cands := candidateWindows(text, starts, nl, n)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	s, e := starts[cands[0].line], starts[cands[0].line+n]
+	top = &Match{Start: s, End: s + len(strings.TrimSuffix(text[s:e], "\n")), Line: cands[0].line + 1, Stage: StageFuzzy}
+	// Compare lines without their indentation: a model's indentation is the least
+	// reliable part of what it copies, and the replacement is re-indented anyway.
+	nr := []rune(trimLines(nl))
+	bound := int(maxDist*float64(len(nr))) + 1
+	// Only a window within a whisker of the best can matter (as the match, or as a rival
+	// that makes it ambiguous), so the bound tightens as better windows are found.
+	slack := len(nr)/50 + 1
+	// The banded check costs about len × (2·bound+1) cells. Past a budget (a few hundred
+	// ms) the remaining, lower-ranked candidates are left unchecked; the best-ranked one
+	// is always checked.
+	const budget = 300_000_000
+	spent := 0
+candidates:
+	for _, c := range cands {
+		for _, size := range []int{n, n - 1, n + 1} {
+			if size < 1 || c.line+size > total {
+				continue
+			}
+			s, e := starts[c.line], starts[c.line+size]
+			w := strings.TrimSuffix(text[s:e], "\n")
+			wr := []rune(trimLines(strings.Split(w, "\n")))
+			if abs(len(wr)-len(nr)) > bound {
+				continue
+			}
+			// Until a first match sets a tight bound, start small and widen: most good
+			// matches are far closer than the threshold allows.
+			k := bound
+			if len(scored) == 0 {
+				k = min(bound, len(nr)/16+1)
+			}
+			cost := len(wr) * (2*k + 1)
+			if spent > 0 && spent+cost > budget {
+				break candidates
+			}
+			spent += cost
+			d := boundedLevenshtein(wr, nr, k)
+			for d > k && k < bound {
+				k = min(bound, 2*k)
+				spent += len(wr) * (2*k + 1)
+				d = boundedLevenshtein(wr, nr, k)
+			}
+			if d > bound {
+				continue
+			}
+			bound = min(bound, d+slack)
+			sim := 1 - float64(d)/float64(max(len(wr), len(nr), 1))
+			m := Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim}
+			m.indents = indentMap(needle, text, s, s+len(w))
+			scored = append(scored, m)
+		}
+	}
+	sort.SliceStable(scored, func(a, b int) bool { return scored[a].Similarity > scored[b].Similarity })
+	return scored, top
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// boundedLevenshtein computes the edit distance of a and b if it is at most k, and
+// returns k+1 otherwise; only a band of width 2k+1 around the diagonal is filled, and it
+// stops early once a whole row exceeds k.
+func boundedLevenshtein(a, b []rune, k int) int {
+	if abs(len(a)-len(b)) > k {
+		return k + 1
+	}
+	const inf = 1 << 30
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		if j <= k {
+			prev[j] = j
+		} else {
+			prev[j] = inf
+		}
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-k), min(len(b), i+k)
+		// Only the band is written, so only its edges need resetting: the next row
+		// reads this one from lo-1 to hi+1.
+		if i <= k {
+			cur[0] = i
+		} else {
+			cur[lo-1] = inf
+		}
+		if hi < len(b) {
+			cur[hi+1] = inf
+		}
+		rowMin := inf
+		if lo == 1 {
+			rowMin = cur[0]
+		}
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := prev[j-1] + cost
+			if prev[j]+1 < v {
+				v = prev[j] + 1
+			}
+			if cur[j-1]+1 < v {
+				v = cur[j-1] + 1
+			}
+			cur[j] = v
+			if v < rowMin {
+				rowMin = v
+			}
+		}
+		if rowMin > k {
+			return k + 1
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > k {
+		return k + 1
+	}
+	return prev[len(b)]
+}
+
+// nearest describes the region closest to needle for a no_match report: the best
+// fuzzy match if one came within the threshold, else the best-ranked candidate window,
+// whose similarity is computed with a bounded amount of work (beyond it, the figure
+// reported is an upper bound).
+func nearest(text, needle string, best, top *Match) *Region {
+	m := best
+	if m == nil {
+		if top == nil {
+			return nil
+		}
+		m = top
+		nr := []rune(trimLines(strings.Split(strings.TrimSuffix(needle, "\n"), "\n")))
+		wr := []rune(trimLines(strings.Split(text[m.Start:m.End], "\n")))
+		longest := max(len(nr), len(wr), 1)
+		k := min(longest, 4_000_000/max(1, len(nr)))
+		d := boundedLevenshtein(wr, nr, k)
+		m.Similarity = 1 - float64(min(d, longest))/float64(longest)
+		if m.Similarity <= 0 {
+			return nil
+		}
+	}
+	endLine := m.Line + strings.Count(text[m.Start:m.End], "\n")
+	return &Region{StartLine: m.Line, EndLine: endLine, Similarity: m.Similarity, Excerpt: Visible(clipLines(text[m.Start:m.End], 40, 4000))}
+}
+
+// clipLines keeps an excerpt readable: at most maxLines lines and maxBytes bytes.
+func clipLines(s string, maxLines, maxBytes int) string {
+	cut := false
+	if len(s) > maxBytes {
+		s = strings.ToValidUTF8(s[:maxBytes], "")
+		cut = true
+	}
+	if i := nthIndex(s, '\n', maxLines); i >= 0 {
+		s = s[:i]
+		cut = true
+	}
+	if cut {
+		s += "\n…"
+	}
+	return s
+}
+
+func nthIndex(s string, c byte, n int) int {
+	at := -1
+	for range n {
+		j := strings.IndexByte(s[at+1:], c)
+		if j < 0 {
+			return -1
+		}
+		at += 1 + j
+	}
+	return at
+}
+
+// Visible makes tabs, trailing spaces and carriage returns visible, so a model can see
+// why its string did not match: tab → "→", CR → "␍", trailing space → "·".
+func Visible(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		trimmed := strings.TrimRight(l, " ")
+		l = trimmed + strings.Repeat("·", len(l)-len(trimmed))
+		l = strings.ReplaceAll(l, "\t", "→")
+		l = strings.ReplaceAll(l, "\r", "␍")
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func trimLines(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,173 @@
+package textedit
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+func TestDecodeEncodeRoundTrip(t *testing.T) {
+	for _, raw := range []string{"", "a\nb\n", "a\r\nb\r\n", "a\r\nb\n", "\xef\xbb\xbfx\r\ny", "no newline", "\xff\xfe bad utf8 \xc3"} {
+		text, f := Decode([]byte(raw))
+		if got := string(f.Encode(text)); got != raw {
+			t.Errorf("round trip of %q gave %q", raw, got)
+		}
+	}
+	text, f := Decode([]byte("a\r\nb\r\n"))
+	if !f.CRLF || text != "a\nb\n" {
+		t.Errorf("CRLF decode: %q %+v", text, f)
+	}
+	utf16le := []byte{0xFF, 0xFE, 'h', 0, 0xF6, 0, '\r', 0, '\n', 0}
+	text, f = Decode(utf16le)
+	if text != "hö\n" || f.Encoding != "utf-16le" || !f.CRLF || string(f.Encode(text)) != string(utf16le) {
+		t.Errorf("UTF-16LE: %q %+v", text, f)
+	}
+	if _, f := Decode([]byte("a\r\nb\n")); f.CRLF {
+		t.Error("mixed endings must not be converted")
+	}
+}
+
+func TestFindStages(t *testing.T) {
+	text := "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n"
+	ms, err := Find(text, "\t\treturn 1", Options{})
+	if err != nil || ms[0].Stage != StageExact || ms[0].Line != 3 {
+		t.Fatalf("exact: %+v %v", ms, err)
+	}
+	ms, err = Find(text, "if x {\n    return 1\n}", Options{})
+	if err != nil || ms[0].Stage != StageWhitespace || ms[0].Line != 2 {
+		t.Fatalf("whitespace: %+v %v", ms, err)
+	}
+	if got := ms[0].Replacement("if x {\n    return 2\n}"); got != "if x {\n\t\treturn 2\n\t}" {
+		t.Errorf("re-indented replacement = %q", got)
+	}
+	// Whitespace matching never matches inside a word.
+	if _, err := Find("foobar baz", "bar baz", Options{}); err == nil {
+		t.Log("exact substring is fine") // "bar baz" is an exact substring: allowed
+	}
+	if _, err := Find("foo  barbaz", "foo bar", Options{}); err == nil {
+		t.Error("whitespace stage matched a word prefix")
+	}
+	_, err = Find(text, "retrun 1", Options{})
+	var f *Failure
+	if !errors.As(err, &f) || f.Kind != "no_match" || f.Nearest == nil || f.Nearest.StartLine != 3 {
+		t.Fatalf("no match: %+v", err)
+	}
+	ms, err = Find(text, "retrun 1", Options{Fuzzy: true})
+	if err != nil || ms[0].Stage != StageFuzzy || ms[0].Similarity < 0.7 {
+		t.Fatalf("fuzzy: %+v %v", ms, err)
+	}
+	if _, err := Find(text, "completely different", Options{Fuzzy: true}); err == nil {
+		t.Error("fuzzy accepted a match below the threshold")
+	}
+}
+
+func TestAmbiguousAndReplaceAll(t *testing.T) {
+	text := "a = 1\nb = 2\na = 1\n"
+	_, err := Find(text, "a = 1", Options{})
+	var f *Failure
+	if !errors.As(err, &f) || f.Kind != "ambiguous" || fmt.Sprint(f.Lines) != "[1 3]" {
+		t.Fatalf("ambiguous: %v", err)
+	}
+	out, applied, err := Apply(text, []Edit{{Old: "a = 1", New: "a = 0", ReplaceAll: true}})
+	if err != nil || out != "a = 0\nb = 2\na = 0\n" || applied[0].Replacements != 2 {
+		t.Fatalf("replace all: %q %+v %v", out, applied, err)
+	}
+}
+
+func TestApplyAtomicity(t *testing.T) {
+	text := "one\ntwo\nthree\n"
+	out, _, err := Apply(text, []Edit{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
+	if err != nil || out != "1\ntwo\n3\n" {
+		t.Fatalf("apply: %q %v", out, err)
+	}
+	_, _, err = Apply(text, []Edit{{Old: "one", New: "1"}, {Old: "four", New: "4"}})
+	var ee *EditError
+	if !errors.As(err, &ee) || ee.Index != 1 {
+		t.Fatalf("want edit 1 to fail: %v", err)
+	}
+	_, _, err = Apply(text, []Edit{{Old: "one\ntwo", New: "x"}, {Old: "two\nthree", New: "y"}})
+	if err == nil || !strings.Contains(err.Error(), "overlap") {
+		t.Fatalf("overlap: %v", err)
+	}
+	_, _, err = Apply(text, []Edit{{Old: "one", New: "one"}})
+	if err == nil || !strings.Contains(err.Error(), "changes nothing") {
+		t.Fatalf("no-op: %v", err)
+	}
+	many := make([]Edit, MaxEdits+1)
+	if _, _, err := Apply(text, many); err == nil {
+		t.Fatal("more than MaxEdits accepted")
+	}
+}
+
+func TestBoundedLevenshtein(t *testing.T) {
+	cases := []struct {
+		a, b    string
+		k, want int
+	}{
+		{"kitten", "sitting", 5, 3}, {"", "abc", 5, 3}, {"abc", "abc", 0, 0}, {"abcdef", "ghijkl", 3, 4}, {"flaw", "lawn", 2, 2},
+	}
+	for _, c := range cases {
+		if got := boundedLevenshtein([]rune(c.a), []rune(c.b), c.k); got != c.want {
+			t.Errorf("d(%q,%q,k=%d) = %d, want %d", c.a, c.b, c.k, got, c.want)
+		}
+	}
+}
+
+// FuzzFind checks that matching never panics, that an exact occurrence is always found
+// by the exact stage, and that every reported match lies inside the text.
+func FuzzFind(f *testing.F) {
+	f.Add("hello world\nfoo bar\n", "foo bar", false)
+	f.Add("\ta\r\n\tb\r\n", "a\nb", true)
+	f.Add("x x x", "x", false)
+	f.Add("", "z", true)
+	f.Add("ünïcode\t \n", "ünï", true)
+	f.Fuzz(func(t *testing.T, text, needle string, fuzzy bool) {
+		ms, err := Find(text, needle, Options{ReplaceAll: true, Fuzzy: fuzzy})
+		if needle != "" && strings.Contains(text, needle) {
+			if err != nil || ms[0].Stage != StageExact {
+				t.Fatalf("exact occurrence of %q in %q not found: %v", needle, text, err)
+			}
+		}
+		for _, m := range ms {
+			if m.Start < 0 || m.End > len(text) || m.Start > m.End {
+				t.Fatalf("match %+v outside text of length %d", m, len(text))
+			}
+		}
+	})
+}
+
+func bigText(lines int) string {
+	r := rand.New(rand.NewSource(1))
+	words := []string{"func", "return", "if", "err", "nil", "value", "ctx", "x", "y", "for", "range", ":=", "{", "}", "(", ")"}
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		b.WriteString(strings.Repeat("\t", r.Intn(4)))
+		for w := 0; w < 3+r.Intn(6); w++ {
+			b.WriteString(words[r.Intn(len(words))])
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "// line %d\n", i)
+	}
+	return b.String()
+}
+
+// BenchmarkFuzzy30LinesIn10MB: a 30-line needle with a few typos in a ~10 MB file.
+func BenchmarkFuzzy30LinesIn10MB(b *testing.B) {
+	text := bigText(300000)
+	lines := strings.Split(text, "\n")
+	needleLines := append([]string(nil), lines[150000:150030]...)
+	needleLines[3] = strings.Replace(needleLines[3], "e", "3", 1)
+	needleLines[17] = strings.Replace(needleLines[17], "line", "lnie", 1)
+	needleLines[25] += " extra"
+	needle := strings.Join(needleLines, "\n")
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ms, err := Find(text, needle, Options{Fuzzy: true})
+		if err != nil || ms[0].Line != 150001 {
+			b.Fatalf("fuzzy match failed: %v %+v", err, ms)
+		}
+	}
+}

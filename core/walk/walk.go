@@ -1,0 +1,234 @@
+// Package walk is the one directory walker that ls, glob, grep and read's "did you mean"
+// share. It walks in parallel with github.com/charlievieth/fastwalk and calls the
+// visitor from the walking goroutines themselves (no channel between walking and
+// searching: measured faster), so a visitor must be safe for concurrent use.
+//
+// What it leaves out, in order: the always-skipped directory names (SkipDirs, reference
+// 001's list by default; names the caller spells out in Explicit are kept), hidden
+// entries (unless Hidden), and whatever the ignore files say (core/ignore, unless
+// NoIgnore). Symbolic links are not followed unless Follow is set, and then fastwalk's
+// loop detection keeps a cycle from being entered twice.
+//
+// Cancellation and the time budget stop the walk early; Walk then returns what was
+// visited with Stats.Truncated set and a reason a model can act on.
+package walk
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentbox/agentbox/core/ignore"
+	"github.com/charlievieth/fastwalk"
+)
+
+// DefaultSkipDirs are the directory names no walk descends into unless asked (reference
+// 001's list). An entry "*.suffix" matches names ending in that suffix.
+var DefaultSkipDirs = []string{".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv",
+	".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache", "dist", "build", ".eggs", "*.egg-info"}
+
+// VCSDirs is the minimal skip list: version-control metadata only (what ripgrep skips
+// through hidden-file rules plus .git itself).
+var VCSDirs = []string{".git", ".hg", ".svn"}
+
+// Options tune a walk. The zero value walks everything but hidden entries, skips
+// DefaultSkipDirs, honours ignore files and has no time budget.
+type Options struct {
+	Hidden   bool           // include entries whose names start with "."
+	NoIgnore bool           // do not read .gitignore / .ignore / excludes
+	Ignore   ignore.Options // which ignore sources count
+	SkipDirs []string       // nil: DefaultSkipDirs; empty non-nil: none
+	Explicit []string       // names never skipped by SkipDirs or the hidden rule
+	Follow   bool           // follow symbolic links (loop-safe)
+	Dirs     bool           // also call the visitor for directories (before their contents)
+	MaxDepth int            // 0: unlimited; 1: the root's entries only
+	Budget   time.Duration  // 0: none; else stop after this long, truncated
+	Workers  int            // 0: fastwalk's default
+}
+
+// Entry is what the visitor sees.
+type Entry struct {
+	Path  string      // absolute (root joined with Rel)
+	Rel   string      // slash-separated, relative to the root
+	Name  string      // last component
+	IsDir bool        // a directory (followed symlinks to directories included)
+	D     fs.DirEntry // a fastwalk.DirEntry: Info() and Stat() are cached
+}
+
+// Stats describe a finished walk.
+type Stats struct {
+	Files, Dirs int64
+	Truncated   bool
+	Reason      string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
+}
+
+// ErrStop may be returned by a visitor to end the walk early without an error (for
+// example when it has enough results); Stats.Truncated is then left to the caller.
+var ErrStop = errors.New("walk: stop")
+
+var errHalt = errors.New("walk: halt")
+
+// Walk calls visit for every regular file (and symlink, and with Dirs every directory)
+// below root that survives the filters. root must be an absolute directory. A visitor
+// error other than ErrStop ends the walk and is returned; fs.SkipDir from a directory
+// visit prunes it.
+func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) error) (Stats, error) {
+	root = filepath.Clean(root)
+	skip := opt.SkipDirs
+	if skip == nil {
+		skip = DefaultSkipDirs
+	}
+	explicit := map[string]bool{}
+	for _, n := range opt.Explicit {
+		explicit[n] = true
+	}
+	var stacks sync.Map // dir abs path -> *ignore.Stack
+	var rootStack *ignore.Stack
+	if !opt.NoIgnore {
+		rootStack = ignore.ForRoot(root, opt.Ignore)
+	}
+	var deadline time.Time
+	if opt.Budget > 0 {
+		deadline = time.Now().Add(opt.Budget)
+	}
+	var (
+		st      Stats
+		reason  atomic.Value
+		visitMu sync.Mutex
+		visErr  error
+		n       atomic.Int64
+		halted  atomic.Bool
+	)
+	halt := func(why string) error {
+		reason.CompareAndSwap(nil, why)
+		halted.Store(true)
+		return errHalt
+	}
+	conf := fastwalk.Config{Follow: opt.Follow, NumWorkers: opt.Workers, MaxDepth: opt.MaxDepth}
+	err := fastwalk.Walk(&conf, root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root {
+				return err
+			}
+			return nil // an unreadable subdirectory: leave it out, keep the rest
+		}
+		if halted.Load() {
+			return errHalt // fastwalk's other workers drain their queues: visit nothing more
+		}
+		// Checking the clock on every entry costs little next to the syscalls, but a
+		// counter keeps it off the hot path entirely.
+		if c := n.Add(1); c&63 == 0 {
+			if ctx.Err() != nil {
+				return halt("cancelled")
+			}
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				return halt("time budget of " + opt.Budget.String() + " exhausted")
+			}
+		}
+		if path == root {
+			if rootStack != nil {
+				stacks.Store(root, rootStack)
+			}
+			return nil
+		}
+		name := d.Name()
+		typ := d.Type()
+		isDir := typ.IsDir()
+		if typ&fs.ModeSymlink != 0 && opt.Follow {
+			if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
+				isDir = fi.IsDir()
+			}
+		}
+		if !explicit[name] {
+			if name[0] == '.' && !opt.Hidden {
+				if isDir {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if isDir && skipName(skip, name) {
+				return fs.SkipDir
+			}
+		}
+		rel := path[len(root)+1:]
+		if len(root) == 1 { // root "/"
+			rel = path[1:]
+		}
+		var stack *ignore.Stack
+		if rootStack != nil {
+			dir := path[:len(path)-len(name)-1]
+			if dir == "" {
+				dir = "/"
+			}
+			if v, ok := stacks.Load(dir); ok {
+				stack = v.(*ignore.Stack)
+			}
+			if stack != nil && stack.Ignored(rel, name, isDir) {
+				if isDir {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		if isDir {
+			atomic.AddInt64(&st.Dirs, 1)
+			if stack != nil {
+				stacks.Store(path, stack.Child(path, rel, opt.Ignore))
+			}
+			if opt.Dirs {
+				if err := visit(&Entry{Path: path, Rel: rel, Name: name, IsDir: true, D: d}); err != nil {
+					if err == fs.SkipDir {
+						return fs.SkipDir
+					}
+					return fail(&visitMu, &visErr, &halted, err)
+				}
+			}
+			if typ&fs.ModeSymlink != 0 {
+				return nil // fastwalk enqueues a followed link itself
+			}
+			return nil
+		}
+		atomic.AddInt64(&st.Files, 1)
+		if err := visit(&Entry{Path: path, Rel: rel, Name: name, D: d}); err != nil {
+			return fail(&visitMu, &visErr, &halted, err)
+		}
+		return nil
+	})
+	if r := reason.Load(); r != nil {
+		st.Truncated, st.Reason = true, r.(string)
+	}
+	if visErr != nil {
+		if visErr == ErrStop {
+			return st, nil
+		}
+		return st, visErr
+	}
+	if err != nil && err != errHalt {
+		return st, err
+	}
+	return st, nil
+}
+
+func fail(mu *sync.Mutex, dst *error, halted *atomic.Bool, err error) error {
+	halted.Store(true)
+	mu.Lock()
+	if *dst == nil {
+		*dst = err
+	}
+	mu.Unlock()
+	return errHalt
+}
+
+func skipName(skip []string, name string) bool {
+	for _, s := range skip {
+		if s == name || (s[0] == '*' && strings.HasSuffix(name, s[1:])) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package walk
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func tree(t *testing.T, files ...string) string {
+	dir := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func collect(t *testing.T, root string, opt Options) ([]string, Stats) {
+	var mu sync.Mutex
+	var got []string
+	st, err := Walk(context.Background(), root, opt, func(e *Entry) error {
+		mu.Lock()
+		got = append(got, e.Rel)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(got)
+	return got, st
+}
+
+func TestFilters(t *testing.T) {
+	dir := tree(t, "a.go", ".hidden", ".dot/x.go", "node_modules/m.js", "build/out.o", "pkg.egg-info/PKG",
+		"src/b.go", "src/ignored.tmp", "src/gen/z.go", ".gitignore", ".git/config")
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n/src/gen/\n"), 0o644)
+	got, _ := collect(t, dir, Options{})
+	if want := "a.go src/b.go"; strings.Join(got, " ") != want {
+		t.Errorf("default walk: %q, want %q", got, want)
+	}
+	got, _ = collect(t, dir, Options{Hidden: true, NoIgnore: true, SkipDirs: VCSDirs})
+	want := ".dot/x.go .gitignore .hidden a.go build/out.o node_modules/m.js pkg.egg-info/PKG src/b.go src/gen/z.go src/ignored.tmp"
+	if strings.Join(got, " ") != want {
+		t.Errorf("everything walk: %q\nwant %q", got, want)
+	}
+	got, _ = collect(t, dir, Options{Explicit: []string{"node_modules"}})
+	if strings.Join(got, " ") != "a.go node_modules/m.js src/b.go" {
+		t.Errorf("explicit node_modules: %q", got)
+	}
+	// Rooted in a subfolder: the parent .gitignore's anchored rule still applies.
+	got, _ = collect(t, filepath.Join(dir, "src"), Options{})
+	if strings.Join(got, " ") != "b.go" {
+		t.Errorf("walk from src: %q", got)
+	}
+}
+
+func TestSymlinks(t *testing.T) {
+	dir := tree(t, "d/f.go")
+	os.Symlink(filepath.Join(dir, "d"), filepath.Join(dir, "d", "loop"))
+	os.Symlink(filepath.Join(dir, "d", "f.go"), filepath.Join(dir, "link.go"))
+	got, _ := collect(t, dir, Options{})
+	if strings.Join(got, " ") != "d/f.go d/loop link.go" {
+		t.Errorf("no-follow walk: %q (links are reported, not followed)", got)
+	}
+	got, _ = collect(t, dir, Options{Follow: true})
+	if len(got) == 0 || len(got) > 4 {
+		t.Errorf("follow walk with a loop: %q", got)
+	}
+}
+
+func TestBudgetAndCancel(t *testing.T) {
+	var files []string
+	for i := 0; i < 3000; i++ {
+		files = append(files, filepath.Join("d"+string(rune('a'+i%20)), "f"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+".go"))
+	}
+	dir := tree(t, files...)
+	_, st := collect(t, dir, Options{Budget: time.Nanosecond})
+	if !st.Truncated || !strings.Contains(st.Reason, "time budget") {
+		t.Errorf("budget: %+v", st)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st, err := Walk(ctx, dir, Options{}, func(*Entry) error { return nil })
+	if err != nil || !st.Truncated || st.Reason != "cancelled" {
+		t.Errorf("cancel: %+v %v", st, err)
+	}
+	n := 0
+	var mu sync.Mutex
+	st, err = Walk(context.Background(), dir, Options{Workers: 1}, func(*Entry) error {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n == 10 {
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil || n > 12 {
+		t.Errorf("ErrStop: n=%d err=%v", n, err)
+	}
+}
+
+func TestMissingRoot(t *testing.T) {
+	if _, err := Walk(context.Background(), filepath.Join(t.TempDir(), "nope"), Options{}, func(*Entry) error { return nil }); err == nil {
+		t.Fatal("walking a missing root succeeded")
+	}
+}

@@ -1,0 +1,438 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Workspace is the set of roots every file applet is confined to. Paths are resolved
+// lexically against the roots first (so the error can say which roots exist), then every
+// operation goes through an os.Root, which refuses `..` and symlinks that lead out of the
+// root at the system-call level, so a race cannot smuggle a path out either.
+type Workspace struct {
+	Roots []string // absolute, cleaned, symlinks resolved
+
+	mu     sync.Mutex
+	opened map[string]*os.Root
+}
+
+// Path is a path inside the workspace.
+type Path struct {
+	Abs  string // absolute, cleaned
+	Root string // the root that contains it
+	Rel  string // relative to Root ("." for the root itself)
+}
+
+// NewWorkspace returns a workspace over roots (made absolute and symlink-resolved).
+func NewWorkspace(roots ...string) *Workspace {
+	w := &Workspace{opened: map[string]*os.Root{}}
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(r); err == nil {
+			r = abs
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		w.Roots = append(w.Roots, filepath.Clean(r))
+	}
+	return w
+}
+
+// FindRoot picks the default workspace root for a working directory: the git top level
+// containing it, else the directory itself.
+func FindRoot(cwd string) string {
+	for dir := cwd; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return cwd
+		}
+		dir = parent
+	}
+}
+
+// Resolve makes p absolute (relative to cwd) and confines it to the roots.
+func (w *Workspace) Resolve(cwd, p string) (Path, error) {
+	if p == "" {
+		return Path{}, Errorf(CodeInvalidParams, "the path is empty; pass a file path, absolute or relative to %s", cwd)
+	}
+	if strings.ContainsRune(p, 0) {
+		return Path{}, Errorf(CodeInvalidParams, "the path contains a NUL byte; pass a real file path")
+	}
+	if strings.HasPrefix(p, "~/") || p == "~" {
+		return Path{}, Errorf(CodeInvalidParams, "the path %q starts with ~, which agentbox does not expand; pass an absolute path", p)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = filepath.Clean(abs)
+	if path, ok := w.lexical(abs); ok {
+		return path, nil
+	}
+	// The path may name a root through a symlinked prefix (/tmp → /private/tmp): judge
+	// the real location of the longest existing prefix.
+	if real := realPrefix(abs); real != abs {
+		if path, ok := w.lexical(real); ok {
+			return path, nil
+		}
+	}
+	return Path{}, Errorf(CodeOutsideWorkspace, "%s is outside the workspace (roots: %s); use a path inside a root, or start agentbox with --root to widen the workspace", abs, strings.Join(w.Roots, ", "))
+}
+
+func (w *Workspace) lexical(abs string) (Path, bool) {
+	for _, r := range w.Roots {
+		if abs == r {
+			return Path{Abs: abs, Root: r, Rel: "."}, true
+		}
+		prefix := r
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			prefix += string(filepath.Separator)
+		}
+		if strings.HasPrefix(abs, prefix) {
+			return Path{Abs: abs, Root: r, Rel: abs[len(prefix):]}, true
+		}
+	}
+	return Path{}, false
+}
+
+func realPrefix(abs string) string {
+	rest := ""
+	for dir := abs; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+func (w *Workspace) root(r string) (*os.Root, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.opened == nil {
+		w.opened = map[string]*os.Root{}
+	}
+	if rt, ok := w.opened[r]; ok {
+		return rt, nil
+	}
+	rt, err := os.OpenRoot(r)
+	if err != nil {
+		return nil, err
+	}
+	w.opened[r] = rt
+	return rt, nil
+}
+
+// Close releases the opened roots.
+func (w *Workspace) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, rt := range w.opened {
+		rt.Close()
+		delete(w.opened, k)
+	}
+}
+
+func (w *Workspace) do(p Path, op func(rt *os.Root) error) error {
+	rt, err := w.root(p.Root)
+	if err != nil {
+		return fsError(p, err)
+	}
+	return fsError(p, op(rt))
+}
+
+// Stat follows symlinks (inside the root).
+func (w *Workspace) Stat(p Path) (fi fs.FileInfo, err error) {
+	err = w.do(p, func(rt *os.Root) error { fi, err = rt.Stat(p.Rel); return err })
+	return fi, err
+}
+
+// Lstat does not follow a final symlink.
+func (w *Workspace) Lstat(p Path) (fi fs.FileInfo, err error) {
+	err = w.do(p, func(rt *os.Root) error { fi, err = rt.Lstat(p.Rel); return err })
+	return fi, err
+}
+
+// Open opens a file or directory for reading.
+func (w *Workspace) Open(p Path) (f *os.File, err error) {
+	err = w.do(p, func(rt *os.Root) error { f, err = rt.Open(p.Rel); return err })
+	return f, err
+}
+
+// OpenRegular opens a regular file for reading and refuses anything else (directories,
+// FIFOs, devices, sockets) without blocking: a FIFO is opened non-blocking and closed
+// again, so reading it can never hang.
+func (w *Workspace) OpenRegular(p Path) (*os.File, fs.FileInfo, error) {
+	var f *os.File
+	err := w.do(p, func(rt *os.Root) (err error) {
+		f, err = rt.OpenFile(p.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fsError(p, err)
+	}
+	switch {
+	case fi.IsDir():
+		f.Close()
+		return nil, nil, Errorf(CodeIsDirectory, "%s is a directory; use ls to list it (or glob/grep to search it)", p.Abs)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, nil, Errorf(CodeInvalidParams, "%s is not a regular file (%s); agentbox reads only regular files, so it cannot hang on a pipe or device", p.Abs, fileKind(fi.Mode()))
+	}
+	// Back to blocking reads for a regular file (O_NONBLOCK has no effect there, but be explicit).
+	_ = syscall.SetNonblock(int(f.Fd()), false)
+	return f, fi, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "an irregular file"
+}
+
+// ReadDir lists a directory.
+func (w *Workspace) ReadDir(p Path) (entries []fs.DirEntry, err error) {
+	err = w.do(p, func(rt *os.Root) error {
+		f, err := rt.Open(p.Rel)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		entries, err = f.ReadDir(-1)
+		return err
+	})
+	return entries, err
+}
+
+// MkdirAll creates a directory and its parents.
+func (w *Workspace) MkdirAll(p Path, perm fs.FileMode) error {
+	return w.do(p, func(rt *os.Root) error { return rt.MkdirAll(p.Rel, perm) })
+}
+
+// Remove removes a file or an empty directory.
+func (w *Workspace) Remove(p Path) error {
+	return w.do(p, func(rt *os.Root) error { return rt.Remove(p.Rel) })
+}
+
+// Rename moves a file within one root.
+func (w *Workspace) Rename(from, to Path) error {
+	if from.Root != to.Root {
+		return Errorf(CodeInvalidParams, "cannot move %s to %s: they are in different workspace roots", from.Abs, to.Abs)
+	}
+	return w.do(from, func(rt *os.Root) error { return rt.Rename(from.Rel, to.Rel) })
+}
+
+// WriteOptions tune WriteAtomic.
+type WriteOptions struct {
+	Perm       fs.FileMode // for new files; an existing file keeps its mode
+	CreateDirs bool        // create missing parent directories
+}
+
+// WriteInfo reports what WriteAtomic did.
+type WriteInfo struct {
+	Created bool // the file did not exist before
+	Target  Path // the file written: the symlink's target when p was a symlink
+}
+
+// WriteAtomic replaces p's content in one step: a temporary file in the same directory
+// is written, synced and renamed over the target, and the directory is synced, so a
+// crash at any moment leaves either the old or the new content. A symlink is written
+// through to its target (which must be inside the workspace), and an existing file
+// keeps its permission bits.
+func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInfo, error) {
+	target, err := w.followLinks(p)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	info := WriteInfo{Target: target}
+	perm := opt.Perm
+	if perm == 0 {
+		perm = 0o644
+	}
+	fi, err := w.Stat(target)
+	switch {
+	case err == nil && fi.IsDir():
+		return info, Errorf(CodeIsDirectory, "%s is a directory; pass the path of a file inside it", target.Abs)
+	case err == nil && !fi.Mode().IsRegular():
+		return info, Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, fileKind(fi.Mode()))
+	case err == nil:
+		perm = fi.Mode().Perm()
+	case AsError(err).Code == CodeNotFound:
+		info.Created = true
+	default:
+		return info, err
+	}
+	dir := filepath.Dir(target.Rel)
+	err = w.do(target, func(rt *os.Root) error {
+		if _, err := rt.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			if !opt.CreateDirs {
+				return Errorf(CodeNotFound, "the directory %s does not exist; create it first or pass create_directories=true", filepath.Join(target.Root, dir))
+			}
+			if err := rt.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		var rnd [6]byte
+		_, _ = rand.Read(rnd[:])
+		tmp := filepath.Join(dir, "."+filepath.Base(target.Rel)+TempMarker+hex.EncodeToString(rnd[:]))
+		f, err := rt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			return err
+		}
+		ok := false
+		defer func() {
+			if !ok {
+				f.Close()
+				rt.Remove(tmp)
+			}
+		}()
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		if err := f.Chmod(perm); err != nil { // exact mode, whatever the umask
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if err := rt.Rename(tmp, target.Rel); err != nil {
+			return err
+		}
+		ok = true
+		if d, err := rt.Open(dir); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+		return nil
+	})
+	return info, err
+}
+
+// TempMarker is part of every temporary file name WriteAtomic uses, so leftovers of a
+// killed process can be recognised and swept.
+const TempMarker = ".agentbox-tmp-"
+
+// followLinks resolves a chain of symlinks at p, checking each hop stays inside the
+// workspace. A missing final target is fine (the write creates it).
+func (w *Workspace) followLinks(p Path) (Path, error) {
+	for hops := 0; hops < 40; hops++ {
+		fi, err := w.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		var dest string
+		if err := w.do(p, func(rt *os.Root) (err error) { dest, err = rt.Readlink(p.Rel); return err }); err != nil {
+			return p, err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p.Abs), dest)
+		}
+		next, err := w.Resolve("/", dest)
+		if err != nil {
+			return p, Errorf(CodeOutsideWorkspace, "%s is a symlink to %s, which is outside the workspace; write to a path inside the workspace instead", p.Abs, dest)
+		}
+		p = next
+	}
+	return p, Errorf(CodeInvalidParams, "%s is a symlink loop (more than 40 hops); fix the link or write another path", p.Abs)
+}
+
+// fsError turns os.Root and syscall failures into coded errors that name the path.
+func fsError(p Path, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	code := classify(err)
+	switch code {
+	case CodeNotFound:
+		return &Error{Code: code, Message: fmt.Sprintf("%s does not exist", p.Abs)}
+	case CodeOutsideWorkspace:
+		return &Error{Code: code, Message: fmt.Sprintf("%s leads outside the workspace (through a symlink or ..); use a path inside the workspace", p.Abs)}
+	case CodePermissionDenied:
+		return &Error{Code: code, Message: fmt.Sprintf("the system refused access to %s (permission denied); check its permissions or choose another path", p.Abs)}
+	case CodeIsDirectory:
+		return &Error{Code: code, Message: fmt.Sprintf("%s is a directory", p.Abs)}
+	}
+	return &Error{Code: code, Message: fmt.Sprintf("%s: %v", p.Abs, err)}
+}
+
+func classify(err error) ErrorCode {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return CodeNotFound
+	case errors.Is(err, fs.ErrPermission):
+		return CodePermissionDenied
+	case errors.Is(err, syscall.EISDIR):
+		return CodeIsDirectory
+	case strings.Contains(err.Error(), "path escapes from parent"):
+		return CodeOutsideWorkspace
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EDQUOT):
+		return CodeIOError
+	case errors.Is(err, syscall.ELOOP):
+		return CodeInvalidParams
+	}
+	if isTimeout(err) {
+		return CodeTimeout
+	}
+	return CodeIOError
+}
+
+// WithFileLock runs fn while holding an exclusive lock tied to p (a lock file beside it,
+// .NAME.lock), so that read-modify-write cycles on p by several processes never lose an
+// update. The lock is advisory: every agentbox writer of p takes it.
+func (w *Workspace) WithFileLock(ctx context.Context, p Path, fn func() error) error {
+	lockPath := filepath.Join(filepath.Dir(p.Abs), "."+filepath.Base(p.Abs)+".lock")
+	if _, err := w.Resolve("/", lockPath); err != nil {
+		return err
+	}
+	l := flock.New(lockPath)
+	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		return Errorf(CodeTimeout, "could not lock %s: %v", p.Abs, err)
+	}
+	defer l.Unlock()
+	return fn()
+}

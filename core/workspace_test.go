@@ -1,0 +1,138 @@
+package core
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func realTemp(t *testing.T) string {
+	d := t.TempDir()
+	r, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestResolveConfinement(t *testing.T) {
+	base := realTemp(t)
+	root := filepath.Join(base, "proj")
+	sibling := filepath.Join(base, "proj-secrets")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{root, sibling, outside, filepath.Join(root, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+	os.WriteFile(filepath.Join(sibling, "key"), []byte("k"), 0o644)
+	os.Symlink(outside, filepath.Join(root, "escape"))
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "secret-link"))
+	ws := NewWorkspace(root)
+	defer ws.Close()
+
+	inside := []string{"a.txt", "sub/../b.txt", filepath.Join(root, "sub", "c"), "."}
+	for _, p := range inside {
+		if _, err := ws.Resolve(root, p); err != nil {
+			t.Errorf("Resolve(%q) = %v, want inside", p, err)
+		}
+	}
+	lexicallyOutside := []string{"../outside/secret", filepath.Join(sibling, "key"), "/etc/passwd", "sub/../../proj-secrets/key"}
+	for _, p := range lexicallyOutside {
+		_, err := ws.Resolve(root, p)
+		if err == nil || AsError(err).Code != CodeOutsideWorkspace {
+			t.Errorf("Resolve(%q) = %v, want outside_workspace", p, err)
+		}
+	}
+	// Symlinks that lead out pass the lexical check but every operation refuses them.
+	for _, p := range []string{"escape/secret", "secret-link"} {
+		path, err := ws.Resolve(root, p)
+		if err != nil {
+			t.Fatalf("Resolve(%q): %v", p, err)
+		}
+		if _, _, err := ws.OpenRegular(path); err == nil || AsError(err).Code != CodeOutsideWorkspace {
+			t.Errorf("OpenRegular(%q) = %v, want outside_workspace", p, err)
+		}
+		if _, err := ws.WriteAtomic(path, []byte("x"), WriteOptions{}); err == nil || AsError(err).Code != CodeOutsideWorkspace {
+			t.Errorf("WriteAtomic(%q) = %v, want outside_workspace", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "s" {
+		t.Fatalf("the file outside the workspace was changed: %q", b)
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	root := realTemp(t)
+	ws := NewWorkspace(root)
+	defer ws.Close()
+	p, _ := ws.Resolve(root, "new/dir/file.txt")
+	info, err := ws.WriteAtomic(p, []byte("one"), WriteOptions{CreateDirs: true})
+	if err != nil || !info.Created {
+		t.Fatalf("create: %+v %v", info, err)
+	}
+	os.Chmod(p.Abs, 0o750)
+	info, err = ws.WriteAtomic(p, []byte("two"), WriteOptions{})
+	if err != nil || info.Created {
+		t.Fatalf("overwrite: %+v %v", info, err)
+	}
+	fi, _ := os.Stat(p.Abs)
+	if fi.Mode().Perm() != 0o750 {
+		t.Errorf("mode = %v, want the existing 0750 kept", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(p.Abs); string(b) != "two" {
+		t.Errorf("content = %q", b)
+	}
+	// A symlink is written through, and stays a symlink.
+	os.Symlink("new/dir/file.txt", filepath.Join(root, "link"))
+	lp, _ := ws.Resolve(root, "link")
+	info, err = ws.WriteAtomic(lp, []byte("three"), WriteOptions{})
+	if err != nil || info.Target.Abs != p.Abs {
+		t.Fatalf("through link: %+v %v", info, err)
+	}
+	if fi, _ := os.Lstat(lp.Abs); fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the link was replaced by a file")
+	}
+	if b, _ := os.ReadFile(p.Abs); string(b) != "three" {
+		t.Errorf("target content = %q", b)
+	}
+	// Directories are refused; missing parents without CreateDirs are refused.
+	dp, _ := ws.Resolve(root, "new")
+	if _, err := ws.WriteAtomic(dp, []byte("x"), WriteOptions{}); AsError(err).Code != CodeIsDirectory {
+		t.Errorf("directory: %v", err)
+	}
+	mp, _ := ws.Resolve(root, "missing/x")
+	if _, err := ws.WriteAtomic(mp, []byte("x"), WriteOptions{}); AsError(err).Code != CodeNotFound {
+		t.Errorf("missing parent: %v", err)
+	}
+	// No temporary files are left behind.
+	entries, _ := os.ReadDir(filepath.Join(root, "new", "dir"))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), TempMarker) {
+			t.Errorf("leftover temp file %s", e.Name())
+		}
+	}
+}
+
+func TestOpenRegularRefusesFIFO(t *testing.T) {
+	root := realTemp(t)
+	fifo := filepath.Join(root, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	ws := NewWorkspace(root)
+	defer ws.Close()
+	p, _ := ws.Resolve(root, "pipe")
+	_, _, err := ws.OpenRegular(p) // must return at once, not block waiting for a writer
+	if err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Fatalf("got %v", err)
+	}
+	dp, _ := ws.Resolve(root, ".")
+	if _, _, err := ws.OpenRegular(dp); AsError(err).Code != CodeIsDirectory {
+		t.Fatalf("directory: %v", err)
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/core"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain maps `agentbox` and every applet name and alias to the real main, so the
+// scripts exercise subcommand dispatch and argv[0] dispatch alike.
+func TestMain(m *testing.M) {
+	run := func() { os.Exit(core.Main(os.Args, applets.All, core.OSEnv())) }
+	cmds := map[string]func(){"agentbox": run, "ab-skill": run}
+	for _, s := range applets.All {
+		cmds[s.Name] = run
+		for _, a := range s.Aliases {
+			cmds[a] = run
+		}
+	}
+	testscript.Main(m, cmds)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: false,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("XDG_STATE_HOME", e.WorkDir+"/.state")
+			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+"/.config")
+			e.Setenv("AGENTBOX_ROOT", e.WorkDir)
+			e.Setenv("NO_COLOR", "1")
+			// No script may reach a real terminal. Scripts test their applet, not the
+			// permission policy, so they run in bypass mode; the policy's own scripts
+			// (permit*.txtar, policy*.txtar) set AGENTBOX_MODE themselves.
+			e.Setenv("AGENTBOX_HEADLESS", "1")
+			e.Setenv("AGENTBOX_MODE", "bypass")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// httpserve DIR: serves DIR over HTTP on loopback for the rest of the script and
+			// sets $SERVER to its URL.
+			"httpserve": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: httpserve DIR")
+				}
+				srv := httptest.NewServer(http.FileServer(http.Dir(ts.MkAbs(args[0]))))
+				ts.Defer(srv.Close)
+				ts.Setenv("SERVER", srv.URL)
+			},
+		},
+	})
+}

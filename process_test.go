@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// agentboxBinary builds the real binary once, for tests that need a separate process
+// (kill -9, memory measurements).
+func agentboxBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped in -short mode")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agentbox-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "agentbox")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// TestKillDuringWriteNeverTears kills agentbox with SIGKILL at random moments while it
+// overwrites a file, 100 times: the file must always hold the old or the new content,
+// never a mix or a truncation.
+func TestKillDuringWriteNeverTears(t *testing.T) {
+	bin := agentboxBinary(t)
+	root := t.TempDir()
+	target := filepath.Join(root, "data.txt")
+	contents := []string{strings.Repeat("A", 4<<20), strings.Repeat("B", 3<<20)}
+	if err := os.WriteFile(target, []byte(contents[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]string, 2)
+	for i, c := range contents {
+		reqs[i] = fmt.Sprintf(`{"file_path":%q,"content":%q}`, target, c)
+	}
+	env := append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"), "AGENTBOX_SESSION=crash", "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
+	write := func(req string) *exec.Cmd {
+		cmd := exec.Command(bin, "write")
+		cmd.Stdin = strings.NewReader(req)
+		cmd.Env = env
+		return cmd
+	}
+	// Time one uninterrupted write, so the kills below land all over its life: before,
+	// during and after the rename. (It must succeed, or the rounds would prove nothing.)
+	var took []time.Duration
+	for i := 0; i < 3; i++ {
+		start := time.Now()
+		if out, err := write(reqs[(i+1)%2]).CombinedOutput(); err != nil {
+			t.Fatalf("an uninterrupted write failed: %v %.300s", err, out)
+		}
+		took = append(took, time.Since(start))
+		if got, _ := os.ReadFile(target); string(got) != contents[(i+1)%2] {
+			t.Fatal("an uninterrupted write did not land")
+		}
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	full := took[1] // the median
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	landed, cut := 0, 0
+	for round := 0; round < 100; round++ {
+		before, _ := os.ReadFile(target)
+		cmd := write(reqs[round%2])
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Int63n(int64(full) * 2)))
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		got, err := os.ReadFile(target)
+		if err != nil {
+			t.Fatalf("round %d: the file is gone: %v", round, err)
+		}
+		if string(got) != contents[0] && string(got) != contents[1] {
+			t.Fatalf("round %d: torn file: %d bytes, starts %q", round, len(got), got[:min(len(got), 8)])
+		}
+		if string(got) != string(before) {
+			landed++
+		} else if string(before) != contents[round%2] {
+			cut++
+		}
+	}
+	if landed == 0 || cut == 0 {
+		t.Fatalf("the kills did not spread over the write (%d landed, %d cut short): the test proved nothing", landed, cut)
+	}
+	t.Logf("100 rounds of kill -9 (a write takes %v): %d writes landed, %d were cut short, none tore the file", full, landed, cut)
+}
+
+// TestReadFarWindowBoundedMemory reads a window near the end of a large file: the
+// process must not load the file (peak RSS stays under 64 MB).
+func TestReadFarWindowBoundedMemory(t *testing.T) {
+	bin := agentboxBinary(t)
+	root := t.TempDir()
+	big := filepath.Join(root, "big.log")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte("2026-11-22T21:00:00Z INFO request handled in 12ms path=/api/v1/items status=200\n")
+	chunk := bytes.Repeat(line, (1<<20)/len(line))
+	const chunks = 512 // ~512 MB
+	for i := 0; i < chunks; i++ {
+		if _, err := f.Write(chunk); err != nil {
+			t.Skipf("cannot make a large file here: %v", err)
+		}
+	}
+	f.Close()
+	total := chunks * len(chunk) / len(line)
+	// The child's own rusage is useless here: Linux folds the parent's high-water mark
+	// into a vforked child's ru_maxrss. GNU time forks from a small process instead.
+	timeBin, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		t.Skip("GNU time (/usr/bin/time, Debian package time) is not installed; cannot measure peak RSS")
+	}
+	rssFile := filepath.Join(root, "rss")
+	cmd := exec.Command(timeBin, "-f", "%M", "-o", rssFile, bin, "read")
+	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"file_path":%q,"offset":%d,"limit":5}`, big, total-3))
+	cmd.Env = append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("read: %v %s", err, out)
+	}
+	if !strings.Contains(string(out), fmt.Sprintf(`"total_lines":%d`, total)) || !strings.Contains(string(out), `"eof":true`) {
+		t.Fatalf("unexpected result: %.300s", out)
+	}
+	rssText, _ := os.ReadFile(rssFile)
+	var rss int
+	if _, err := fmt.Sscan(strings.TrimSpace(string(rssText)), &rss); err != nil {
+		t.Fatalf("cannot parse GNU time's output %q: %v", rssText, err)
+	}
+	t.Logf("read of lines %d.. of a %d MB file: peak RSS %d KiB", total-2, chunks, rss)
+	if rss > 64<<10 {
+		t.Fatalf("peak RSS %d KiB is over 64 MiB: read loaded too much of the file", rss)
+	}
+}
+
+// TestPlanConcurrentStepUpdates: 8 processes update different steps of one plan at the
+// same time, 5 rounds; no update may be lost.
+func TestPlanConcurrentStepUpdates(t *testing.T) {
+	bin := agentboxBinary(t)
+	root := t.TempDir()
+	env := append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+filepath.Join(root, ".state"), "AGENTBOX_HEADLESS=1")
+	run := func(req string) *exec.Cmd {
+		cmd := exec.Command(bin, "plan")
+		cmd.Stdin = strings.NewReader(req)
+		cmd.Env = env
+		return cmd
+	}
+	steps := make([]string, 8)
+	for i := range steps {
+		steps[i] = fmt.Sprintf(`{"description":"step %d"}`, i+1)
+	}
+	if out, err := run(`{"action":"create","title":"race","steps":[` + strings.Join(steps, ",") + `]}`).CombinedOutput(); err != nil {
+		t.Fatalf("create: %v %s", err, out)
+	}
+	for round, status := range []string{"in_progress", "completed", "skipped", "pending", "completed"} {
+		var cmds []*exec.Cmd
+		for i := 1; i <= 8; i++ {
+			cmd := run(fmt.Sprintf(`{"action":"update_step","plan_id":"plan-001","step":%d,"status":%q}`, i, status))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds = append(cmds, cmd)
+		}
+		for _, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Fatalf("round %d: an update failed: %v", round, err)
+			}
+		}
+		out, _ := os.ReadFile(filepath.Join(root, ".agentbox", "plans", "plan-001.md"))
+		marker := map[string]string{"in_progress": "~", "completed": "x", "skipped": "-", "pending": " "}[status]
+		if got := strings.Count(string(out), "["+marker+"]"); got != 8 {
+			t.Fatalf("round %d: %d of 8 steps are %s; updates were lost:\n%s", round, got, status, out)
+		}
+	}
+}

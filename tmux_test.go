@@ -1,0 +1,172 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession runs one command in a detached tmux session with its own server socket,
+// so the command has a real terminal (/dev/tty) while its stdin and stdout are files,
+// the way an agent runs agentbox.
+type tmuxSession struct {
+	t    *testing.T
+	sock string
+	dir  string
+}
+
+func newTmux(t *testing.T, dir, command string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the interactive terminal tests need it (.ci/run installs it)")
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), dir: dir}
+	script := filepath.Join(dir, "run.sh")
+	body := "#!/bin/sh\ncd " + dir + "\n" + command + "\necho \"exit=$?\" > " + filepath.Join(dir, "done") + "\nsleep 30\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.run("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "t") }
+
+// waitFor waits until the screen shows text.
+func (s *tmuxSession) waitFor(text string) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.screen(), text) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("the screen never showed %q:\n%s", text, s.screen())
+}
+
+func (s *tmuxSession) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "t"}, keys...)...)
+}
+
+// wait waits for the command to end and returns its exit line and stdout file.
+func (s *tmuxSession) wait() (string, string) {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(filepath.Join(s.dir, "done")); err == nil {
+			out, _ := os.ReadFile(filepath.Join(s.dir, "out.json"))
+			return strings.TrimSpace(string(b)), string(out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("the command did not finish:\n%s", s.screen())
+	return "", ""
+}
+
+func tmuxBinary(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the interactive terminal tests need it (.ci/run installs it)")
+	}
+	return agentboxBinary(t)
+}
+
+func shellEnv(dir string) string {
+	return fmt.Sprintf("env -u AGENTBOX_HEADLESS -u AGENTBOX_MODE -u AGENTBOX_ASK_ANSWERS HOME=%s XDG_CONFIG_HOME=%s/.config XDG_STATE_HOME=%s/.state AGENTBOX_ROOT=%s AGENTBOX_SESSION=s1 TERM=xterm", dir, dir, dir, dir)
+}
+
+// TestAskInTerminal: an agent's ask call (JSON on stdin, JSON on stdout) is answered by
+// a person on the terminal with arrow keys, Space, numbers and typing.
+func TestAskInTerminal(t *testing.T) {
+	bin := tmuxBinary(t)
+	dir := t.TempDir()
+	q := `{"questions":[{"text":"Which database?","choices":["PostgreSQL","MySQL","SQLite"],"required":true},` +
+		`{"question":"Extras?","options":[{"label":"cache","description":"redis"},{"label":"queue"},{"label":"search"}],"multi_select":true},` +
+		`{"text":"Anything else?","type":"FreeText"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "q.json"), []byte(q), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, dir, shellEnv(dir)+" "+bin+" ask < q.json > out.json")
+	s.waitFor("Which database?")
+	s.waitFor("3. SQLite")
+	s.keys("Down", "Down", "Enter")
+	s.waitFor("Extras?")
+	s.keys("Space", "Down", "Down", "Space")
+	s.waitFor("[x] search")
+	s.keys("Enter")
+	s.waitFor("Anything else?")
+	s.keys("-l", "fast please")
+	s.keys("Enter")
+	exit, out := s.wait()
+	if exit != "exit=0" {
+		t.Fatalf("%s; stdout %s\n%s", exit, out, s.screen())
+	}
+	var env struct {
+		Data struct{ Answers [][]string }
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("stdout is not an envelope: %v\n%s", err, out)
+	}
+	want := `[["SQLite"],["cache","search"],["fast please"]]`
+	if got, _ := json.Marshal(env.Data.Answers); string(got) != want {
+		t.Errorf("answers %s, want %s", got, want)
+	}
+}
+
+// TestAskCancelInTerminal: Ctrl-C cancels cleanly: a needs_input envelope, exit 1.
+func TestAskCancelInTerminal(t *testing.T) {
+	bin := tmuxBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "q.json"), []byte(`{"questions":[{"text":"Proceed?","choices":["yes","no"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, dir, shellEnv(dir)+" "+bin+" ask < q.json > out.json")
+	s.waitFor("Proceed?")
+	s.keys("C-c")
+	exit, out := s.wait()
+	if exit != "exit=1" || !strings.Contains(out, `"error_code":"needs_input"`) || !strings.Contains(out, "cancelled") {
+		t.Errorf("%s %s", exit, out)
+	}
+}
+
+// TestPermissionPromptInTerminal: an agent's write in default mode is asked on the
+// terminal; "allow for this session" lets it and the next write of that file through.
+func TestPermissionPromptInTerminal(t *testing.T) {
+	bin := tmuxBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "w.json"), []byte(`{"file_path":"notes.txt","content":"hello\n"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newTmux(t, dir, shellEnv(dir)+" "+bin+" write < w.json > out.json")
+	s.waitFor("wants to:")
+	s.waitFor("create " + filepath.Join(dir, "notes.txt") + " (6 bytes)")
+	s.waitFor("2. Allow for this session")
+	s.keys("2")
+	exit, out := s.wait()
+	if exit != "exit=0" || !strings.Contains(out, `"type":"output"`) || !strings.Contains(out, `the user allowed it for the session`) {
+		t.Fatalf("%s %s\n%s", exit, out, s.screen())
+	}
+	// The session grant now allows the same write without a terminal.
+	cmd := exec.Command("sh", "-c", shellEnv(dir)+" AGENTBOX_HEADLESS=1 "+bin+" write < w.json")
+	cmd.Dir = dir
+	b, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(b), `"scope":"session"`) {
+		t.Errorf("the session grant was not used: %s", b)
+	}
+}
