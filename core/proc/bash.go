@@ -107,3 +107,10 @@ func FindBash(pathList string) (string, error) {
 	}
 	return "", fmt.Errorf("no bash found on PATH (%s) or in %s; install bash", pathList, strings.Join(fallbacks, ", "))
 }
+
+// IsDir reports whether path is an existing directory (for working directories,
+// which may lie outside the workspace).
+func IsDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

@@ -162,7 +162,8 @@ func Wrap(cmd *exec.Cmd, cfg Config, self string) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	args := append([]string{self, Marker, string(js), "--", cmd.Path}, cmd.Args[1:]...)
+	// argv[0] "agentbox": a binary that dispatches on argv[0] (tests) must see agentbox.
+	args := append([]string{"agentbox", Marker, string(js), "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = self, args
 	if r.Network == "isolated" {
 		attr := nsAttr()
