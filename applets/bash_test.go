@@ -54,7 +54,9 @@ func TestBashWorkingDirPersists(t *testing.T) {
 	if r.Stdout != filepath.Join(root, "a")+"\n" {
 		t.Fatalf("cd did not persist: %q", r.Stdout)
 	}
-	r, _, _ = bashCall(t, env, `{"command":"pwd","working_dir":"`+filepath.Join(root, "a", "b")+`"}`)
+	if _, _, err := bashCall(t, env, `{"command":"pwd","working_dir":"`+filepath.Join(root, "a", "b")+`"}`); err != nil {
+		t.Fatal(err)
+	}
 	r, _, _ = bashCall(t, env, `{"command":"pwd"}`)
 	if r.Stdout != filepath.Join(root, "a", "b")+"\n" {
 		t.Fatalf("working_dir did not persist: %q", r.Stdout)
