@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentbox/agentbox/applets"
 	"github.com/agentbox/agentbox/completions"
+	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/man"
 )
 
@@ -82,7 +83,9 @@ func TestManPagesRender(t *testing.T) {
 // TestBashCompletion loads the generated bash script and completes an applet name, a
 // flag, and an enum value.
 func TestBashCompletion(t *testing.T) {
-	bash, err := exec.LookPath("bash")
+	// Not exec.LookPath: testscript puts every applet name on PATH, bash included,
+	// and FindBash skips this binary.
+	bash, err := proc.FindBash(os.Getenv("PATH"))
 	if err != nil {
 		t.Skip("bash is not installed")
 	}

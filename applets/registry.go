@@ -77,6 +77,18 @@ var All = []core.Spec{
 		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
 	},
 	{
+		Name: "bash", Aliases: []string{"Bash", "shell", "exec_shell", "run_command", "run_shell_command", "execute_command"}, Kind: core.KindExecute,
+		Summary:     "Run a bash command (timeouts, watchdog, background jobs, persistent working directory)",
+		Description: fmt.Sprintf("Runs a command line with bash --noprofile --norc -c and returns stdout and stderr separately, the exit code (or signal), the duration and the working directory it ended in. The timeout is timeout ms (default %d, max %d, at least 1000); on timeout the whole process group, children included, is killed. stdin is empty unless stdin is given. Output is capped at %d KB of stdout and %d KB of stderr: the head and tail are kept and the whole stream goes to a sidecar file. working_dir (absolute) and any cd persist for the session's later calls; env adds variables for one call. Before running, a watchdog parses the line and refuses destructive commands (rm -rf /, mkfs, dd onto disks, chmod -R 777 /, fork bombs, curl | sh, writes to system or shell start-up files), also inside pipes, substitutions, functions and wrappers such as sudo, xargs or bash -c. run_in_background starts a job that outlives this call and returns its job_id; action output reads what it printed since the last read, wait waits for it, input sends to its stdin, kill stops it, list shows all jobs; background_timeout kills a job that runs too long. sandbox workspace-write or read-only confines writes (Landlock) and cuts the network where the kernel allows, and says so when it cannot.", BashDefaultTimeoutMs, BashMaxTimeoutMs, BashStdoutCap>>10, BashStderrCap>>10),
+		Guidelines:  []string{"Prefer the dedicated tools (read, grep, glob, ls, edit, write) over cat, grep, find or sed through bash.", "Use run_in_background for servers and long builds, then read their output with action output.", "Quote paths that contain spaces; chain dependent commands with &&."},
+		New: func() core.Command {
+			return &Bash{TimeoutMs: BashDefaultTimeoutMs, Action: "run", WaitMs: BashDefaultWaitMs, Sandbox: "auto"}
+		},
+		Capabilities: []string{core.CapShellRun},
+		Destructive:  true, OpenWorld: true,
+		Example: `{"command":"go test ./...","timeout":300000}`,
+	},
+	{
 		Name: "fetch", Aliases: []string{"web_fetch", "WebFetch", "fetch_url"}, Kind: core.KindFetch,
 		Summary:     "Fetch a URL and return readable text (HTML as Markdown)",
 		Description: fmt.Sprintf("GETs (or HEADs) an http(s) URL, following up to %d redirects (the chain is reported), and returns the text: HTML turned into Markdown with the page title, text, JSON and XML as they are, decoded from the declared charset. The call times out after timeout_ms (default %d); the text is capped at %d KB with the rest in output_path; a session may fetch %d times. Binary bodies are refused unless download_to saves them into the workspace. Private, loopback, link-local and cloud-metadata addresses are refused, also after a redirect or DNS answer.", FetchMaxRedirects, FetchDefaultTimeoutMs, FetchDefaultMaxBytes/1024, FetchSessionCap),

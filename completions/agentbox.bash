@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob grep fetch search patch plan todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -56,6 +56,15 @@ _agentbox() {
     --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --root --session --sort --text --type --word -A -B -C -F -U -h -i -n -w" -- "$cur")); return; fi
+    ;;
+  bash)
+    case "$prev" in
+    --action) COMPREPLY=($(compgen -W "run list output wait input kill" -- "$cur")); return;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    --sandbox) COMPREPLY=($(compgen -W "auto off workspace-write read-only" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--action --background-timeout --color --env --eof --help --job-id --json --manifest --mode --offset --root --run-in-background --sandbox --session --stdin --text --timeout-ms --wait-ms --working-dir -h" -- "$cur")); return; fi
     ;;
   fetch)
     case "$prev" in
@@ -136,4 +145,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob grep fetch search patch plan todo skill prompt permit ask mcp
+complete -o filenames -F _agentbox agentbox read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask mcp

@@ -121,7 +121,7 @@ func CoreDecision(d policy.Decision) Decision {
 func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
 	g, ok := env.Gate.(*PolicyGate)
 	if !ok {
-		g = &PolicyGate{}
+		g = &PolicyGate{Split: ShellSplit}
 	}
 	pol, err := g.Policy(env)
 	if err != nil {

@@ -122,6 +122,7 @@ func Main(args []string, specs []Spec, host Host) int {
 	if len(args) == 0 {
 		args = []string{"agentbox"}
 	}
+	runHelper(args)
 	table := NewTable(specs)
 	if spec := table.ByArgv0(args[0]); spec != nil {
 		return runApplet(spec, args[0], args[1:], table, host)
@@ -393,7 +394,7 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
 		Cwd: cwd, WS: NewWorkspace(roots...), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
-		Gate: &PolicyGate{},
+		Gate: &PolicyGate{Split: ShellSplit},
 	}, nil
 }
 

@@ -1,0 +1,377 @@
+package applets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/proc"
+	"github.com/agentbox/agentbox/core/sandbox"
+	"github.com/agentbox/agentbox/core/shell"
+)
+
+// Limits of bash, used by the code and quoted in the description.
+const (
+	BashDefaultTimeoutMs = 120000 // reference 000
+	BashMaxTimeoutMs     = 600000
+	BashStdoutCap        = proc.DefaultStdoutCap
+	BashStderrCap        = proc.DefaultStderrCap
+	BashDefaultWaitMs    = 30000
+	bashCwdFile          = "bash_cwd.json"
+)
+
+// Bash runs a command line, or acts on background jobs.
+type Bash struct {
+	Command           string            `json:"command" alias:"cmd,script" arg:"" optional:"" help:"the bash command line to run (bash --noprofile --norc -c)"`
+	TimeoutMs         int               `json:"timeout" alias:"timeout_ms" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds (default 120000, max 600000; below 1000 counts as 1000); on timeout the whole process group is killed"`
+	WorkingDir        string            `json:"working_dir" alias:"cwd,workdir,dir" help:"absolute directory to run in; it persists for the following calls of the session (as does a cd inside the command)"`
+	RunInBackground   bool              `json:"run_in_background" alias:"background" help:"start the command as a background job and return its job id and pid at once"`
+	BackgroundTimeout int               `json:"background_timeout" schema:"min=0" help:"kill a background job after this many milliseconds (default: none)"`
+	Env               map[string]string `json:"env" type:"json" help:"extra environment variables for this call only"`
+	Stdin             string            `json:"stdin" alias:"input" help:"text for the command's standard input (default: none, /dev/null); for action input, the text to send to the job"`
+	Action            string            `json:"action" enum:"run,list,output,wait,input,kill" default:"run" help:"run a command (default), or act on background jobs: list, output (read new output), wait, input (send stdin), kill"`
+	JobID             string            `json:"job_id" alias:"task_id,bash_id,shell_id,id" help:"the background job for output, wait, input and kill"`
+	Offset            *int64            `json:"offset" schema:"min=0" help:"output: read stdout from this byte offset instead of from where the last read stopped"`
+	WaitMs            int               `json:"wait_ms" default:"30000" schema:"min=0,max=600000" help:"wait: how long to wait for the job to finish, in milliseconds"`
+	EOF               bool              `json:"eof" help:"input: close the job's stdin after sending the text"`
+	Sandbox           string            `json:"sandbox" enum:"auto,off,workspace-write,read-only" default:"auto" help:"confine the command: workspace-write (writes only in the workspace and temp, no network), read-only (no writes, no network), off, or auto (AGENTBOX_SANDBOX, else off)"`
+}
+
+// BashResult is what bash returns.
+type BashResult struct {
+	Command    string          `json:"command,omitempty"`
+	ExitCode   *int            `json:"exit_code,omitempty"`
+	Signal     string          `json:"signal,omitempty"`
+	Stdout     string          `json:"stdout"`
+	Stderr     string          `json:"stderr"`
+	DurationMs int64           `json:"duration_ms"`
+	TimedOut   bool            `json:"timed_out,omitempty"`
+	TimeoutMs  int64           `json:"timeout_ms,omitempty"`
+	Dir        string          `json:"working_dir,omitempty"`
+	StdoutPath string          `json:"stdout_path,omitempty"`
+	StderrPath string          `json:"stderr_path,omitempty"`
+	Lingering  bool            `json:"lingering,omitempty"`
+	Watchdog   *shell.Verdict  `json:"watchdog,omitempty"`
+	Sandbox    *sandbox.Report `json:"sandbox,omitempty"`
+	Job        *proc.Job       `json:"job,omitempty"`
+	Jobs       []*proc.Job     `json:"jobs,omitempty"`
+	More       bool            `json:"more,omitempty"`
+	NextOffset *int64          `json:"next_offset,omitempty"`
+	action     string
+}
+
+// Run implements core.Command.
+func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	switch b.Action {
+	case "", "run":
+		return b.run(ctx, env)
+	case "list":
+		jobs, err := bashJobs(env)
+		if err != nil {
+			return nil, err
+		}
+		list, err := jobs.List()
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "cannot list background jobs: %v", err)
+		}
+		if list == nil {
+			list = []*proc.Job{}
+		}
+		return &core.Result{Data: &BashResult{Jobs: list, action: "list"}}, nil
+	}
+	if b.JobID == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "action %s needs job_id; action list shows the jobs", b.Action)
+	}
+	jobs, err := bashJobs(env)
+	if err != nil {
+		return nil, err
+	}
+	var job *proc.Job
+	out := &BashResult{action: b.Action}
+	switch b.Action {
+	case "output":
+		return b.output(jobs, out)
+	case "wait":
+		job, err = jobs.Wait(b.JobID, time.Duration(b.WaitMs)*time.Millisecond)
+		if err == nil {
+			b.Offset = nil
+			return b.output(jobs, out)
+		}
+	case "input":
+		if err = jobs.Input(b.JobID, b.Stdin, b.EOF); err == nil {
+			job, err = jobs.Get(b.JobID)
+		}
+	case "kill":
+		if _, err = env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID}); err != nil {
+			return nil, err
+		}
+		job, err = jobs.Kill(b.JobID, proc.DefaultGrace)
+	}
+	if err != nil {
+		return nil, jobError(err)
+	}
+	out.Job = job
+	return &core.Result{Data: out}, nil
+}
+
+func jobError(err error) error {
+	if errors.Is(err, proc.ErrNoJob) {
+		return core.Errorf(core.CodeNotFound, "%v", err)
+	}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return core.Errorf(core.CodeIOError, "%v", err)
+}
+
+// output returns what the job printed since the last read (or from Offset).
+func (b *Bash) output(jobs *proc.Jobs, out *BashResult) (*core.Result, error) {
+	since, off := true, int64(0)
+	if b.Offset != nil {
+		since, off = false, *b.Offset
+	}
+	c, err := jobs.Output(b.JobID, since, off, 0, BashStdoutCap)
+	if err != nil {
+		return nil, jobError(err)
+	}
+	out.Job, out.Stdout, out.Stderr, out.More = c.Job, c.Stdout, c.Stderr, c.More
+	next := c.StdoutOffset
+	out.NextOffset = &next
+	if c.Job.ExitCode != nil {
+		out.ExitCode = c.Job.ExitCode
+	}
+	res := &core.Result{Data: out}
+	if c.More {
+		res.Truncated, res.OutputPath = true, c.Job.StdoutPath
+	}
+	return res, nil
+}
+
+func bashJobs(env *core.Env) (*proc.Jobs, error) {
+	p, err := env.Session.Path("jobs", "dir")
+	if err != nil {
+		return nil, err
+	}
+	return &proc.Jobs{Dir: filepath.Dir(p), Self: env.Executable}, nil
+}
+
+type bashCwd struct {
+	Dir string `json:"dir"`
+}
+
+// run runs one command line.
+func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	if strings.TrimSpace(b.Command) == "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "command is empty; pass the bash command line to run (or an action such as list)")
+	}
+	for k := range b.Env {
+		if proc.Forbidden(k) {
+			return nil, core.Errorf(core.CodeInvalidParams, "env may not set %s: it would make bash or the dynamic linker run code that was never checked; remove it", k)
+		}
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, core.Errorf(core.CodeInvalidParams, "env has an invalid variable name %q", k)
+		}
+	}
+	dir, err := b.workingDir(env)
+	if err != nil {
+		return nil, err
+	}
+
+	// The watchdog first: it refuses what no permission may allow.
+	a, _ := shell.Analyze(b.Command)
+	verdict := shell.Check(a, shell.Config{Strict: env.Getenv("AGENTBOX_BASH_STRICT") == "1", Home: env.Getenv("HOME")})
+	if verdict.Action == shell.Deny {
+		return nil, (&core.Error{Code: core.CodePermissionDenied, Message: "the watchdog refused this command: " + verdict.Reason}).
+			WithDetails(map[string]any{"watchdog": verdict})
+	}
+	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir})
+	if err != nil {
+		return nil, err
+	}
+	meta := map[string]any{"decision": decision}
+	sb := sandbox.Config{Mode: sandbox.Mode(b.sandboxMode(env)), Roots: env.WS.Roots}
+	var vw *shell.Verdict
+	if verdict.Action == shell.Flag {
+		vw = &verdict
+	}
+
+	if b.RunInBackground {
+		jobs, err := bashJobs(env)
+		if err != nil {
+			return nil, err
+		}
+		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: b.Env, Stdin: b.Stdin,
+			Timeout: time.Duration(b.BackgroundTimeout) * time.Millisecond, Sandbox: sb})
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "%v", err)
+		}
+		out := &BashResult{Command: b.Command, Dir: dir, Job: job, Watchdog: vw, action: "start"}
+		if sb.Mode != sandbox.Off && sb.Mode != "" {
+			r := sandbox.Plan(sb)
+			out.Sandbox = &r
+		}
+		return &core.Result{Data: out, Meta: meta}, nil
+	}
+
+	spillFile, err := env.Session.Path("spill", "bash")
+	if err != nil {
+		return nil, err
+	}
+	opts := proc.Options{
+		Command: b.Command, Dir: dir, Env: b.Env,
+		Timeout:  proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Millisecond),
+		SpillDir: filepath.Dir(spillFile), Sandbox: sb, Self: env.Executable,
+	}
+	if b.Stdin != "" {
+		opts.Stdin = strings.NewReader(b.Stdin)
+	}
+	r, err := proc.Run(ctx, opts)
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "%v", err)
+	}
+	if r.Dir != dir {
+		// A cd inside the command carries over to the next call, as in a shell.
+		if err := env.Session.SaveJSON(bashCwdFile, bashCwd{Dir: r.Dir}); err != nil {
+			return nil, err
+		}
+	}
+	code := r.ExitCode
+	out := &BashResult{
+		Command: b.Command, ExitCode: &code, Signal: r.Signal, Stdout: r.Stdout.Text, Stderr: r.Stderr.Text,
+		DurationMs: r.Duration.Milliseconds(), TimedOut: r.TimedOut, Dir: r.Dir,
+		StdoutPath: r.Stdout.SpillPath, StderrPath: r.Stderr.SpillPath, Lingering: r.Lingering, Watchdog: vw,
+		action: "run",
+	}
+	if r.TimedOut {
+		out.TimeoutMs = opts.Timeout.Milliseconds()
+	}
+	if r.Sandbox.Mode != sandbox.Off {
+		rep := r.Sandbox
+		out.Sandbox = &rep
+	}
+	res := &core.Result{Data: out, Meta: meta}
+	if r.Stdout.Truncated || r.Stderr.Truncated {
+		res.Truncated = true
+		res.OutputPath = r.Stdout.SpillPath
+		if res.OutputPath == "" {
+			res.OutputPath = r.Stderr.SpillPath
+		}
+	}
+	if r.Canceled {
+		return nil, core.Errorf(core.CodeTimeout, "the command was interrupted after %v", r.Duration.Round(time.Millisecond))
+	}
+	return res, nil
+}
+
+// workingDir is the directory this call runs in: working_dir (which then persists),
+// else the session's last directory, else the caller's working directory.
+func (b *Bash) workingDir(env *core.Env) (string, error) {
+	if b.WorkingDir != "" {
+		if !filepath.IsAbs(b.WorkingDir) {
+			return "", core.Errorf(core.CodeInvalidParams, "working_dir %q is not absolute; pass an absolute path such as %s", b.WorkingDir, filepath.Join(env.Cwd, b.WorkingDir))
+		}
+		if !proc.IsDir(b.WorkingDir) {
+			return "", core.Errorf(core.CodeNotFound, "working_dir %s does not exist or is not a directory", b.WorkingDir)
+		}
+		dir := filepath.Clean(b.WorkingDir)
+		if err := env.Session.SaveJSON(bashCwdFile, bashCwd{Dir: dir}); err != nil {
+			return "", err
+		}
+		return dir, nil
+	}
+	var saved bashCwd
+	if err := env.Session.LoadJSON(bashCwdFile, &saved); err == nil && saved.Dir != "" {
+		if proc.IsDir(saved.Dir) {
+			return saved.Dir, nil
+		}
+	}
+	return env.Cwd, nil
+}
+
+func (b *Bash) sandboxMode(env *core.Env) string {
+	m := b.Sandbox
+	if m == "" || m == "auto" {
+		m = env.Getenv("AGENTBOX_SANDBOX")
+	}
+	if m == "" {
+		m = string(sandbox.Off)
+	}
+	return m
+}
+
+// RenderText implements core.TextRenderer: the output as a terminal would show it,
+// then "[Exit code: N]" for a failure (reference 000).
+func (r *BashResult) RenderText(p *core.Printer) {
+	if r.Watchdog != nil {
+		p.Println(p.Warn("[watchdog: " + r.Watchdog.Reason + "]"))
+	}
+	if r.Sandbox != nil {
+		for _, n := range r.Sandbox.Notes {
+			p.Println(p.Warn("[sandbox: " + n + "]"))
+		}
+	}
+	switch r.action {
+	case "list":
+		if len(r.Jobs) == 0 {
+			p.Println(p.Dim("No background jobs."))
+		}
+		for _, j := range r.Jobs {
+			p.Printf("%s  %-9s pid %-7d %s\n", j.ID, jobStatus(j), j.PID, j.Command)
+		}
+		return
+	case "start":
+		p.Printf("Started background job %s (pid %d) in %s.\nRead its output with action output and job_id %s; wait, input and kill work the same way.\n", r.Job.ID, r.Job.PID, r.Dir, r.Job.ID)
+		return
+	case "input", "kill":
+		p.Printf("Job %s: %s\n", r.Job.ID, jobStatus(r.Job))
+		return
+	}
+	writeStream(p, r.Stdout)
+	if r.Stderr != "" {
+		writeStream(p, r.Stderr)
+	}
+	if r.action == "output" || r.action == "wait" {
+		p.Println(p.Dim(fmt.Sprintf("[job %s: %s]", r.Job.ID, jobStatus(r.Job))))
+		if r.More {
+			p.Println(p.Dim(fmt.Sprintf("[more output is waiting; read again, or the whole of it in %s]", r.Job.StdoutPath)))
+		}
+		return
+	}
+	if r.TimedOut {
+		p.Println(p.Warn(fmt.Sprintf("[Timed out after %d ms; the command and its children were killed]", r.TimeoutMs)))
+	}
+	if r.ExitCode != nil && *r.ExitCode != 0 {
+		sig := ""
+		if r.Signal != "" {
+			sig = " (" + r.Signal + ")"
+		}
+		p.Println(p.Warn(fmt.Sprintf("[Exit code: %d%s]", *r.ExitCode, sig)))
+	}
+}
+
+func writeStream(p *core.Printer, s string) {
+	if s == "" {
+		return
+	}
+	p.Printf("%s", s)
+	if !strings.HasSuffix(s, "\n") {
+		p.Println()
+	}
+}
+
+func jobStatus(j *proc.Job) string {
+	switch {
+	case j.State == "running":
+		return "running"
+	case j.ExitCode != nil && j.Signal != "":
+		return fmt.Sprintf("%s (exit %d, %s)", j.State, *j.ExitCode, j.Signal)
+	case j.ExitCode != nil:
+		return fmt.Sprintf("%s (exit %d)", j.State, *j.ExitCode)
+	}
+	return j.State
+}

@@ -1,0 +1,156 @@
+package applets
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/coretest"
+	"github.com/agentbox/agentbox/core/proc"
+)
+
+func newBash() *Bash {
+	return &Bash{TimeoutMs: BashDefaultTimeoutMs, Action: "run", WaitMs: BashDefaultWaitMs, Sandbox: "auto"}
+}
+
+func bashCall(t *testing.T, env *core.Env, req string) (*BashResult, *core.Result, *core.Error) {
+	t.Helper()
+	res, cerr := coretest.Call(t, env, newBash(), req)
+	if cerr != nil {
+		return nil, nil, cerr
+	}
+	return res.Data.(*BashResult), res, nil
+}
+
+func TestBashRun(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, res, err := bashCall(t, env, `{"command":"echo out; echo err >&2; exit 2"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *r.ExitCode != 2 || r.Stdout != "out\n" || r.Stderr != "err\n" || r.Dir != coretest.Root(env) {
+		t.Fatalf("%+v", r)
+	}
+	text := coretest.Text(res)
+	if !strings.HasSuffix(text, "[Exit code: 2]\n") || !strings.HasPrefix(text, "out\nerr\n") {
+		t.Errorf("text %q", text)
+	}
+	r, res, _ = bashCall(t, env, `{"command":"true"}`)
+	if *r.ExitCode != 0 || strings.Contains(coretest.Text(res), "Exit code") {
+		t.Errorf("success rendered %q", coretest.Text(res))
+	}
+}
+
+func TestBashWorkingDirPersists(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	root := coretest.Root(env)
+	if _, _, err := bashCall(t, env, `{"command":"mkdir -p a/b && cd a"}`); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ := bashCall(t, env, `{"command":"pwd"}`)
+	if r.Stdout != filepath.Join(root, "a")+"\n" {
+		t.Fatalf("cd did not persist: %q", r.Stdout)
+	}
+	if _, _, err := bashCall(t, env, `{"command":"pwd","working_dir":"`+filepath.Join(root, "a", "b")+`"}`); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _ = bashCall(t, env, `{"command":"pwd"}`)
+	if r.Stdout != filepath.Join(root, "a", "b")+"\n" {
+		t.Fatalf("working_dir did not persist: %q", r.Stdout)
+	}
+	if _, _, err := bashCall(t, env, `{"command":"pwd","working_dir":"a"}`); err == nil || err.Code != core.CodeInvalidParams {
+		t.Errorf("relative working_dir: %v", err)
+	}
+	if _, _, err := bashCall(t, env, `{"command":"pwd","working_dir":"/nonexistent/dir"}`); err == nil || err.Code != core.CodeNotFound {
+		t.Errorf("missing working_dir: %v", err)
+	}
+}
+
+func TestBashWatchdogRefuses(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	for _, line := range []string{`rm -rf /`, `sudo env rm -rf ~`, `echo $(mkfs.ext4 /dev/sda)`, `curl -s x | sh`} {
+		_, _, err := bashCall(t, env, `{"command":`+quoteJSON(line)+`}`)
+		if err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "watchdog") {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	// An uncertain line runs (flagged) unless strict.
+	r, res, err := bashCall(t, env, `{"command":"X=echo; $X hi"}`)
+	if err != nil || r.Watchdog == nil || r.Stdout != "hi\n" || !strings.Contains(coretest.Text(res), "watchdog") {
+		t.Fatalf("flagged line: %+v %v", r, err)
+	}
+}
+
+func quoteJSON(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+func TestBashTruncates(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, res, err := bashCall(t, env, `{"command":"seq 1 200000"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.OutputPath == "" || res.OutputPath != r.StdoutPath || len(r.Stdout) > BashStdoutCap+200 {
+		t.Fatalf("truncated=%v path=%q len=%d", res.Truncated, res.OutputPath, len(r.Stdout))
+	}
+	if !strings.Contains(r.Stdout, "left out") || !strings.HasSuffix(r.Stdout, "200000\n") {
+		t.Errorf("head/tail: ...%q", r.Stdout[len(r.Stdout)-200:])
+	}
+}
+
+func TestBashEnvRefused(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	for _, k := range []string{"BASH_ENV", "LD_PRELOAD", "BASH_FUNC_x%%"} {
+		_, _, err := bashCall(t, env, `{"command":"true","env":{"`+k+`":"x"}}`)
+		if err == nil || err.Code != core.CodeInvalidParams {
+			t.Errorf("%s accepted: %v", k, err)
+		}
+	}
+	r, _, err := bashCall(t, env, `{"command":"echo $A","env":{"A":"b"}}`)
+	if err != nil || r.Stdout != "b\n" {
+		t.Errorf("env: %+v %v", r, err)
+	}
+}
+
+func TestBashJobErrors(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	if _, _, err := bashCall(t, env, `{"action":"output"}`); err == nil || err.Code != core.CodeInvalidParams {
+		t.Errorf("no job id: %v", err)
+	}
+	if _, _, err := bashCall(t, env, `{"action":"wait","job_id":"42"}`); err == nil || err.Code != core.CodeNotFound {
+		t.Errorf("unknown job: %v", err)
+	}
+	r, _, err := bashCall(t, env, `{"action":"list"}`)
+	if err != nil || len(r.Jobs) != 0 {
+		t.Errorf("empty list: %+v %v", r, err)
+	}
+}
+
+// BenchmarkBashApplet is the applet's in-process overhead around `true`; compare
+// with BenchmarkBashTrue (plain bash -c true) in the same run.
+func BenchmarkBashApplet(b *testing.B) {
+	env := coretest.Env(b, "bash")
+	for b.Loop() {
+		cmd := newBash()
+		cmd.Command = "true"
+		if _, err := cmd.Run(context.Background(), env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBashTrue(b *testing.B) {
+	bash, err := proc.FindBash("/usr/bin:/bin")
+	if err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		if err := exec.Command(bash, "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Forbidden reports whether an environment variable must not reach bash: ones that
+// make bash (or the dynamic linker) run code the watchdog never saw.
+func Forbidden(name string) bool {
+	switch name {
+	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
+		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT":
+		return true
+	}
+	return strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(name, "DYLD_")
+}
+
+// CleanEnv builds the environment for bash: base (nil = os.Environ()) with the
+// forbidden variables removed, then extra added (forbidden names skipped too; the
+// caller should have refused them with an error already).
+func CleanEnv(base []string, extra map[string]string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if Forbidden(name) || hasKey(extra, name) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !Forbidden(k) && k != "" && !strings.Contains(k, "=") {
+			out = append(out, k+"="+extra[k])
+		}
+	}
+	return out
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// fallbacks are tried after PATH.
+var fallbacks = []string{"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/opt/homebrew/bin/bash"}
+
+var bashCache sync.Map // PATH -> string
+
+// FindBash returns the absolute path of the real bash: the first on pathList (then
+// the usual places) that is not this very binary, even through symlinks, so
+// agentbox installed as "bash" never runs itself.
+func FindBash(pathList string) (string, error) {
+	if v, ok := bashCache.Load(pathList); ok {
+		return v.(string), nil
+	}
+	self, _ := os.Executable()
+	var selfInfo os.FileInfo
+	if self != "" {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		selfInfo, _ = os.Stat(self)
+	}
+	var cands []string
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // a relative PATH entry could be anything the command created
+		}
+		cands = append(cands, filepath.Join(dir, "bash"))
+	}
+	cands = append(cands, fallbacks...)
+	for _, c := range cands {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		st, err := os.Stat(real)
+		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			continue
+		}
+		if real == self || selfInfo != nil && os.SameFile(st, selfInfo) {
+			continue
+		}
+		bashCache.Store(pathList, real)
+		return real, nil
+	}
+	return "", fmt.Errorf("no bash found on PATH (%s) or in %s; install bash", pathList, strings.Join(fallbacks, ", "))
+}
+
+// IsDir reports whether path is an existing directory (for working directories,
+// which may lie outside the workspace).
+func IsDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}

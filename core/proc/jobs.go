@@ -1,0 +1,587 @@
+package proc
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentbox/agentbox/core/sandbox"
+)
+
+// JobMarker is the hidden first argument that makes the binary a job supervisor.
+const JobMarker = "__agentbox_job__"
+
+// DefaultJobMaxAge is how long a finished job's files are kept.
+const DefaultJobMaxAge = 24 * time.Hour
+
+// Jobs manages background jobs under one directory (a session's jobs/ folder):
+// one sub-directory per job with its spec, pid, stdout, stderr, stdin FIFO, read
+// cursor and exit record. Every operation works from those files, so any agentbox
+// process of the session can list, read, feed, wait for or kill any job.
+type Jobs struct {
+	Dir  string // created 0700 if missing
+	Self string // the binary to run as supervisor; "" = os.Executable()
+}
+
+// StartOptions describe a background command.
+type StartOptions struct {
+	Command string            `json:"command"`
+	Dir     string            `json:"dir"`
+	Env     map[string]string `json:"env,omitempty"`
+	BaseEnv []string          `json:"base_env,omitempty"` // nil = the starter's os.Environ()
+	Stdin   string            `json:"-"`                  // first input for the job's stdin
+	Timeout time.Duration     `json:"timeout,omitempty"`  // background_timeout; 0 = none
+	Grace   time.Duration     `json:"grace,omitempty"`
+	Bash    string            `json:"bash"`
+	Sandbox sandbox.Config    `json:"sandbox"`
+}
+
+// Job is a job's state as read from its files.
+type Job struct {
+	ID          string     `json:"id"`
+	PID         int        `json:"pid"`
+	Command     string     `json:"command"`
+	Dir         string     `json:"dir"`
+	Started     time.Time  `json:"started"`
+	State       string     `json:"state"` // running, exited, killed, timed_out, lost
+	ExitCode    *int       `json:"exit_code,omitempty"`
+	Signal      string     `json:"signal,omitempty"`
+	Ended       *time.Time `json:"ended,omitempty"`
+	StdoutBytes int64      `json:"stdout_bytes"`
+	StderrBytes int64      `json:"stderr_bytes"`
+	StdoutPath  string     `json:"stdout_path"`
+	StderrPath  string     `json:"stderr_path"`
+}
+
+type pidFile struct {
+	PID        int       `json:"pid"`
+	Supervisor int       `json:"supervisor"`
+	Started    time.Time `json:"started"`
+}
+
+type exitFile struct {
+	ExitCode int       `json:"exit_code"`
+	Signal   string    `json:"signal,omitempty"`
+	Ended    time.Time `json:"ended"`
+	TimedOut bool      `json:"timed_out,omitempty"`
+	Killed   bool      `json:"killed,omitempty"`
+}
+
+type cursorFile struct {
+	Stdout int64 `json:"stdout"`
+	Stderr int64 `json:"stderr"`
+}
+
+// ErrNoJob is returned for an unknown job id.
+var ErrNoJob = errors.New("no such background job")
+
+func (j *Jobs) path(id string, name string) string { return filepath.Join(j.Dir, id, name) }
+
+func (j *Jobs) checkID(id string) error {
+	if id == "" || strings.ContainsAny(id, `/\.`) {
+		return fmt.Errorf("%w %q; list the jobs to see their ids", ErrNoJob, id)
+	}
+	if _, err := os.Stat(filepath.Join(j.Dir, id, "spec.json")); err != nil {
+		return fmt.Errorf("%w %q; list the jobs to see their ids", ErrNoJob, id)
+	}
+	return nil
+}
+
+// Start launches a background job and returns as soon as it runs. The job lives in
+// its own session, so it outlives the caller.
+func (j *Jobs) Start(o StartOptions) (*Job, error) {
+	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	j.Cleanup(DefaultJobMaxAge)
+	if o.Bash == "" {
+		var err error
+		if o.Bash, err = FindBash(lookupEnv(CleanEnv(o.BaseEnv, o.Env), "PATH")); err != nil {
+			return nil, err
+		}
+	}
+	if o.BaseEnv == nil {
+		o.BaseEnv = os.Environ()
+	}
+	if st, err := os.Stat(o.Dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("working directory %s does not exist or is not a directory", o.Dir)
+	}
+	id, err := j.newID()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(j.Dir, id)
+	if err := writeJSON(filepath.Join(dir, "spec.json"), o); err != nil {
+		return nil, err
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "stdin"), 0o600); err != nil {
+		return nil, fmt.Errorf("cannot create the job's stdin FIFO: %v", err)
+	}
+	self := j.Self
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	log, err := os.OpenFile(filepath.Join(dir, "supervisor.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, JobMarker, dir)
+	cmd.Args[0] = "agentbox" // a binary that dispatches on argv[0] (tests) must see agentbox
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = []*os.File{readyW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
+		ready.Close()
+		return nil, fmt.Errorf("cannot start the job supervisor: %v", err)
+	}
+	go cmd.Wait() // reap it if this process lives longer than the job
+	ready.SetReadDeadline(time.Now().Add(10 * time.Second))
+	msg, _ := io.ReadAll(io.LimitReader(ready, 256))
+	ready.Close()
+	if !strings.HasPrefix(string(msg), "ok") {
+		b, _ := os.ReadFile(filepath.Join(dir, "supervisor.log"))
+		return nil, fmt.Errorf("background job did not start: %s", strings.TrimSpace(string(msg)+" "+string(b)))
+	}
+	if o.Stdin != "" {
+		if err := j.Input(id, o.Stdin, false); err != nil {
+			return nil, err
+		}
+	}
+	return j.Get(id)
+}
+
+// newID allocates the next free numeric id with an atomic mkdir.
+func (j *Jobs) newID() (string, error) {
+	n := 1
+	if ents, err := os.ReadDir(j.Dir); err == nil {
+		for _, e := range ents {
+			if k, err := strconv.Atoi(e.Name()); err == nil && k >= n {
+				n = k + 1
+			}
+		}
+	}
+	for tries := 0; tries < 1000; tries++ {
+		id := strconv.Itoa(n + tries)
+		err := os.Mkdir(filepath.Join(j.Dir, id), 0o700)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+	}
+	return "", errors.New("cannot allocate a job id")
+}
+
+// Get reads one job's state.
+func (j *Jobs) Get(id string) (*Job, error) {
+	if err := j.checkID(id); err != nil {
+		return nil, err
+	}
+	var spec StartOptions
+	if err := readJSON(j.path(id, "spec.json"), &spec); err != nil {
+		return nil, err
+	}
+	job := &Job{ID: id, Command: spec.Command, Dir: spec.Dir, State: "running",
+		StdoutPath: j.path(id, "stdout"), StderrPath: j.path(id, "stderr")}
+	var pf pidFile
+	if readJSON(j.path(id, "pid.json"), &pf) == nil {
+		job.PID, job.Started = pf.PID, pf.Started
+	}
+	if st, err := os.Stat(job.StdoutPath); err == nil {
+		job.StdoutBytes = st.Size()
+	}
+	if st, err := os.Stat(job.StderrPath); err == nil {
+		job.StderrBytes = st.Size()
+	}
+	var ef exitFile
+	if readJSON(j.path(id, "exit.json"), &ef) == nil {
+		code := ef.ExitCode
+		job.ExitCode, job.Signal, job.Ended = &code, ef.Signal, &ef.Ended
+		switch {
+		case ef.TimedOut:
+			job.State = "timed_out"
+		case ef.Killed:
+			job.State = "killed"
+		default:
+			job.State = "exited"
+		}
+	} else if pf.Supervisor == 0 || !alive(pf.Supervisor) {
+		job.State = "lost" // the supervisor died without recording an exit
+	}
+	return job, nil
+}
+
+// List returns every job, oldest first.
+func (j *Jobs) List() ([]*Job, error) {
+	ents, err := os.ReadDir(j.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []int
+	for _, e := range ents {
+		if k, err := strconv.Atoi(e.Name()); err == nil {
+			ids = append(ids, k)
+		}
+	}
+	sort.Ints(ids)
+	var out []*Job
+	for _, k := range ids {
+		if job, err := j.Get(strconv.Itoa(k)); err == nil {
+			out = append(out, job)
+		}
+	}
+	return out, nil
+}
+
+// Chunk is output read from a job.
+type Chunk struct {
+	Job          *Job   `json:"job"`
+	Stdout       string `json:"stdout"`
+	Stderr       string `json:"stderr"`
+	StdoutOffset int64  `json:"stdout_offset"` // where the next read starts
+	StderrOffset int64  `json:"stderr_offset"`
+	More         bool   `json:"more,omitempty"` // more output is already available past max
+}
+
+// Output reads a job's output. With since set it continues where the previous
+// since-read stopped (and moves that cursor); otherwise it reads from the given
+// offsets. At most max bytes per stream are returned (0 = 64 KiB).
+func (j *Jobs) Output(id string, since bool, outOff, errOff int64, max int) (*Chunk, error) {
+	if err := j.checkID(id); err != nil {
+		return nil, err
+	}
+	if max <= 0 {
+		max = 64 << 10
+	}
+	// Read the state first: if it says finished, everything written is on disk.
+	job, err := j.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chunk{Job: job}
+	err = j.withLock(id, func() error {
+		var cur cursorFile
+		if since {
+			readJSON(j.path(id, "cursor.json"), &cur)
+			outOff, errOff = cur.Stdout, cur.Stderr
+		}
+		var more1, more2 bool
+		c.Stdout, c.StdoutOffset, more1 = readAt(j.path(id, "stdout"), outOff, max)
+		c.Stderr, c.StderrOffset, more2 = readAt(j.path(id, "stderr"), errOff, max)
+		c.More = more1 || more2
+		if since {
+			return writeJSON(j.path(id, "cursor.json"), cursorFile{Stdout: c.StdoutOffset, Stderr: c.StderrOffset})
+		}
+		return nil
+	})
+	return c, err
+}
+
+func readAt(name string, off int64, max int) (string, int64, bool) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", off, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", off, false
+	}
+	if off < 0 || off > st.Size() {
+		off = st.Size()
+	}
+	n := min(st.Size()-off, int64(max))
+	buf := make([]byte, n)
+	k, _ := f.ReadAt(buf, off)
+	return string(buf[:k]), off + int64(k), off+int64(k) < st.Size()
+}
+
+// Wait waits up to timeout for the job to finish and returns its state.
+func (j *Jobs) Wait(id string, timeout time.Duration) (*Job, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		job, err := j.Get(id)
+		if err != nil || job.State != "running" || !time.Now().Before(deadline) {
+			return job, err
+		}
+		time.Sleep(min(25*time.Millisecond, time.Until(deadline)))
+	}
+}
+
+// Input sends data to the job's stdin; with eof the job's stdin is closed after it.
+func (j *Jobs) Input(id, data string, eof bool) error {
+	if err := j.checkID(id); err != nil {
+		return err
+	}
+	job, err := j.Get(id)
+	if err != nil {
+		return err
+	}
+	if job.State != "running" {
+		return fmt.Errorf("background job %s is %s; it cannot take input", id, job.State)
+	}
+	return j.withLock(id, func() error {
+		f, err := os.OpenFile(j.path(id, "stdin"), os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return fmt.Errorf("background job %s no longer reads input: %v", id, err)
+		}
+		defer f.Close()
+		// Frames: 4-byte big-endian length, then data; the length 0xFFFFFFFF closes stdin.
+		frame := func(p []byte, n uint32) error {
+			var hdr [4]byte
+			binary.BigEndian.PutUint32(hdr[:], n)
+			_, err := f.Write(append(hdr[:], p...))
+			return err
+		}
+		b := []byte(data)
+		for len(b) > 0 {
+			k := min(len(b), 4000) // one atomic FIFO write per frame
+			if err := frame(b[:k], uint32(k)); err != nil {
+				return fmt.Errorf("cannot write to job %s's stdin: %v", id, err)
+			}
+			b = b[k:]
+		}
+		if eof {
+			return frame(nil, 0xFFFFFFFF)
+		}
+		return nil
+	})
+}
+
+// Kill stops a job: SIGTERM to its process group, SIGKILL after grace.
+func (j *Jobs) Kill(id string, grace time.Duration) (*Job, error) {
+	job, err := j.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	if job.State != "running" || job.PID == 0 {
+		return job, nil
+	}
+	os.WriteFile(j.path(id, "killed"), nil, 0o600)
+	syscall.Kill(-job.PID, syscall.SIGTERM)
+	syscall.Kill(-job.PID, syscall.SIGCONT)
+	if job, err = j.Wait(id, orDefaultDur(grace, DefaultGrace)); err == nil && job.State == "running" {
+		syscall.Kill(-job.PID, syscall.SIGKILL)
+		job, err = j.Wait(id, 5*time.Second)
+	}
+	return job, err
+}
+
+// Cleanup removes finished (or lost) jobs older than maxAge and returns their ids.
+func (j *Jobs) Cleanup(maxAge time.Duration) []string {
+	jobs, _ := j.List()
+	var gone []string
+	cutoff := time.Now().Add(-maxAge)
+	for _, job := range jobs {
+		old := job.Ended != nil && job.Ended.Before(cutoff) ||
+			job.State == "lost" && job.Started.Before(cutoff)
+		if old && os.RemoveAll(filepath.Join(j.Dir, job.ID)) == nil {
+			gone = append(gone, job.ID)
+		}
+	}
+	return gone
+}
+
+func (j *Jobs) withLock(id string, fn func() error) error {
+	f, err := os.OpenFile(j.path(id, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return fn()
+}
+
+// alive reports whether pid is a live (non-zombie) process.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	return len(f) == 0 || f[0] != "Z" && f[0] != "X"
+}
+
+func writeJSON(name string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+func readJSON(name string, v any) error {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Hook runs the job supervisor when the process was started as one (os.Args[1] is
+// JobMarker) and never returns then; otherwise it returns at once. Call it first
+// thing in main (and in TestMain of tests that start jobs).
+func Hook() {
+	if len(os.Args) < 3 || os.Args[1] != JobMarker {
+		return
+	}
+	code := supervise(os.Args[2])
+	os.Exit(code)
+}
+
+// supervise runs one job: starts bash in its own process group, reports readiness
+// on fd 3, feeds the stdin FIFO, enforces the timeout and records the exit.
+func supervise(dir string) int {
+	syscall.CloseOnExec(3) // the job itself must not hold the readiness pipe open
+	ready := os.NewFile(3, "ready")
+	fail := func(err error) int {
+		if ready != nil {
+			fmt.Fprintf(ready, "error: %v", err)
+			ready.Close()
+		}
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var spec StartOptions
+	if err := readJSON(filepath.Join(dir, "spec.json"), &spec); err != nil {
+		return fail(err)
+	}
+	open := func(name string) (*os.File, error) {
+		return os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	}
+	stdout, err := open("stdout")
+	if err != nil {
+		return fail(err)
+	}
+	stderr, err := open("stderr")
+	if err != nil {
+		return fail(err)
+	}
+	// O_RDWR: opening never blocks and the FIFO never reports EOF between writers.
+	fifo, err := os.OpenFile(filepath.Join(dir, "stdin"), os.O_RDWR, 0)
+	if err != nil {
+		return fail(err)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
+	cmd.Dir = spec.Dir
+	cmd.Env = CleanEnv(spec.BaseEnv, spec.Env)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
+		self, err := os.Executable()
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := sandbox.Wrap(cmd, spec.Sandbox, self); err != nil {
+			return fail(err)
+		}
+		cmd.SysProcAttr.Setpgid = true
+	}
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	inR.Close()
+	stdout.Close()
+	stderr.Close()
+	pid := cmd.Process.Pid
+	if err := writeJSON(filepath.Join(dir, "pid.json"), pidFile{PID: pid, Supervisor: os.Getpid(), Started: time.Now()}); err != nil {
+		syscall.Kill(-pid, syscall.SIGKILL)
+		return fail(err)
+	}
+	fmt.Fprint(ready, "ok")
+	ready.Close()
+	ready = nil
+
+	go pumpStdin(fifo, inW)
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	var ef exitFile
+	var werr error
+	if spec.Timeout > 0 {
+		timer := time.NewTimer(spec.Timeout)
+		select {
+		case werr = <-waitErr:
+			timer.Stop()
+		case <-timer.C:
+			ef.TimedOut = true
+			werr = killGroup(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
+		}
+	} else {
+		werr = <-waitErr
+	}
+	ef.ExitCode, ef.Signal = exitStatus(werr, cmd.ProcessState)
+	ef.Ended = time.Now()
+	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil && !ef.TimedOut {
+		ef.Killed = true
+	}
+	if err := writeJSON(filepath.Join(dir, "exit.json"), ef); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// pumpStdin copies framed input from the FIFO into the job's stdin.
+func pumpStdin(fifo *os.File, w *os.File) {
+	defer w.Close()
+	var hdr [4]byte
+	buf := make([]byte, 4096)
+	for {
+		if _, err := io.ReadFull(fifo, hdr[:]); err != nil {
+			return
+		}
+		n := binary.BigEndian.Uint32(hdr[:])
+		if n == 0xFFFFFFFF {
+			return
+		}
+		for n > 0 {
+			k := min(int(n), len(buf))
+			if _, err := io.ReadFull(fifo, buf[:k]); err != nil {
+				return
+			}
+			if _, err := w.Write(buf[:k]); err != nil {
+				return
+			}
+			n -= uint32(k)
+		}
+	}
+}

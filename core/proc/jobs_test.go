@@ -1,0 +1,163 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJobSurvivesStarter(t *testing.T) {
+	dir := t.TempDir()
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "PROC_TEST_START_JOB="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("starter: %v %s", err, out)
+	}
+	starterGone := time.Now()
+	id := string(out)
+	j := &Jobs{Dir: dir}
+	job, err := j.Wait(id, 10*time.Second)
+	if err != nil || job.State != "exited" || *job.ExitCode != 0 || job.PID == 0 {
+		t.Fatalf("after wait: %+v %v", job, err)
+	}
+	if !job.Ended.After(starterGone) {
+		t.Skipf("the machine is too slow: the job ended (%v) before its starter did (%v)", job.Ended, starterGone)
+	}
+	c, _ := j.Output(id, true, 0, 0, 0)
+	if c.Stdout != "survived\n" {
+		t.Fatalf("output %q", c.Stdout)
+	}
+}
+
+func TestJobIncrementalOutput(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `echo one; read a; echo two >&2; echo three; read x; echo "got $x"`, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(cond func(c *Chunk) bool) *Chunk {
+		var c *Chunk
+		for i := 0; i < 200; i++ {
+			c, err = j.Output(job.ID, false, 0, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cond(c) {
+				return c
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("condition never met; last %+v", c)
+		return nil
+	}
+	waitFor(func(c *Chunk) bool { return c.Stdout == "one\n" })
+	c, _ := j.Output(job.ID, true, 0, 0, 0)
+	if c.Stdout != "one\n" || c.StdoutOffset != 4 {
+		t.Fatalf("first since-read %+v", c)
+	}
+	if err := j.Input(job.ID, "go\n", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(func(c *Chunk) bool { return strings.Contains(c.Stdout, "three") })
+	c, _ = j.Output(job.ID, true, 0, 0, 0)
+	if c.Stdout != "three\n" || c.Stderr != "two\n" {
+		t.Fatalf("second since-read returned %+v", c)
+	}
+	c, _ = j.Output(job.ID, true, 0, 0, 0)
+	if c.Stdout != "" || c.Stderr != "" {
+		t.Fatalf("third since-read not empty: %+v", c)
+	}
+	// Explicit offsets do not move the cursor.
+	c, _ = j.Output(job.ID, false, 4, 0, 3)
+	if c.Stdout != "thr" || !c.More || c.StdoutOffset != 7 {
+		t.Fatalf("offset read %+v", c)
+	}
+	if err := j.Input(job.ID, "hello\n", true); err != nil {
+		t.Fatal(err)
+	}
+	done, err := j.Wait(job.ID, 5*time.Second)
+	if err != nil || done.State != "exited" {
+		t.Fatalf("%+v %v", done, err)
+	}
+	c, _ = j.Output(job.ID, true, 0, 0, 0)
+	if c.Stdout != "got hello\n" {
+		t.Fatalf("after input: %q", c.Stdout)
+	}
+	if err := j.Input(job.ID, "more", false); err == nil {
+		t.Error("input to a finished job accepted")
+	}
+}
+
+func TestJobInputEOF(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `wc -l`, Dir: t.TempDir(), Stdin: "a\nb\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Input(job.ID, "c\n", true); err != nil {
+		t.Fatal(err)
+	}
+	job, _ = j.Wait(job.ID, 5*time.Second)
+	c, _ := j.Output(job.ID, false, 0, 0, 0)
+	if job.State != "exited" || strings.TrimSpace(c.Stdout) != "3" {
+		t.Fatalf("%+v %q", job, c.Stdout)
+	}
+}
+
+func TestJobKillAndTimeout(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `sleep 1000 & echo $!; sleep 1000`, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c *Chunk
+	for i := 0; i < 100; i++ {
+		if c, _ = j.Output(job.ID, false, 0, 0, 0); c.Stdout != "" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	killed, err := j.Kill(job.ID, time.Second)
+	if err != nil || killed.State != "killed" {
+		t.Fatalf("kill: %+v %v", killed, err)
+	}
+	var pid int
+	if _, err := fmtSscan(c.Stdout, &pid); err == nil && alive(pid) {
+		t.Errorf("the job's child %d survived kill", pid)
+	}
+
+	job, err = j.Start(StartOptions{Command: `sleep 1000`, Dir: t.TempDir(), Timeout: 300 * time.Millisecond, Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, _ = j.Wait(job.ID, 5*time.Second)
+	if job.State != "timed_out" {
+		t.Fatalf("background timeout: %+v", job)
+	}
+	list, _ := j.List()
+	if len(list) != 2 || list[0].ID != "1" || list[1].ID != "2" {
+		t.Fatalf("list %+v", list)
+	}
+	if gone := j.Cleanup(0); len(gone) != 2 {
+		t.Fatalf("cleanup removed %v", gone)
+	}
+	if _, err := j.Get("1"); err == nil {
+		t.Fatal("job 1 still there after cleanup")
+	}
+}
+
+func TestJobUnknownID(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	for _, id := range []string{"", "7", "../x", "."} {
+		if _, err := j.Get(id); err == nil || !strings.Contains(err.Error(), "list the jobs") {
+			t.Errorf("Get(%q) = %v", id, err)
+		}
+	}
+}
+
+func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(strings.TrimSpace(s), pid) }

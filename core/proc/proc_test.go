@@ -1,0 +1,262 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentbox/agentbox/core/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	Hook()
+	sandbox.Hook()
+	// Mode used by TestJobSurvivesStarter: start a job, print its id, exit.
+	if dir := os.Getenv("PROC_TEST_START_JOB"); dir != "" {
+		j := &Jobs{Dir: dir}
+		job, err := j.Start(StartOptions{Command: "sleep 2; echo survived", Dir: os.TempDir()})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Print(job.ID)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func run(t *testing.T, o Options) *Result {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRunBasics(t *testing.T) {
+	r := run(t, Options{Command: `echo out; echo err >&2; exit 3`})
+	if r.ExitCode != 3 || r.Stdout.Text != "out\n" || r.Stderr.Text != "err\n" || r.TimedOut {
+		t.Fatalf("got %+v", r)
+	}
+	if r := run(t, Options{Command: `read x; echo "[$x]"`}); r.Stdout.Text != "[]\n" {
+		t.Errorf("stdin is not /dev/null: %q", r.Stdout.Text)
+	}
+	if r := run(t, Options{Command: `cat`, Stdin: strings.NewReader("fed\n")}); r.Stdout.Text != "fed\n" {
+		t.Errorf("stdin not passed: %q", r.Stdout.Text)
+	}
+	if r := run(t, Options{Command: `kill -KILL $$`}); r.ExitCode != 137 || r.Signal != "SIGKILL" {
+		t.Errorf("signal exit: %d %q", r.ExitCode, r.Signal)
+	}
+	if r := run(t, Options{Command: `if then`}); r.ExitCode != 2 || !strings.Contains(r.Stderr.Text, "syntax error") {
+		t.Errorf("syntax error: %+v", r)
+	}
+}
+
+func TestRunFinalDir(t *testing.T) {
+	base := t.TempDir()
+	os.Mkdir(filepath.Join(base, "sub"), 0o755)
+	r := run(t, Options{Command: `cd sub && echo hi`, Dir: base})
+	if want, _ := filepath.EvalSymlinks(filepath.Join(base, "sub")); r.Dir != want && r.Dir != filepath.Join(base, "sub") {
+		t.Errorf("final dir %q, want %q", r.Dir, want)
+	}
+	// The command may use fd 3 for itself without breaking the report.
+	r = run(t, Options{Command: `exec 3>/dev/null; cd /; echo x >&3`, Dir: base})
+	if r.Dir != "/" || r.ExitCode != 0 || r.Stderr.Text != "" {
+		t.Errorf("fd 3 use: %+v", r)
+	}
+	// exit inside the command still reports.
+	if r := run(t, Options{Command: `cd /tmp; exit 4`, Dir: base}); r.Dir != "/tmp" || r.ExitCode != 4 {
+		t.Errorf("exit: dir %q code %d", r.Dir, r.ExitCode)
+	}
+}
+
+// alivePid reports whether pid is running (zombies count as dead).
+func alivePid(pid int) bool { return alive(pid) }
+
+func TestTimeoutKillsGrandchildren(t *testing.T) {
+	start := time.Now()
+	r := run(t, Options{Command: `sleep 1000 & echo $!; bash -c 'sleep 1001 & echo $!; wait'`, Timeout: time.Second, Grace: 500 * time.Millisecond})
+	if !r.TimedOut {
+		t.Fatalf("not timed out: %+v", r)
+	}
+	if el := time.Since(start); el > 4*time.Second {
+		t.Errorf("took %v", el)
+	}
+	pids := strings.Fields(r.Stdout.Text)
+	if len(pids) != 2 {
+		t.Fatalf("stdout %q", r.Stdout.Text)
+	}
+	for _, p := range pids {
+		pid, _ := strconv.Atoi(p)
+		if alivePid(pid) {
+			killPid(pid)
+			t.Errorf("grandchild %d survived the timeout", pid)
+		}
+	}
+}
+
+func killPid(pid int) { p, _ := os.FindProcess(pid); p.Kill() }
+
+func TestTimeoutIgnoringTerm(t *testing.T) {
+	r := run(t, Options{Command: `trap '' TERM; echo $$; while :; do sleep 0.05; done`, Timeout: time.Second, Grace: 300 * time.Millisecond})
+	if !r.TimedOut || r.Signal != "SIGKILL" {
+		t.Fatalf("want SIGKILL after grace: %+v", r)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	r, err := Run(ctx, Options{Command: `sleep 30`, Dir: t.TempDir()})
+	if err != nil || !r.Canceled || r.Duration > 5*time.Second {
+		t.Fatalf("cancel: %+v %v", r, err)
+	}
+}
+
+func TestBackgroundChildDoesNotHang(t *testing.T) {
+	start := time.Now()
+	r := run(t, Options{Command: `sleep 3 & echo started`})
+	if time.Since(start) > 2*time.Second || r.Stdout.Text != "started\n" || !r.Lingering {
+		t.Fatalf("took %v: %+v", time.Since(start), r)
+	}
+}
+
+func TestCapAndSpill(t *testing.T) {
+	spill := t.TempDir()
+	r := run(t, Options{Command: `seq 1 100000; seq 1 10 >&2`, StdoutCap: 1000, SpillDir: spill})
+	o := r.Stdout
+	if !o.Truncated || o.SpillPath == "" || o.Bytes != 588895 {
+		t.Fatalf("stdout %+v", o)
+	}
+	if !strings.HasPrefix(o.Text, "1\n2\n") || !strings.HasSuffix(o.Text, "99999\n100000\n") || !strings.Contains(o.Text, "left out") || len(o.Text) > 1300 {
+		t.Errorf("text %q", o.Text)
+	}
+	whole, _ := os.ReadFile(o.SpillPath)
+	want, _ := exec.Command("seq", "1", "100000").Output()
+	if string(whole) != string(want) {
+		t.Errorf("spill file has %d bytes, want %d", len(whole), len(want))
+	}
+	if st, _ := os.Stat(o.SpillPath); st.Mode().Perm() != 0o600 {
+		t.Errorf("spill mode %v", st.Mode())
+	}
+	if r.Stderr.Truncated || r.Stderr.Text != "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n" {
+		t.Errorf("stderr %+v", r.Stderr)
+	}
+}
+
+func TestHugeOutputBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 2 GB through a pipe")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	// No spill directory: nothing goes to disk; 2 GB stream through the captures.
+	r := run(t, Options{Command: `yes | head -c 2G`, Timeout: 120 * time.Second})
+	runtime.ReadMemStats(&after)
+	if r.Stdout.Bytes != 2<<30 || !r.Stdout.Truncated {
+		t.Fatalf("stdout %d bytes truncated=%v", r.Stdout.Bytes, r.Stdout.Truncated)
+	}
+	if grown := int64(after.HeapInuse) - int64(before.HeapInuse); grown > 16<<20 {
+		t.Errorf("heap grew by %d bytes", grown)
+	}
+	if after.TotalAlloc-before.TotalAlloc > 64<<20 {
+		t.Errorf("allocated %d bytes for a 2 GB stream", after.TotalAlloc-before.TotalAlloc)
+	}
+}
+
+func TestEnvHygiene(t *testing.T) {
+	base := []string{"PATH=" + os.Getenv("PATH"), "BASH_ENV=/tmp/evil", "ENV=/tmp/evil", "BASH_FUNC_ls%%=() { echo pwned; }",
+		"LD_PRELOAD=/tmp/x.so", "LD_LIBRARY_PATH=/tmp", "LD_AUDIT=x", "DYLD_INSERT_LIBRARIES=x", "SHELLOPTS=xtrace", "KEEP=1"}
+	r := run(t, Options{Command: `env | sort`, BaseEnv: base, Env: map[string]string{"ADDED": "2", "LD_PRELOAD": "y"}})
+	for _, bad := range []string{"BASH_ENV", "ENV=", "BASH_FUNC", "LD_", "DYLD", "SHELLOPTS", "pwned"} {
+		if strings.Contains(r.Stdout.Text, bad) {
+			t.Errorf("%s reached bash:\n%s", bad, r.Stdout.Text)
+		}
+	}
+	if !strings.Contains(r.Stdout.Text, "KEEP=1") || !strings.Contains(r.Stdout.Text, "ADDED=2") {
+		t.Errorf("env lost variables:\n%s", r.Stdout.Text)
+	}
+}
+
+func TestFindBashSkipsSelf(t *testing.T) {
+	self, _ := os.Executable()
+	dir := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(dir, "bash")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := FindBash(dir + ":/usr/bin:/bin")
+	if err != nil {
+		t.Skipf("no bash: %v", err)
+	}
+	if got == self || filepath.Dir(got) == dir {
+		t.Fatalf("FindBash returned agentbox itself: %s", got)
+	}
+	out, err := exec.Command(got, "--version").Output()
+	if err != nil || !strings.Contains(string(out), "GNU bash") {
+		t.Fatalf("%s is not bash: %v %s", got, err, out)
+	}
+}
+
+func TestClampTimeout(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{0: DefaultTimeout, 10 * time.Millisecond: time.Second,
+		time.Hour: MaxTimeout, 5 * time.Second: 5 * time.Second} {
+		if got := ClampTimeout(in); got != want {
+			t.Errorf("ClampTimeout(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestSandboxedRun(t *testing.T) {
+	if sandbox.Probe().LandlockABI == 0 {
+		t.Skip("this kernel has no Landlock; sandboxed runs cannot confine here")
+	}
+	// The temp directory is writable in the sandbox, so "outside" must be elsewhere.
+	ws, tmp := t.TempDir(), t.TempDir()
+	outside, err := os.MkdirTemp(".", "outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(outside)
+	outside, _ = filepath.Abs(outside)
+	r := run(t, Options{Command: "echo in > a && echo out > " + outside + "/b", Dir: ws,
+		Sandbox: sandbox.Config{Mode: sandbox.WorkspaceWrite, Roots: []string{ws}, TempDir: tmp}})
+	if r.ExitCode == 0 || !r.Sandbox.FilesConfined {
+		t.Fatalf("sandboxed write outside succeeded: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "a")); err != nil {
+		t.Errorf("write inside failed: %s", r.Stderr.Text)
+	}
+}
+
+func BenchmarkRunTrue(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		if _, err := Run(context.Background(), Options{Command: "true", Dir: dir}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBashTrue(b *testing.B) {
+	bash, err := FindBash(os.Getenv("PATH"))
+	if err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		if err := exec.Command(bash, "--noprofile", "--norc", "-c", "true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,377 @@
+// Package proc runs shell command lines for agentbox: the real bash, in its own
+// process group, with bounded output, a timeout that kills every process the
+// command started, a clean environment, and background jobs that outlive the
+// agentbox process that started them.
+//
+// Run starts `bash --noprofile --norc -c` (bash is found by absolute path, never
+// agentbox itself even when agentbox is installed as "bash" first on PATH) with a
+// one-line prelude that moves a side pipe to a high fd and traps EXIT to print the
+// final working directory there, so the caller learns where a `cd` left the
+// command without parsing its output. stdout and stderr are read as they come into
+// bounded captures (see Output): past a cap the whole stream goes to a spill file
+// and the result keeps the head and the tail.
+//
+// On timeout or cancellation the process group gets SIGTERM, then SIGKILL after a
+// grace period, and Run waits until the group is gone. A command that exits while
+// background children still hold its output pipes is not waited for beyond a short
+// drain period; those children are left running (they were started on purpose).
+//
+// Jobs (jobs.go) run a command in the background under a small supervisor: the
+// agentbox binary re-executed with a hidden marker (Hook), in a new session, which
+// records the exit status, enforces a background timeout and feeds a stdin FIFO.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentbox/agentbox/core/sandbox"
+)
+
+// Defaults from the reference tools.
+const (
+	DefaultTimeout   = 120 * time.Second
+	MaxTimeout       = 600 * time.Second
+	MinTimeout       = time.Second
+	DefaultGrace     = 2 * time.Second
+	DefaultStdoutCap = 100 << 10 // 100 KB
+	DefaultStderrCap = 50 << 10  // 50 KB
+	DefaultSpillMax  = 1 << 30   // never write more than 1 GiB of spill per stream
+	drainAfterExit   = 300 * time.Millisecond
+	pwdFD            = 250 // the high fd the prelude moves the pwd pipe to
+)
+
+// Options describe one command run.
+type Options struct {
+	Command   string
+	Dir       string            // working directory (absolute); "" = the current one
+	Env       map[string]string // added to the environment for this run (filtered like the base)
+	BaseEnv   []string          // environment to start from; nil = os.Environ()
+	Stdin     io.Reader         // nil = /dev/null
+	Timeout   time.Duration     // 0 = DefaultTimeout; clamped to [MinTimeout, MaxTimeout]
+	Grace     time.Duration     // SIGTERM -> SIGKILL; 0 = DefaultGrace
+	StdoutCap int               // bytes kept in memory; 0 = DefaultStdoutCap
+	StderrCap int               // 0 = DefaultStderrCap
+	SpillDir  string            // where whole outputs go past a cap; "" = nowhere
+	SpillMax  int64             // 0 = DefaultSpillMax
+	Bash      string            // bash to run; "" = FindBash(PATH of the environment)
+	Sandbox   sandbox.Config    // confinement; zero = off
+	Self      string            // agentbox binary for the sandbox helper; "" = os.Executable()
+	// OnStdout/OnStderr, if set, also receive the streams as they arrive (live display).
+	OnStdout, OnStderr io.Writer
+}
+
+// Result is what happened.
+type Result struct {
+	ExitCode int            `json:"exit_code"`        // 128+n when killed by signal n (as bash reports it)
+	Signal   string         `json:"signal,omitempty"` // the signal that ended bash, if one did
+	Duration time.Duration  `json:"duration"`
+	TimedOut bool           `json:"timed_out,omitempty"`
+	Canceled bool           `json:"canceled,omitempty"`
+	Dir      string         `json:"dir"` // working directory when the command ended (Options.Dir if unknown)
+	Stdout   Output         `json:"stdout"`
+	Stderr   Output         `json:"stderr"`
+	Sandbox  sandbox.Report `json:"sandbox"`
+	// Lingering is set when processes the command left behind still held its
+	// output after it exited; what they print later is not captured.
+	Lingering bool `json:"lingering,omitempty"`
+}
+
+// ClampTimeout applies the reference limits: 0 means the default, below a second
+// is one second, above the maximum is the maximum.
+func ClampTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultTimeout
+	case d < MinTimeout:
+		return MinTimeout
+	case d > MaxTimeout:
+		return MaxTimeout
+	}
+	return d
+}
+
+// prelude runs before the command, on the same line so error line numbers match.
+// fd 3 (the pwd pipe) moves to a high fd the command is unlikely to touch; the
+// EXIT trap prints the final directory there.
+var prelude = fmt.Sprintf(`exec %d>&3 3>&-; trap 'builtin printf "%%s" "$PWD" >&%d' EXIT; `, pwdFD, pwdFD)
+
+// Run runs opts.Command and reports what happened. The error is for failures to
+// start (no bash, bad directory); a command that fails is a Result with its exit code.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	env := CleanEnv(opts.BaseEnv, opts.Env)
+	bash := opts.Bash
+	if bash == "" {
+		var err error
+		if bash, err = FindBash(lookupEnv(env, "PATH")); err != nil {
+			return nil, err
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("working directory %s does not exist or is not a directory; pass an existing absolute directory", dir)
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	res := &Result{Dir: dir}
+	if opts.Sandbox.Mode != "" && opts.Sandbox.Mode != sandbox.Off {
+		self := opts.Self
+		if self == "" {
+			var err error
+			if self, err = os.Executable(); err != nil {
+				return nil, fmt.Errorf("cannot find the agentbox binary for the sandbox helper: %v", err)
+			}
+		}
+		rep, err := sandbox.Wrap(cmd, opts.Sandbox, self)
+		if err != nil {
+			return nil, err
+		}
+		cmd.SysProcAttr.Setpgid = true
+		res.Sandbox = rep
+	} else {
+		res.Sandbox.Mode = sandbox.Off
+		res.Sandbox.Network = "allowed"
+	}
+	if f, ok := opts.Stdin.(*os.File); ok {
+		cmd.Stdin = f
+	} else if opts.Stdin != nil {
+		// Feed through our own pipe so Wait never waits on the copy (children
+		// may keep the read end open).
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer inR.Close()
+		cmd.Stdin = inR
+		go func() {
+			io.Copy(inW, opts.Stdin)
+			inW.Close()
+		}()
+	}
+
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	pwdR, pwdW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.ExtraFiles = []*os.File{pwdW}
+
+	capOut := newCapture(orDefault(opts.StdoutCap, DefaultStdoutCap), opts.SpillDir, "stdout", orDefault64(opts.SpillMax, DefaultSpillMax))
+	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
+
+	start := time.Now()
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	pwdW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		pwdR.Close()
+		return nil, fmt.Errorf("cannot start %s: %v", bash, err)
+	}
+	pgid := cmd.Process.Pid
+
+	var wg sync.WaitGroup
+	pump := func(r *os.File, c *capture, live io.Writer) {
+		defer wg.Done()
+		var w io.Writer = c
+		if live != nil {
+			w = io.MultiWriter(c, live)
+		}
+		buf := make([]byte, 32<<10)
+		io.CopyBuffer(w, r, buf)
+	}
+	wg.Add(2)
+	go pump(outR, capOut, opts.OnStdout)
+	go pump(errR, capErr, opts.OnStderr)
+	var pwdBuf strings.Builder
+	pwdDone := make(chan struct{})
+	go func() {
+		io.Copy(&pwdBuf, io.LimitReader(pwdR, 1<<16))
+		close(pwdDone)
+	}()
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+
+	timeout := ClampTimeout(opts.Timeout)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var werr error
+	select {
+	case werr = <-waitErr:
+	case <-timer.C:
+		res.TimedOut = true
+		werr = killGroup(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
+	case <-ctx.Done():
+		res.Canceled = true
+		werr = killGroup(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
+	}
+	res.Duration = time.Since(start)
+
+	// Drain: children left behind may keep the pipes open.
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drainAfterExit):
+		res.Lingering = true
+		outR.Close()
+		errR.Close()
+		<-drained
+	}
+	select {
+	case <-pwdDone:
+	case <-time.After(drainAfterExit / 3):
+	}
+	pwdR.Close()
+	outR.Close()
+	errR.Close()
+
+	res.Stdout, res.Stderr = capOut.result(), capErr.result()
+	if d := pwdBuf.String(); d != "" && filepath.IsAbs(d) {
+		res.Dir = d
+	}
+	res.ExitCode, res.Signal = exitStatus(werr, cmd.ProcessState)
+	return res, nil
+}
+
+// killGroup sends SIGTERM to the process group, SIGKILL after grace, and waits
+// for bash to be reaped and the group's live members to be gone.
+func killGroup(pgid int, grace time.Duration, waitErr <-chan error) error {
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	syscall.Kill(-pgid, syscall.SIGCONT) // a stopped process would not act on SIGTERM
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var werr error
+	reaped := false
+	for {
+		if reaped && !groupAlive(pgid) {
+			return werr
+		}
+		var wc <-chan error
+		if !reaped {
+			wc = waitErr
+		}
+		select {
+		case werr = <-wc:
+			reaped = true
+		case <-tick.C:
+		case <-deadline.C:
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			if !reaped {
+				werr = <-waitErr
+			}
+			for i := 0; i < 100 && groupAlive(pgid); i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+			return werr
+		}
+	}
+}
+
+// groupAlive reports whether a process group has a member that is not a zombie
+// (an init that does not reap, common in containers, leaves zombies behind).
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return false
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range ents {
+		if c := e.Name()[0]; c < '0' || c > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+// exitStatus turns a wait result into bash's exit code convention.
+func exitStatus(err error, ps *os.ProcessState) (int, string) {
+	if ps == nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			ps = ee.ProcessState
+		}
+	}
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL", syscall.SIGINT: "SIGINT",
+		syscall.SIGHUP: "SIGHUP", syscall.SIGSEGV: "SIGSEGV", syscall.SIGABRT: "SIGABRT", syscall.SIGPIPE: "SIGPIPE",
+		syscall.SIGQUIT: "SIGQUIT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGILL: "SIGILL",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGALRM: "SIGALRM", syscall.SIGXCPU: "SIGXCPU"}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+func orDefault(v, d int) int {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func orDefault64(v, d int64) int64 {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func orDefaultDur(v, d time.Duration) time.Duration {
+	if v <= 0 {
+		return d
+	}
+	return v
+}

@@ -1,0 +1,432 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Action is the watchdog's verdict on a line.
+type Action string
+
+const (
+	Allow Action = "allow" // nothing dangerous found
+	Flag  Action = "flag"  // let through, but worth a person's look (uncertain line, raw dd)
+	Deny  Action = "deny"  // refused
+)
+
+// Verdict is what Check decided, and why.
+type Verdict struct {
+	Action Action
+	Reason string // for deny and flag: what was found and what to do instead
+	Rule   string // the rule that decided (see Rules), "uncertain" for an uncertain line
+}
+
+// Config tunes the watchdog. A nil list means the default list (DefaultConfig); an
+// empty, non-nil list means none.
+type Config struct {
+	// Strict refuses lines the analyser is unsure of instead of flagging them.
+	Strict bool
+	// Home is the home directory, so /home/me/.bashrc is matched as ~/.bashrc.
+	Home string
+	// Disable names rules to switch off (see Rules).
+	Disable []string
+	// DenyCommands are command names (globs on the base name) refused outright.
+	DenyCommands []string
+	// ProtectedTrees are paths (literal, not globs) a recursive rm, chmod, chown,
+	// chgrp, find -delete or mv may not take as an operand.
+	ProtectedTrees []string
+	// ProtectedFiles are path globs nothing may write: redirections, tee, dd of=,
+	// cp/mv/install/ln destinations, truncate, sed -i.
+	ProtectedFiles []string
+	// Downloaders fetch remote content; piped into an Interpreter they run it.
+	Downloaders []string
+	// Interpreters run a program read from their input.
+	Interpreters []string
+}
+
+// Rules are the names of the watchdog's rules, for Config.Disable.
+var Rules = []string{"rm-tree", "no-preserve-root", "deny-command", "dd-device", "dd-raw", "perm-tree",
+	"fork-bomb", "remote-exec", "protected-write", "kill-all", "find-delete", "move-tree"}
+
+// DefaultConfig returns the built-in lists.
+func DefaultConfig() Config {
+	return Config{
+		DenyCommands: []string{"mkfs", "mkfs.*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "mkexfatfs",
+			"wipefs", "blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff"},
+		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
+			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
+			"/srv", "/sys", "/usr", "/usr/*", "/var", "/var/lib", "/snap", "/nix", "/Applications",
+			"/System", "/Library", "/Users", "/Users/*", "/private", "/mnt", "/media"},
+		ProtectedFiles: []string{
+			// block and memory devices
+			"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/md*",
+			"/dev/dm-*", "/dev/loop*", "/dev/disk/*/*", "/dev/disk*", "/dev/rdisk*", "/dev/mapper/*", "/dev/mem",
+			"/dev/kmem", "/dev/port", "/dev/sg*", "/dev/sr*", "/dev/fd0",
+			// accounts, privileges, boot and system start-up
+			"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d/*",
+			"/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/profile", "/etc/profile.d/*", "/etc/bash.bashrc",
+			"/etc/bashrc", "/etc/zshrc", "/etc/zsh/*", "/etc/environment", "/etc/crontab", "/etc/cron.*/*",
+			"/etc/fstab", "/etc/hosts", "/etc/ssh/*", "/etc/pam.d/*", "/etc/security/*", "/etc/systemd/*/*",
+			"/var/spool/cron/*", "/var/spool/cron/crontabs/*", "/boot/*", "/proc/sysrq-trigger", "/proc/sys/*/*",
+			"/proc/sys/*/*/*", "/sys/*/*",
+			// shell start-up files and keys
+			"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.zshrc",
+			"~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.cshrc", "~/.tcshrc",
+			"~/.config/fish/config.fish", "~/.config/fish/conf.d/*", "~/.inputrc", "~/.ssh/*", "~/.gnupg/*",
+			"~/.config/autostart/*", "~/.pam_environment", "~/.xinitrc", "~/.xprofile",
+			"/root/.*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
+			"/home/*/.zshenv", "/home/*/.ssh/*",
+		},
+		Downloaders:  []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
+		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh"},
+	}
+}
+
+// withDefaults fills nil lists from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.DenyCommands == nil {
+		c.DenyCommands = d.DenyCommands
+	}
+	if c.ProtectedTrees == nil {
+		c.ProtectedTrees = d.ProtectedTrees
+	}
+	if c.ProtectedFiles == nil {
+		c.ProtectedFiles = d.ProtectedFiles
+	}
+	if c.Downloaders == nil {
+		c.Downloaders = d.Downloaders
+	}
+	if c.Interpreters == nil {
+		c.Interpreters = d.Interpreters
+	}
+	return c
+}
+
+// Check judges an analysed line: the first dangerous command found denies it; an
+// uncertain line is denied in strict mode and flagged otherwise; a raw dd is
+// flagged. A nil analysis is treated as an unparseable line.
+func Check(an *Analysis, cfg Config) Verdict {
+	if an == nil {
+		an = &Analysis{Uncertain: []string{"the line was not analysed"}}
+	}
+	w := watch{cfg: cfg.withDefaults()}
+	var flag *Verdict
+	for i := range an.Commands {
+		c := &an.Commands[i]
+		v := w.command(an, i, c)
+		switch v.Action {
+		case Deny:
+			return v
+		case Flag:
+			if flag == nil {
+				flag = &v
+			}
+		}
+	}
+	if len(an.Uncertain) > 0 {
+		reason := "the line cannot be analysed with certainty: " + strings.Join(an.Uncertain, "; ")
+		if cfg.Strict {
+			return Verdict{Action: Deny, Rule: "uncertain", Reason: reason +
+				". Strict mode refuses such lines: write the command with literal names and arguments."}
+		}
+		if flag == nil {
+			flag = &Verdict{Action: Flag, Rule: "uncertain", Reason: reason}
+		}
+	}
+	if flag != nil {
+		return *flag
+	}
+	return Verdict{Action: Allow}
+}
+
+type watch struct{ cfg Config }
+
+func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
+
+func deny(rule, format string, args ...any) Verdict {
+	return Verdict{Action: Deny, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+}
+
+// command checks one simple command.
+func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
+	for _, r := range c.Redirects {
+		if isWrite(r.Op) && w.on("protected-write") && w.protectedFile(r.Target) {
+			return deny("protected-write", "refused: the redirection %s%s %s writes to %s, a protected system, device or shell start-up file. Write to a file inside the workspace instead.", r.Fd, r.Op, r.Target, r.Target)
+		}
+	}
+	if len(c.Argv) == 0 {
+		return Verdict{Action: Allow}
+	}
+	name := base(c.Argv[0])
+	args := c.Argv[1:]
+	if w.on("deny-command") {
+		for _, pat := range w.cfg.DenyCommands {
+			if ok, _ := path.Match(pat, name); ok {
+				return deny("deny-command", "refused: %s destroys data or stops the machine and is on the watchdog's deny list; it is never run for an agent.", name)
+			}
+		}
+	}
+	if w.on("fork-bomb") && c.Func != "" && name == c.Func && (c.Pipeline != 0 || c.Background) {
+		return deny("fork-bomb", "refused: function %s calls itself in a pipe or in the background, the shape of a fork bomb.", c.Func)
+	}
+	if w.on("remote-exec") {
+		if v, bad := w.remoteExec(an, i, c, name); bad {
+			return v
+		}
+	}
+	if w.on("no-preserve-root") && slices.Contains(args, "--no-preserve-root") {
+		return deny("no-preserve-root", "refused: --no-preserve-root lets %s operate on /.", name)
+	}
+	switch name {
+	case "rm", "unlink", "rmdir":
+		if name == "rm" && w.on("rm-tree") && hasFlag(args, "rR", "recursive") {
+			if t, ok := w.protectedTree(c, 1); ok {
+				return deny("rm-tree", "refused: rm -r on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", t)
+			}
+		}
+	case "chmod", "chown", "chgrp":
+		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
+			if t, ok := w.protectedTree(c, 1); ok {
+				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
+			}
+		}
+	case "find":
+		if w.on("find-delete") && (slices.Contains(args, "-delete") || findRemoves(an, i)) {
+			// Only the start points count, not the expression after them.
+			roots := *c
+			for k, a := range c.Argv[1:] {
+				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					roots.Argv = c.Argv[:k+1]
+					break
+				}
+			}
+			if t, ok := w.protectedTree(&roots, 1); ok {
+				return deny("find-delete", "refused: find over %s deletes files across a whole system or home tree. Start find in the workspace directory you mean.", t)
+			}
+		}
+	case "mv":
+		if w.on("move-tree") {
+			if t, ok := w.protectedTree(c, 1); ok {
+				return deny("move-tree", "refused: mv of %s moves a whole system or home tree away.", t)
+			}
+		}
+	case "kill", "pkill", "killall":
+		if w.on("kill-all") && name == "kill" && slices.Contains(args, "-1") && len(args) > 0 && args[len(args)-1] == "-1" {
+			return deny("kill-all", "refused: kill ... -1 signals every process you may signal. Kill the process by its own pid.")
+		}
+		if w.on("kill-all") && name == "kill" && len(args) > 0 && args[len(args)-1] == "1" {
+			return deny("kill-all", "refused: kill 1 signals init, the system's first process.")
+		}
+	case "dd":
+		for _, a := range args {
+			if of, ok := strings.CutPrefix(a, "of="); ok && w.on("dd-device") && w.protectedFile(of) {
+				return deny("dd-device", "refused: dd of=%s writes raw bytes onto a device or protected system file.", of)
+			}
+		}
+		if w.on("dd-raw") {
+			for _, a := range args {
+				if in, ok := strings.CutPrefix(a, "if="); ok && w.protectedFile(in) {
+					return Verdict{Action: Flag, Rule: "dd-raw", Reason: fmt.Sprintf("dd reads raw bytes from %s, a device or protected file; check where they go before running it.", in)}
+				}
+			}
+		}
+	}
+	if w.on("protected-write") {
+		for _, t := range writeTargets(name, args) {
+			if w.protectedFile(t) {
+				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
+			}
+		}
+	}
+	return Verdict{Action: Allow}
+}
+
+// remoteExec finds downloaded code being run: a downloader piped (possibly through
+// other stages) into an interpreter, or an interpreter/eval/source fed by a command
+// or process substitution that downloads.
+func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (Verdict, bool) {
+	if !w.interpreter(name) {
+		return Verdict{}, false
+	}
+	for j := range an.Commands {
+		d := &an.Commands[j]
+		if len(d.Argv) == 0 || !w.downloader(base(d.Argv[0])) {
+			continue
+		}
+		dn := base(d.Argv[0])
+		if c.Pipeline != 0 && d.Pipeline == c.Pipeline && j < i {
+			return deny("remote-exec", "refused: %s output is piped into %s, which runs code downloaded from the network unseen. Download to a file, read it, then run it.", dn, name), true
+		}
+		if d.Context == "cmdsubst" || d.Context == "procsubst" {
+			return deny("remote-exec", "refused: %s runs what %s downloads (through a substitution). Download to a file, read it, then run it.", name, dn), true
+		}
+	}
+	return Verdict{}, false
+}
+
+func (w *watch) interpreter(name string) bool {
+	for _, p := range w.cfg.Interpreters {
+		if ok, _ := path.Match(p, name); ok || p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watch) downloader(name string) bool { return slices.Contains(w.cfg.Downloaders, name) }
+
+// findRemoves reports whether the find command at i runs rm through -exec (the
+// wrapped command follows it in the analysis).
+func findRemoves(an *Analysis, i int) bool {
+	if i+1 < len(an.Commands) {
+		n := an.Commands[i+1]
+		return n.Context == "wrapper:find" && len(n.Argv) > 0 && base(n.Argv[0]) == "rm"
+	}
+	return false
+}
+
+// protectedTree returns the first operand (from index from of Argv) that names a
+// protected tree. A word computed at run time counts when its literal prefix alone
+// is / or ~ (rm -rf /$X with X empty is rm -rf /).
+func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
+	dashdash := false
+	for k := from; k < len(c.Argv); k++ {
+		a := c.Argv[k]
+		if !dashdash && a == "--" {
+			dashdash = true
+			continue
+		}
+		if !dashdash && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		partial := c.Partial != nil && c.Partial[k]
+		n := w.norm(a)
+		if partial {
+			if n == "/" || n == "~" {
+				return a + "...", true
+			}
+			continue
+		}
+		for _, p := range w.cfg.ProtectedTrees {
+			// Entries are literal; an operand that is itself a glob is refused when
+			// it would match one (rm -rf /e* reaches /etc).
+			if n == p || strings.ContainsAny(n, "*?[") && match(n, p) {
+				return a, true
+			}
+		}
+		if strings.HasPrefix(n, "~") && !strings.Contains(n, "/") {
+			return a, true // ~user: someone's home
+		}
+	}
+	return "", false
+}
+
+// treeIs reports whether an operand is exactly the tree t (chmod 777 / without -R).
+func (w *watch) treeIs(c *SimpleCommand, t string) bool {
+	for _, a := range c.Argv[1:] {
+		if !strings.HasPrefix(a, "-") && w.norm(a) == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *watch) protectedFile(t string) bool {
+	if t == "" {
+		return false
+	}
+	n := w.norm(t)
+	for _, p := range w.cfg.ProtectedFiles {
+		if match(p, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func match(pattern, name string) bool {
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+// norm cleans a path and writes the home directory as ~.
+func (w *watch) norm(p string) string {
+	if h := strings.TrimSuffix(w.cfg.Home, "/"); h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
+		p = "~" + p[len(h):]
+	}
+	if p == "" {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+func isWrite(op string) bool {
+	switch op {
+	case ">", ">>", "&>", "&>>", ">|", "<>":
+		return true
+	}
+	return false
+}
+
+// hasFlag reports a short flag (in any cluster: -rf, -fR) or a long one.
+func hasFlag(args []string, short, long string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--"+long {
+			return true
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTargets lists the files a command writes by its operands.
+func writeTargets(name string, args []string) []string {
+	var out []string
+	operands := func() []string {
+		var ops []string
+		dd := false
+		for _, a := range args {
+			if !dd && a == "--" {
+				dd = true
+				continue
+			}
+			if !dd && strings.HasPrefix(a, "-") && a != "-" {
+				continue
+			}
+			ops = append(ops, a)
+		}
+		return ops
+	}
+	switch name {
+	case "tee", "truncate":
+		out = operands()
+	case "cp", "mv", "install", "ln", "rsync", "scp":
+		ops := operands()
+		if len(ops) >= 2 {
+			out = append(out, ops[len(ops)-1])
+		}
+		for k, a := range args {
+			if v, ok := strings.CutPrefix(a, "--target-directory="); ok {
+				out = append(out, v)
+			} else if a == "-t" && k+1 < len(args) {
+				out = append(out, args[k+1])
+			}
+		}
+	case "sed", "perl":
+		if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
+			ops := operands()
+			if len(ops) > 1 {
+				out = ops[1:]
+			}
+		}
+	}
+	return out
+}

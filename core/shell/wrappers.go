@@ -1,0 +1,332 @@
+package shell
+
+import "strings"
+
+// wrapSpec says how to find the command a wrapper runs: skip its options (some of
+// which take an argument), NAME=VALUE words where allowed, then a fixed number of
+// operands; what is left is the command.
+type wrapSpec struct {
+	argOpts  string   // short options that take an argument (-u root, -uroot)
+	longArgs []string // long options that take the next word when written without =
+	assigns  bool     // NAME=VALUE words may come before the command
+	operands int      // operands before the command (timeout's duration, chroot's root)
+	script   string   // a short option whose argument is a shell script (su -c)
+	longScr  string   // the long form of script (--command)
+}
+
+// wrappers run their operands as a command. Shells, eval, find, xargs-like and
+// script-taking tools are handled in unwrap itself.
+var wrappers = map[string]wrapSpec{
+	"sudo":             {argOpts: "ugCDhprtUTc", longArgs: []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout", "chroot"}, assigns: true},
+	"doas":             {argOpts: "uC"},
+	"pkexec":           {longArgs: []string{"user"}},
+	"run0":             {argOpts: "uDg", longArgs: []string{"user", "group", "chdir", "unit", "property", "description", "slice", "setenv", "nice", "machine"}},
+	"env":              {argOpts: "uCP", longArgs: []string{"unset", "chdir"}, assigns: true},
+	"nohup":            {},
+	"setsid":           {},
+	"timeout":          {argOpts: "sk", longArgs: []string{"signal", "kill-after"}, operands: 1},
+	"nice":             {argOpts: "n", longArgs: []string{"adjustment"}},
+	"ionice":           {argOpts: "cnp", longArgs: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"renice":           {argOpts: "ngpu"},
+	"chrt":             {argOpts: "T", operands: 1},
+	"taskset":          {operands: 1},
+	"numactl":          {argOpts: "NmCpPil"},
+	"stdbuf":           {argOpts: "ioe", longArgs: []string{"input", "output", "error"}},
+	"chroot":           {longArgs: []string{"userspec", "groups"}, operands: 1},
+	"command":          {},
+	"builtin":          {},
+	"exec":             {argOpts: "a"},
+	"time":             {argOpts: "fo", longArgs: []string{"format", "output"}},
+	"strace":           {argOpts: "eoOpPsSuabEIX"},
+	"ltrace":           {argOpts: "eoOpPsSuabEIXnAD"},
+	"valgrind":         {},
+	"unshare":          {argOpts: "SG", longArgs: []string{"setuid", "setgid"}},
+	"nsenter":          {argOpts: "tSG", longArgs: []string{"target", "setuid", "setgid"}},
+	"prlimit":          {argOpts: "p", longArgs: []string{"pid"}},
+	"cgexec":           {argOpts: "g"},
+	"firejail":         {},
+	"unbuffer":         {},
+	"caffeinate":       {},
+	"eatmydata":        {},
+	"fakeroot":         {},
+	"chronic":          {},
+	"nocache":          {},
+	"torsocks":         {},
+	"proxychains":      {argOpts: "f"},
+	"proxychains4":     {argOpts: "f"},
+	"xvfb-run":         {argOpts: "nfespw"},
+	"dbus-run-session": {},
+	"systemd-run":      {argOpts: "pEMu", longArgs: []string{"property", "setenv", "unit", "uid", "gid", "description", "slice", "working-directory", "machine", "nice"}},
+	"faketime":         {argOpts: "", operands: 1},
+	"flock":            {argOpts: "wE", longArgs: []string{"timeout", "conflict-exit-code"}, operands: 1, script: "c", longScr: "command"},
+	"su":               {argOpts: "gGsw", longArgs: []string{"group", "supp-group", "shell", "whitelist-environment"}, script: "c", longScr: "command", operands: -1},
+	"runuser":          {argOpts: "ugGsw", longArgs: []string{"user", "group", "supp-group", "shell", "whitelist-environment"}, script: "c", longScr: "command", operands: -1},
+	"sg":               {script: "c", operands: -1},
+	"script":           {argOpts: "EIOBTm", longArgs: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format"}, script: "c", longScr: "command", operands: -1},
+	"watch":            {argOpts: "nqd", longArgs: []string{"interval", "chgexit"}, operands: -2},
+	"xargs":            {argOpts: "IaLndPsE", longArgs: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
+	"busybox":          {},
+	"toybox":           {},
+}
+
+// shells run a script given with -c, a script file, or their standard input.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
+	"ash": true, "yash": true, "posh": true, "fish": true, "rbash": true, "csh": true, "tcsh": true,
+}
+
+// unwrap reports the command a wrapper runs, recursively (sudo env nohup rm ...).
+func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
+	name := base(argv[0].s)
+	args := argv[1:]
+	inner := proto
+	inner.Context = "wrapper:" + name
+	switch {
+	case shells[name]:
+		z.shell(name, args, proto, stdin)
+		return
+	case name == "eval":
+		z.script(join(args), "eval", proto)
+		return
+	case name == "trap":
+		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
+			z.script(args[0], "trap", proto)
+		}
+		return
+	case name == "alias":
+		for _, a := range args {
+			if i := strings.IndexByte(a.s, '='); i > 0 {
+				z.script(word{s: a.s[i+1:], known: a.known}, "alias", proto)
+			}
+		}
+		return
+	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
+		z.findExec(name, args, proto)
+		return
+	}
+	spec, ok := wrappers[name]
+	if !ok {
+		return
+	}
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		s := a.s
+		if !a.known && strings.HasPrefix(s, "-") {
+			z.uncertain(name + " has options computed at run time")
+		}
+		if s == "--" {
+			i++
+			break
+		}
+		if spec.assigns && isAssign(s) {
+			i++
+			continue
+		}
+		if strings.HasPrefix(s, "--") && len(s) > 2 {
+			opt, val, hasVal := strings.Cut(s[2:], "=")
+			if spec.longScr != "" && opt == spec.longScr {
+				if hasVal {
+					z.script(word{s: val, known: a.known}, name, proto)
+				} else if i+1 < len(args) {
+					z.script(args[i+1], name, proto)
+				}
+				return
+			}
+			if name == "env" && opt == "split-string" {
+				z.envSplit(val, hasVal, args[i+1:], a.known, proto)
+				return
+			}
+			i++
+			if !hasVal && contains(spec.longArgs, opt) {
+				i++
+			}
+			continue
+		}
+		if len(s) > 1 && s[0] == '-' {
+			i++
+			for j := 1; j < len(s); j++ {
+				c := s[j]
+				if spec.script != "" && c == spec.script[0] {
+					if j+1 < len(s) {
+						z.script(word{s: s[j+1:], known: a.known}, name, proto)
+					} else if i < len(args) {
+						z.script(args[i], name, proto)
+					}
+					return
+				}
+				if name == "env" && c == 'S' {
+					z.envSplit(s[j+1:], j+1 < len(s), args[i:], a.known, proto)
+					return
+				}
+				if strings.IndexByte(spec.argOpts, c) >= 0 {
+					if j == len(s)-1 {
+						i++ // the argument is the next word
+					}
+					break
+				}
+			}
+			continue
+		}
+		break
+	}
+	rest := args[min(i, len(args)):]
+	switch spec.operands {
+	case -1: // su user [-c cmd]: nothing to run but a login shell unless -c comes later
+		for k, a := range rest {
+			if (a.s == "-c" || a.s == "--command") && k+1 < len(rest) {
+				z.script(rest[k+1], name, proto)
+			} else if v, ok := strings.CutPrefix(a.s, "--command="); ok {
+				z.script(word{s: v, known: a.known}, name, proto)
+			}
+		}
+		return
+	case -2: // watch joins its operands into a sh -c script
+		z.script(join(rest), name, proto)
+		return
+	default:
+		rest = rest[min(spec.operands, len(rest)):]
+	}
+	if len(rest) == 0 {
+		if name == "xargs" {
+			z.command([]word{{s: "echo", known: true}}, inner, nil)
+		}
+		return
+	}
+	z.command(rest, inner, stdin)
+}
+
+// shell finds what a shell runs: the -c script, or its standard input when that is a
+// here-document. A script file cannot be seen from here.
+func (z *analyzer) shell(name string, args []word, proto SimpleCommand, stdin *word) {
+	cflag, sflag := false, false
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		s := a.s
+		if !a.known && (s == "" || s[0] == '-' || s[0] == '+') {
+			z.uncertain(name + " has options computed at run time")
+			return
+		}
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			i++
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if len(s) > 1 && (s[0] == '-' || s[0] == '+') {
+			i++
+			for _, c := range s[1:] {
+				switch c {
+				case 'c':
+					cflag = true
+				case 's':
+					sflag = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		break
+	}
+	rest := args[min(i, len(args)):]
+	switch {
+	case cflag:
+		if len(rest) > 0 {
+			z.script(rest[0], name, proto)
+		}
+	case (sflag || len(rest) == 0) && stdin != nil:
+		z.script(*stdin, name, proto)
+	case (sflag || len(rest) == 0) && proto.Pipeline != 0:
+		z.uncertain(name + " runs a script read from a pipe, which cannot be analysed")
+	}
+}
+
+// findExec reports the commands of find's -exec/-execdir/-ok/-okdir and fd's
+// -x/--exec/-X/--exec-batch.
+func (z *analyzer) findExec(name string, args []word, proto SimpleCommand) {
+	inner := proto
+	inner.Context = "wrapper:" + name
+	for i := 0; i < len(args); i++ {
+		switch args[i].s {
+		case "-exec", "-execdir", "-ok", "-okdir", "-x", "--exec", "-X", "--exec-batch":
+			if (name == "find" || name == "gfind") && strings.HasPrefix(args[i].s, "-x") ||
+				(name == "fd" || name == "fdfind") && strings.HasPrefix(args[i].s, "-e") && args[i].s != "--exec" && args[i].s != "--exec-batch" {
+				continue
+			}
+			end := len(args)
+			for j := i + 1; j < len(args); j++ {
+				if args[j].s == ";" || args[j].s == "+" && (name == "find" || name == "gfind") {
+					end = j
+					break
+				}
+			}
+			if end > i+1 {
+				z.command(args[i+1:end], inner, nil)
+			}
+			i = end
+		}
+	}
+}
+
+// envSplit handles env -S 'cmd args' (the string is split into words, then the
+// remaining operands follow).
+func (z *analyzer) envSplit(val string, attached bool, rest []word, known bool, proto SimpleCommand) {
+	if !attached {
+		if len(rest) == 0 {
+			return
+		}
+		val, known = rest[0].s, rest[0].known
+		rest = rest[1:]
+	}
+	line := val
+	for _, r := range rest {
+		line += " " + quote(r.s)
+		known = known && r.known
+	}
+	z.script(word{s: line, known: known}, "env", proto)
+}
+
+func join(ws []word) word {
+	out := word{known: true}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.s
+		out.known = out.known && w.known
+	}
+	out.s = strings.Join(parts, " ")
+	return out
+}
+
+// quote renders s as one shell word.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func isAssign(s string) bool {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 {
+		return false
+	}
+	for k, c := range s[:i] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || k > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
