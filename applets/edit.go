@@ -149,7 +149,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		info, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{})
+		info, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{Expect: core.ExpectContent(raw)})
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content s
 		if err != nil {
 			return nil, err
 		}
-		info, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true})
+		info, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true, Expect: core.ExpectContent(nil)})
 		if err != nil {
 			return nil, err
 		}

@@ -56,14 +56,23 @@ func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
 }
 
 // workspaceFS routes the patch engine's file access through the workspace, so every
-// path is confined and every write is atomic.
-type workspaceFS struct{ env *core.Env }
+// path is confined and every write is atomic. It remembers what it read, and each write
+// or removal happens only if the file still holds that (checked under the directory
+// lock), so a concurrent writer's change is never overwritten unseen.
+type workspaceFS struct {
+	env  *core.Env
+	seen map[string]core.Expectation // by absolute path
+}
 
-func (w workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
+func newWorkspaceFS(env *core.Env) *workspaceFS {
+	return &workspaceFS{env: env, seen: map[string]core.Expectation{}}
+}
+
+func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
 
 // Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
 // later call from another directory still rolls back the right files.
-func (w workspaceFS) Canonical(name string) (string, error) {
+func (w *workspaceFS) Canonical(name string) (string, error) {
 	p, err := w.path(name)
 	if err != nil {
 		return "", err
@@ -71,7 +80,7 @@ func (w workspaceFS) Canonical(name string) (string, error) {
 	return p.Abs, nil
 }
 
-func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
+func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	p, err := w.path(name)
 	if err != nil {
 		return nil, 0, err
@@ -79,6 +88,7 @@ func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	f, fi, err := w.env.WS.OpenRegular(p)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound {
+			w.seen[p.Abs] = core.ExpectContent(nil)
 			return nil, 0, fs.ErrNotExist
 		}
 		return nil, 0, err
@@ -91,29 +101,37 @@ func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	if len(data) > EditMaxFileBytes {
 		return nil, 0, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; patch it with bash tools instead", p.Abs, EditMaxFileBytes>>20)
 	}
+	w.seen[p.Abs] = core.ExpectContent(data)
 	return data, fi.Mode().Perm(), nil
 }
 
-func (w workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
+func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	p, err := w.path(name)
 	if err != nil {
 		return err
 	}
-	_, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true})
-	return err
+	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs]}); err != nil {
+		return err
+	}
+	w.seen[p.Abs] = core.ExpectContent(data)
+	return nil
 }
 
-func (w workspaceFS) Remove(name string) error {
+func (w *workspaceFS) Remove(name string) error {
 	p, err := w.path(name)
 	if err != nil {
 		return err
 	}
-	return w.env.WS.Remove(p)
+	if err := w.env.WS.RemoveExpect(p, w.seen[p.Abs]); err != nil {
+		return err
+	}
+	w.seen[p.Abs] = core.ExpectContent(nil)
+	return nil
 }
 
 // Run implements core.Command.
 func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	fsys := workspaceFS{env}
+	fsys := newWorkspaceFS(env)
 	journal, err := env.Session.Path("patch-journal.json")
 	if err != nil {
 		return nil, err

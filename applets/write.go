@@ -70,12 +70,13 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	expect := core.ExpectContent(nil)
 	if exists || w.ExpectedSHA256 != "" {
-		if err := checkUnchanged(env, p, w.ExpectedSHA256); err != nil {
+		if expect, err = checkUnchanged(env, p, w.ExpectedSHA256); err != nil {
 			return nil, err
 		}
 	}
-	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories})
+	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect})
 	if err != nil {
 		return nil, err
 	}
@@ -90,28 +91,30 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 }
 
 // checkUnchanged refuses a write when the file changed since this session read it, or
-// when its hash differs from the caller's expectation.
-func checkUnchanged(env *core.Env, p core.Path, expected string) error {
+// when its hash differs from the caller's expectation. It returns what the write must
+// still find under the directory lock.
+func checkUnchanged(env *core.Env, p core.Path, expected string) (core.Expectation, error) {
 	f, fi, err := env.WS.OpenRegular(p)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound && expected != "" {
-			return core.Errorf(core.CodeConflict, "%s does not exist, but expected_sha256 was given; read the file again (or drop expected_sha256 to create it)", p.Abs)
+			return core.Expectation{}, core.Errorf(core.CodeConflict, "%s does not exist, but expected_sha256 was given; read the file again (or drop expected_sha256 to create it)", p.Abs)
 		}
 		if core.AsError(err).Code == core.CodeNotFound {
-			return nil
+			return core.ExpectContent(nil), nil
 		}
-		return err
+		return core.Expectation{}, err
 	}
 	defer f.Close()
 	if last, ok, _ := env.Session.LastRead(p.Abs); expected == "" && ok && last.SHA256 == "" {
 		// read stamped this (huge) file by size and mtime; hashing it would prove nothing more.
-		return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
+		return core.Expectation{}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
+		return core.Expectation{}, core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
 	}
-	return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, expected)
+	sum := hex.EncodeToString(h.Sum(nil))
+	return core.Expectation{Set: true, SHA256: sum}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum}, expected)
 }
 
 // checkStamp compares a file's current stamp with the caller's expected hash and with
