@@ -111,6 +111,9 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s is not a regular file or a directory; grep searches files and directories only, so it cannot hang on a pipe, socket or device", p.Abs)
+	}
 	before, after := g.Before, g.After
 	if g.Context > 0 {
 		before, after = max(before, g.Context), max(after, g.Context)

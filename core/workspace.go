@@ -505,6 +505,16 @@ func fsError(p Path, err error) error {
 	case CodeIsDirectory:
 		return &Error{Code: code, Message: fmt.Sprintf("%s is a directory", p.Abs)}
 	}
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return &Error{Code: code, Message: fmt.Sprintf("%s is a symlink loop (too many levels of symbolic links); fix or remove the link, or pass the path it should point to", p.Abs)}
+	case errors.Is(err, syscall.ENXIO):
+		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s is not a regular file (a socket or a device with nothing behind it); pass the path of a regular file", p.Abs)}
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return &Error{Code: code, Message: fmt.Sprintf("no space left to write %s (the disk or quota is full); the file is unchanged. Free some space and call again", p.Abs)}
+	case errors.Is(err, syscall.EROFS):
+		return &Error{Code: code, Message: fmt.Sprintf("%s is on a read-only file system; the file is unchanged. Write somewhere else", p.Abs)}
+	}
 	return &Error{Code: code, Message: fmt.Sprintf("%s: %v", p.Abs, err)}
 }
 
