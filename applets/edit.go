@@ -79,6 +79,9 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := recoverInterruptedPatches(ctx, env); err != nil {
+		return nil, err
+	}
 	p, err := env.Resolve(e.FilePath)
 	if err != nil {
 		return nil, err

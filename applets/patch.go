@@ -129,20 +129,37 @@ func (w *workspaceFS) Remove(name string) error {
 	return nil
 }
 
-// Run implements core.Command.
-func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	fsys := newWorkspaceFS(env)
-	journal, err := env.Session.Path("patch-journal.json")
+// patchJournals is where commits keep their journals: shared by every session, so a
+// restarted harness with a new session still rolls back a patch killed half-way.
+func patchJournals(env *core.Env) (patch.Journals, error) {
+	dir, err := env.Session.SharedDir("patch-journals")
+	return patch.Journals{Dir: dir}, err
+}
+
+// recoverInterruptedPatches rolls back any patch a killed agentbox left half applied.
+// Every applet that changes files calls it first, so no call ever builds on half a
+// patch.
+func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, error) {
+	journals, err := patchJournals(env)
 	if err != nil {
 		return nil, err
 	}
-	res := PatchResult{Files: []PatchFile{}}
-	// A patch killed half-way in an earlier call is rolled back before anything else.
-	if rec, err := patch.Recover(journal, fsys); err != nil {
-		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journal %s) failed: %v", journal, err)
-	} else {
-		res.Recovered = rec.Restored
+	rec, err := journals.RecoverAll(ctx, newWorkspaceFS(env))
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journals in %s) failed: %v; fix the files it names and call again", journals.Dir, err)
 	}
+	return rec.Restored, nil
+}
+
+// Run implements core.Command.
+func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	fsys := newWorkspaceFS(env)
+	res := PatchResult{Files: []PatchFile{}}
+	recovered, err := recoverInterruptedPatches(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	res.Recovered = recovered
 	if p.Patch == "" && p.File != "" {
 		data, _, err := fsys.ReadFile(p.File)
 		if err != nil {
@@ -199,7 +216,17 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := prepared.Commit(fsys, patch.CommitOptions{Journal: journal}); err != nil {
+		journals, err := patchJournals(env)
+		if err != nil {
+			return nil, err
+		}
+		journal, done, err := journals.Begin(ctx)
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "%v; nothing was written", err)
+		}
+		err = prepared.Commit(fsys, patch.CommitOptions{Journal: journal})
+		done()
+		if err != nil {
 			return nil, patchError(err)
 		}
 		for _, f := range prepared.Files {

@@ -50,6 +50,9 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeInvalidParams, "content is missing; pass the complete new content of the file (an empty string makes an empty file)")
 	}
 	content := []byte(*w.Content)
+	if _, err := recoverInterruptedPatches(ctx, env); err != nil {
+		return nil, err
+	}
 	p, err := env.Resolve(w.FilePath)
 	if err != nil {
 		return nil, err
