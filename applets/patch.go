@@ -110,7 +110,7 @@ func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs]}); err != nil {
+	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data)}); err != nil {
 		return err
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
@@ -228,16 +228,6 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		done()
 		if err != nil {
 			return nil, patchError(err)
-		}
-		for _, f := range prepared.Files {
-			if f.New == nil {
-				continue
-			}
-			if tp, err := env.Resolve(f.Target()); err == nil {
-				if fi, err := env.WS.Stat(tp); err == nil {
-					_ = env.Session.RecordRead(core.StampOf(tp.Abs, fi, f.New))
-				}
-			}
 		}
 		result.Meta = map[string]any{"decision": d}
 	}

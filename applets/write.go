@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
@@ -79,18 +80,23 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 	}
-	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect})
+	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect, OnWritten: recordWrite(env, content)})
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(content)
-	if nfi, err := env.WS.Stat(info.Target); err == nil {
-		_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, content))
-	}
 	return &core.Result{
 		Data: WriteResult{Path: info.Target.Abs, Created: info.Created, Bytes: len(content), SHA256: hex.EncodeToString(sum[:])},
 		Meta: map[string]any{"decision": d},
 	}, nil
+}
+
+// recordWrite stamps the content a write leaves as read by this session (what the
+// caller wrote, it has seen), under the writer's lock.
+func recordWrite(env *core.Env, content []byte) func(core.Path, fs.FileInfo) {
+	return func(target core.Path, fi fs.FileInfo) {
+		_ = env.Session.RecordRead(core.StampOf(target.Abs, fi, content))
+	}
 }
 
 // checkUnchanged refuses a write when the file changed since this session read it, or

@@ -284,6 +284,27 @@ type WriteOptions struct {
 	// directory lock, just before the rename, so a concurrent writer's change is
 	// never overwritten unseen.
 	Expect Expectation
+	// OnWritten runs after the rename, still under the directory lock, so that what a
+	// caller records about the new content (a session's read stamp) is ordered with
+	// the writes themselves.
+	OnWritten func(target Path, fi fs.FileInfo)
+	// Locked says the caller already holds the directory lock (LockFor).
+	Locked bool
+}
+
+// LockFor takes the lock WriteAtomic takes for p (on the directory of the file p
+// resolves to), for a caller that must read and write under it; pass Locked to the
+// writes made while holding it.
+func (w *Workspace) LockFor(p Path) (unlock func(), err error) {
+	target, err := w.followLinks(p)
+	if err != nil {
+		return nil, err
+	}
+	err = w.do(target, func(rt *os.Root) error {
+		unlock, err = lockDir(rt, filepath.Dir(target.Rel))
+		return err
+	})
+	return unlock, err
 }
 
 // Expectation is what a conditional write expects to replace.
@@ -346,11 +367,13 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 				return err
 			}
 		}
-		unlock, err := lockDir(rt, dir)
-		if err != nil {
-			return err
+		if !opt.Locked {
+			unlock, err := lockDir(rt, dir)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 		}
-		defer unlock()
 		if err := checkExpectation(rt, target, opt.Expect); err != nil {
 			return err
 		}
@@ -387,6 +410,11 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 			return err
 		}
 		ok = true
+		if opt.OnWritten != nil {
+			if fi, err := rt.Stat(target.Rel); err == nil {
+				opt.OnWritten(target, fi)
+			}
+		}
 		if d, err := rt.Open(dir); err == nil {
 			_ = d.Sync()
 			d.Close()
@@ -456,9 +484,26 @@ func checkExpectation(rt *os.Root, target Path, want Expectation) error {
 		return err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(got, want.SHA256) {
-		return Errorf(CodeConflict, "%s changed while this change was being prepared (another process wrote it); read it again and redo the change on the current content", target.Abs)
+		return Errorf(CodeConflict, "%s changed while this change was being prepared (another process wrote it); read it again and redo the change on the current content", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
 	}
 	return nil
+}
+
+// ConcurrentChange is the detail of a conditional write that found the file changed by
+// another writer between the caller's read and its write: a caller whose change is
+// defined by content (an edit) may read again and retry.
+type ConcurrentChange struct {
+	Path string `json:"changed_concurrently"`
+}
+
+// IsConcurrentChange reports whether err is such a refused conditional write.
+func IsConcurrentChange(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, ok := AsError(err).Details.(ConcurrentChange)
+	return ok
 }
 
 // followLinks resolves a chain of symlinks at p, checking each hop stays inside the

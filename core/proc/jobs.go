@@ -192,6 +192,10 @@ func (j *Jobs) newID() (string, error) {
 	return "", errors.New("cannot allocate a job id")
 }
 
+// jobStartGrace is how long a job may take from its spec to its supervisor's pid file
+// before it counts as lost.
+const jobStartGrace = 30 * time.Second
+
 // Get reads one job's state.
 func (j *Jobs) Get(id string) (*Job, error) {
 	if err := j.checkID(id); err != nil {
@@ -206,6 +210,11 @@ func (j *Jobs) Get(id string) (*Job, error) {
 	var pf pidFile
 	if readJSON(j.path(id, "pid.json"), &pf) == nil {
 		job.PID, job.Started = pf.PID, pf.Started
+	} else if st, err := os.Stat(j.path(id, "spec.json")); err == nil {
+		// Not started yet (or its supervisor died before it could say so): date it by
+		// its spec, so that a cleanup in another process never takes a job being born
+		// for an old lost one.
+		job.Started = st.ModTime()
 	}
 	if st, err := os.Stat(job.StdoutPath); err == nil {
 		job.StdoutBytes = st.Size()
@@ -225,6 +234,8 @@ func (j *Jobs) Get(id string) (*Job, error) {
 		default:
 			job.State = "exited"
 		}
+	} else if pf.Supervisor == 0 && time.Since(job.Started) < jobStartGrace {
+		job.State = "starting"
 	} else if pf.Supervisor == 0 || !alive(pf.Supervisor) {
 		job.State = "lost" // the supervisor died without recording an exit
 	}
