@@ -46,14 +46,12 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 	if only != "" {
 		names = strings.Split(only, ",")
 	}
-	tools, err := prompt.Catalog(env.Specs, names)
+	tools, err := prompt.Catalog(env.Specs, env.Dialect, names)
 	if err != nil {
 		return nil, err
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "agentbox", Version: core.VersionString()}, nil)
-	table := core.NewTable(env.Specs)
 	for _, t := range tools {
-		spec := table.Lookup(t.Name)
 		destructive, openWorld := t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint
 		server.AddTool(&mcp.Tool{
 			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
@@ -61,16 +59,17 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 				ReadOnlyHint: t.Annotations.ReadOnlyHint, DestructiveHint: &destructive,
 				IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: &openWorld,
 			},
-		}, mcpHandler(env, spec))
+		}, mcpHandler(env, t.Ref))
 	}
 	return server, nil
 }
 
-func mcpHandler(base *core.Env, spec *core.Spec) mcp.ToolHandler {
+func mcpHandler(base *core.Env, ref core.ToolRef) mcp.ToolHandler {
+	spec := ref.Spec
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		env := *base
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false
-		res, err := runForMCP(ctx, &env, spec, req.Params.Arguments)
+		res, err := runForMCP(ctx, &env, ref, req.Params.Arguments)
 		if err != nil {
 			e := core.AsError(err)
 			// A tool failure is a result with isError, not a protocol error, so the model
@@ -97,17 +96,17 @@ func mcpHandler(base *core.Env, spec *core.Spec) mcp.ToolHandler {
 	}
 }
 
-func runForMCP(ctx context.Context, env *core.Env, spec *core.Spec, args json.RawMessage) (res *core.Result, err error) {
+func runForMCP(ctx context.Context, env *core.Env, ref core.ToolRef, args json.RawMessage) (res *core.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = core.Errorf(core.CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox", r)
 		}
 	}()
-	cmd := spec.New()
+	cmd := ref.Spec.New()
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	if err := core.DecodeRequest(bytes.NewReader(args), cmd); err != nil {
+	if err := core.DecodeDialectRequest(bytes.NewReader(args), cmd, ref.Tool); err != nil {
 		return nil, err
 	}
 	res, err = cmd.Run(ctx, env)

@@ -26,6 +26,9 @@ type Env struct {
 	// Specs is the applet table, for the applets that describe or serve the others
 	// (prompt, mcp); passing it in keeps the import direction main → applets → core.
 	Specs []Spec
+	// Dialect is the tool-name dialect of the call (--dialect or AGENTBOX_DIALECT); prompt
+	// and mcp present the tools in it.
+	Dialect string
 }
 
 // Resolve resolves a path argument against the working directory and the workspace.
