@@ -223,3 +223,104 @@ func checkAgainstSchema(t *testing.T, schema map[string]any, req string) {
 		t.Errorf("the call does not fit the schema the dialect shows: %v", err)
 	}
 }
+
+// TestStrictCallsDecode: under OpenAI's strict schemas a model sends every parameter and
+// null for the ones it does not use. For every tool of every dialect, such a call (the
+// tool's example or test call, with null for every other parameter) must decode, null
+// meaning "not given".
+func TestStrictCallsDecode(t *testing.T) {
+	table := core.NewTable(applets.All)
+	for _, dialect := range table.Dialects() {
+		tools, err := prompt.Catalog(applets.All, dialect, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools {
+			req := tool.Ref.Spec.Example
+			if tool.Ref.Tool != nil {
+				req = strings.ReplaceAll(strings.ReplaceAll(dialectCalls[dialect+"/"+tool.Name].req, "$SERVER", "http://x"), "$JOB", "1")
+			}
+			var obj map[string]any
+			if err := json.Unmarshal([]byte(req), &obj); err != nil {
+				t.Fatalf("%s/%s: %v", dialect, tool.Name, err)
+			}
+			strict := prompt.Strict(tool.InputSchema, "openai")
+			fillNulls(obj, strict)
+			b, _ := json.Marshal(obj)
+			checkAgainstSchema(t, strict, string(b))
+			if err := core.DecodeDialectRequest(bytes.NewReader(b), tool.Ref.Spec.New(), tool.Ref.Tool); err != nil {
+				t.Errorf("%s/%s: a strict call with nulls is refused: %v (%s)", dialect, tool.Name, err, b)
+			}
+		}
+	}
+}
+
+// TestDialectSchemasShowEnforcedLimits: a dialect's schema shows, for every parameter,
+// the default, limits and allowed values of the applet parameter it stands for (the ones
+// the code enforces), so renaming can never drift from the applet.
+func TestDialectSchemasShowEnforcedLimits(t *testing.T) {
+	table := core.NewTable(applets.All)
+	for _, dialect := range table.Dialects()[1:] {
+		tools, _ := prompt.Catalog(applets.All, dialect, nil)
+		for _, tool := range tools {
+			canonical := core.ParamsOf(tool.Ref.Spec.New()).Schema()["properties"].(map[string]any)
+			// Map the dialect's names back through the tool itself.
+			for name, ps := range tool.InputSchema["properties"].(map[string]any) {
+				obj := map[string]any{name: "x"}
+				tool.Ref.Tool.ToCanonical(obj, core.ParamsOf(tool.Ref.Spec.New()))
+				var canon string
+				for k := range obj {
+					if _, fixed := tool.Ref.Tool.Fixed[k]; !fixed {
+						canon = k
+					}
+				}
+				cs, ok := canonical[canon].(map[string]any)
+				if !ok {
+					continue // an extra parameter the dialect accepts and drops
+				}
+				for _, k := range []string{"default", "minimum", "maximum", "enum", "maxItems", "minItems", "pattern", "type"} {
+					if !sameJSON(ps.(map[string]any)[k], cs[k]) {
+						t.Errorf("%s/%s.%s: %s is %v, the applet's %s enforces %v", dialect, tool.Name, name, k, ps.(map[string]any)[k], canon, cs[k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// fillNulls shapes a call the way a strict model sends it: every property present, null
+// where unused, and nothing the strict schema leaves out (free-form maps).
+func fillNulls(obj map[string]any, schema map[string]any) {
+	props, _ := schema["properties"].(map[string]any)
+	for k := range obj {
+		if _, ok := props[k]; !ok {
+			delete(obj, k)
+		}
+	}
+	for name, ps := range props {
+		v, ok := obj[name]
+		if !ok {
+			obj[name] = nil
+			continue
+		}
+		sub := ps.(map[string]any)
+		switch vv := v.(type) {
+		case map[string]any:
+			fillNulls(vv, sub)
+		case []any:
+			if items, ok := sub["items"].(map[string]any); ok {
+				for _, it := range vv {
+					if m, ok := it.(map[string]any); ok {
+						fillNulls(m, items)
+					}
+				}
+			}
+		}
+	}
+}
+
+func sameJSON(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}

@@ -210,7 +210,13 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 	case "gemini-legacy":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "parameters": GeminiSchema(t.InputSchema, t.aliasFor)})
+			fn := map[string]any{"name": t.Name, "description": t.Description}
+			// Gemini refuses an OBJECT without properties; a tool without parameters
+			// leaves parameters out.
+			if props, _ := t.InputSchema["properties"].(map[string]any); len(props) > 0 {
+				fn["parameters"] = GeminiSchema(t.InputSchema, t.aliasFor)
+			}
+			out = append(out, fn)
 		}
 		v = map[string]any{"tools": []any{map[string]any{"functionDeclarations": out}}}
 	case "mcp":
