@@ -20,10 +20,11 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 		t.Skip("the MCP TypeScript SDK is not installed; run `npm ci --prefix testdata/mcp` (.ci/run does)")
 	}
 	bin := agentboxBinary(t)
-	work := t.TempDir()
+	work, _ := filepath.EvalSymlinks(t.TempDir())
+	serverRoot := t.TempDir() // where the server starts; the client's roots point at work
 	os.WriteFile(filepath.Join(work, "hello.txt"), []byte("hello world\n"), 0o644)
-	cmd := exec.Command(node, "testdata/mcp/client.mjs", bin, work)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(work, ".state"), "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
+	cmd := exec.Command(node, "testdata/mcp/client.mjs", bin, work, serverRoot)
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+filepath.Join(work, ".state"), "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -40,21 +41,25 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 		steps[s.Step] = s.Value
 	}
 	var list []struct {
-		Name                  string
-		ReadOnly, Destructive bool
-		HasSchema             bool
+		Name                                         string
+		ReadOnly, Destructive, Idempotent, OpenWorld *bool
+		HasSchema, HasOutputSchema                   bool
 	}
 	json.Unmarshal(steps["list"], &list)
 	byName := map[string]bool{}
 	for _, tool := range list {
 		byName[tool.Name] = true
-		if !tool.HasSchema {
-			t.Errorf("tool %s has no object input schema", tool.Name)
+		if !tool.HasSchema || !tool.HasOutputSchema {
+			t.Errorf("tool %s lacks an object input or output schema", tool.Name)
 		}
-		if tool.Name == "read" && (!tool.ReadOnly || tool.Destructive) {
+		if tool.ReadOnly == nil || tool.Destructive == nil || tool.Idempotent == nil || tool.OpenWorld == nil {
+			t.Errorf("tool %s leaves an annotation unset", tool.Name)
+			continue
+		}
+		if tool.Name == "read" && (!*tool.ReadOnly || *tool.Destructive) {
 			t.Errorf("read annotations: %+v", tool)
 		}
-		if tool.Name == "edit" && (tool.ReadOnly || !tool.Destructive) {
+		if tool.Name == "edit" && (*tool.ReadOnly || !*tool.Destructive) {
 			t.Errorf("edit annotations: %+v", tool)
 		}
 	}
@@ -67,7 +72,8 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 		t.Error("tools/list offers mcp itself")
 	}
 	type result struct {
-		IsError           bool `json:"isError"`
+		Thrown            string `json:"thrown"`
+		IsError           bool   `json:"isError"`
 		Content           []struct{ Text string }
 		StructuredContent map[string]any
 	}
@@ -96,4 +102,54 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	if r := get("invalid"); !r.IsError || !strings.Contains(r.Content[0].Text, "file_path") {
 		t.Errorf("invalid: %+v", r)
 	}
+	if r := get("grep"); r.IsError || !strings.Contains(r.Content[0].Text, "hello.txt:1:hello world") {
+		t.Errorf("grep: %+v", r)
+	}
+	if r := get("bash"); r.IsError || !strings.Contains(r.Content[0].Text, work) || !strings.Contains(r.Content[0].Text, "from-bash") {
+		t.Errorf("bash (should run in the client's root %s): %+v", work, r)
+	}
+	for _, step := range []string{"read", "glob", "grep", "edit", "bash", "missing", "invalid", "ask"} {
+		if r := get(step); r.Thrown != "" {
+			t.Errorf("%s: the client refused the result (output schema?): %s", step, r.Thrown)
+		}
+	}
+	// ask went to the client's user through elicitation.
+	if r := get("ask"); r.IsError || !strings.Contains(string(steps["ask"]), `"source":"elicitation"`) || !strings.Contains(string(steps["ask"]), `[["SQLite"]]`) {
+		t.Errorf("ask: %s", steps["ask"])
+	}
+	if !strings.Contains(string(steps["elicitations"]), "Which database?") || !strings.Contains(string(steps["elicitations"]), `"decision"`) {
+		t.Errorf("elicitations: %s", steps["elicitations"])
+	}
+	var prog struct {
+		Result   result
+		Progress []struct{ Progress float64 }
+	}
+	json.Unmarshal(steps["progress"], &prog)
+	if prog.Result.IsError || !strings.Contains(prog.Result.Content[0].Text, "slept") || len(prog.Progress) == 0 {
+		t.Errorf("progress: %s", steps["progress"])
+	}
+	var cancel struct {
+		Cancelled result
+		CancelMs  int
+	}
+	json.Unmarshal(steps["cancel"], &cancel)
+	if cancel.Cancelled.Thrown == "" || cancel.CancelMs > 1500 {
+		t.Errorf("cancel: the call was not cut short: %s", steps["cancel"])
+	}
+	if _, err := os.Stat(filepath.Join(work, "late.txt")); err == nil {
+		t.Errorf("the cancelled command kept running and created late.txt")
+	}
+}
+
+// pathWithoutApplets is $PATH without the folder testscript fills with links named after
+// the applets (bash among them), so the server's bash applet finds the real bash.
+func pathWithoutApplets() string {
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "agentbox")); err == nil {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
 }

@@ -225,6 +225,13 @@ func TestDocumentedDefaultsMatchCode(t *testing.T) {
 		{&Edit{}, "fuzzy_threshold", fmt.Sprint(textedit.DefaultThreshold)},
 		{&EditOp{}, "fuzzy_threshold", fmt.Sprint(textedit.DefaultThreshold)},
 		{&Ls{}, "limit", fmt.Sprint(LsDefaultLimit)},
+		{&Glob{}, "limit", fmt.Sprint(GlobDefaultLimit)},
+		{&Grep{}, "head_limit", fmt.Sprint(GrepDefaultHeadLimit)},
+		{&Bash{}, "timeout", fmt.Sprint(BashDefaultTimeoutMs)},
+		{&Bash{}, "wait_ms", fmt.Sprint(BashDefaultWaitMs)},
+		{&Fetch{}, "timeout_ms", fmt.Sprint(FetchDefaultTimeoutMs)},
+		{&Fetch{}, "max_bytes", fmt.Sprint(FetchDefaultMaxBytes)},
+		{&Search{}, "max_results", fmt.Sprint(SearchDefaultResults)},
 	}
 	for _, c := range checks {
 		f := core.ParamsOf(c.cmd).Lookup(c.field)
@@ -234,6 +241,21 @@ func TestDocumentedDefaultsMatchCode(t *testing.T) {
 	}
 	if f := core.ParamsOf(&Edit{}).Lookup("edits"); f.Constraints["maxItems"] != fmt.Sprint(textedit.MaxEdits) {
 		t.Errorf("edits maxItems %q, code allows %d", f.Constraints["maxItems"], textedit.MaxEdits)
+	}
+	if f := core.ParamsOf(&Bash{}).Lookup("timeout"); f.Constraints["max"] != fmt.Sprint(BashMaxTimeoutMs) {
+		t.Errorf("bash timeout max %q, code allows %d", f.Constraints["max"], BashMaxTimeoutMs)
+	}
+	// Every value an applet's New fills in is the documented default, so a constant
+	// changed in one place but not the other fails here.
+	for _, s := range All {
+		cmd := s.New()
+		got, _ := core.ToJSONValue(cmd)
+		for _, f := range core.ParamsOf(cmd).Fields {
+			v, set := got.(map[string]any)[f.Name]
+			if set && f.HasDefault && fmt.Sprint(v) != f.Default {
+				t.Errorf("%s.%s: documented default %q, New() sets %v", s.Name, f.Name, f.Default, v)
+			}
+		}
 	}
 }
 

@@ -144,6 +144,11 @@ func (a *Ask) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if len(problems) > 0 {
 			return nil, validationError("the answers passed in ("+AskAnswersEnv+" or --answers) do not fit the questions", problems)
 		}
+	case env.Elicit != nil:
+		source = "elicitation"
+		if answers, err = askByElicitation(ctx, env, qs); err != nil {
+			return nil, err
+		}
 	case policy.IsHeadless(env.Getenv):
 		return nil, core.Errorf(core.CodeNeedsInput, "needs input: the question tool needs a person to answer and no one can be asked here (headless host: AGENTBOX_HEADLESS=1 or no terminal). Do not retry: continue with your best judgement and say which assumption you made. (A host with its own question UI passes the answers in %s.)", AskAnswersEnv)
 	default:
@@ -340,4 +345,67 @@ func (r AskResult) RenderText(p *core.Printer) {
 		}
 		p.Printf("%s\n  %s\n", resp.Question, ans)
 	}
+}
+
+// askByElicitation puts the questions to the person as one form through the host (an MCP
+// client's elicitation): a choice is a string or an array of strings from the labels,
+// free text a string.
+func askByElicitation(ctx context.Context, env *core.Env, qs []askQ) ([][]string, error) {
+	props := map[string]any{}
+	var required []any
+	var msg strings.Builder
+	msg.WriteString("The agent asks:")
+	for i, q := range qs {
+		key := fmt.Sprintf("q%d", i+1)
+		fmt.Fprintf(&msg, "\n%d. %s", i+1, q.Text)
+		prop := map[string]any{"type": "string", "title": q.Text}
+		if q.Header != "" {
+			prop["description"] = q.Header
+		}
+		switch {
+		case q.kind == "MultiChoice":
+			prop = map[string]any{"type": "array", "title": q.Text, "items": map[string]any{"type": "string", "enum": toAny(q.labels)}}
+		case len(q.labels) > 0:
+			prop["enum"] = toAny(q.labels)
+		case q.DefaultValue != "":
+			prop["default"] = q.DefaultValue
+		}
+		props[key] = prop
+		if q.Required {
+			required = append(required, key)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	action, content, err := env.Elicit(ctx, msg.String(), schema)
+	if err != nil {
+		return nil, core.Errorf(core.CodeNeedsInput, "could not ask the user through the host: %v; continue with your best judgement and say what you assumed", err)
+	}
+	if action != "accept" {
+		return nil, core.Errorf(core.CodeNeedsInput, "the user chose %s instead of answering; do not ask the same again: continue with your best judgement, or stop and wait for the user's instructions", action)
+	}
+	answers := make([][]string, len(qs))
+	for i := range qs {
+		switch v := content[fmt.Sprintf("q%d", i+1)].(type) {
+		case string:
+			if v != "" {
+				answers[i] = []string{v}
+			}
+		case []any:
+			for _, x := range v {
+				answers[i] = append(answers[i], fmt.Sprint(x))
+			}
+		}
+	}
+	return answers, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,8 +59,14 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "%q is not an http(s) URL; pass a full URL such as https://example.com/page", f.URL)
 	}
-	host := strings.ToLower(u.Hostname())
-	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: host, Summary: f.Method + " " + u.String()})
+	// The gate sees host:port (the scheme's port when the URL names none), so a rule
+	// naming a port (127.0.0.1:8080) matches, and a bare-host rule matches every port.
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	target := net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: target, Summary: f.Method + " " + u.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -171,18 +178,25 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 // metadata addresses: a host named by the permission rule (or grant) that allowed this
 // call, and the hosts listed in AGENTBOX_FETCH_ALLOW_HOSTS (names, *.suffix patterns, or
 // *). A catch-all rule does not count: reaching an internal address takes naming it.
-func privateAllowed(env *core.Env, d core.Decision) func(string) bool {
+func privateAllowed(env *core.Env, d core.Decision) func(host, port string) bool {
 	list := env.Getenv("AGENTBOX_FETCH_ALLOW_HOSTS")
 	byRule := d.Action == "allow" && d.Scope != "mode" && d.Scope != "watchdog" && d.Scope != ""
 	if list == "" && !byRule {
 		return nil
 	}
-	return func(host string) bool {
+	return func(host, port string) bool {
 		if byRule && strings.Contains(strings.ToLower(d.Rule), host) {
 			return true
 		}
 		for _, pat := range strings.Split(list, ",") {
 			pat = strings.ToLower(strings.TrimSpace(pat))
+			// host:port allows that port only; a bare host allows every port.
+			if h, p, err := net.SplitHostPort(pat); err == nil {
+				if p != port {
+					continue
+				}
+				pat = h
+			}
 			switch {
 			case pat == "*" || pat == host:
 				return true

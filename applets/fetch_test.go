@@ -2,9 +2,12 @@ package applets
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +154,46 @@ func TestFetchSessionCap(t *testing.T) {
 	}
 	if _, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/latin1")); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "all 2 fetch calls") {
 		t.Fatalf("cap: %v", err)
+	}
+}
+
+// A net.fetch rule or an allowance that names host:port matches only that port (issue 8:
+// the gate used to see the bare host, so such rules never matched).
+func TestFetchHostRuleWithPort(t *testing.T) {
+	srv := fetchServer(t)
+	u, _ := url.Parse(srv.URL)
+	_, port, _ := net.SplitHostPort(u.Host)
+	ruleEnv := func(pattern string) *core.Env {
+		env := fetchEnv(t, map[string]string{"AGENTBOX_MODE": "default"})
+		env.Gate = &core.PolicyGate{Split: core.ShellSplit}
+		dir := filepath.Join(env.Getenv("HOME"), ".config", "agentbox")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := fmt.Sprintf(`{"permissions":{"rules":[{"permission":"net.fetch","pattern":%q,"action":"allow"}]}}`, pattern)
+		if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	req := fmt.Sprintf(`{"url":%q}`, srv.URL+"/page")
+	for _, pat := range []string{"127.0.0.1:" + port, "127.0.0.1"} {
+		if _, err := coretest.Call(t, ruleEnv(pat), &Fetch{}, req); err != nil {
+			t.Errorf("rule %q: %v", pat, err)
+		}
+	}
+	// Another port's rule does not match, so the call needs approval no one can give here.
+	if _, err := coretest.Call(t, ruleEnv("127.0.0.1:1"), &Fetch{}, req); err == nil || err.Code != core.CodeNeedsInput {
+		t.Errorf("a rule for another port allowed the call: %v", err)
+	}
+	allow := func(list string) *core.Error {
+		_, err := coretest.Call(t, fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": list}), &Fetch{}, req)
+		return err
+	}
+	if err := allow("127.0.0.1:" + port); err != nil {
+		t.Errorf("AGENTBOX_FETCH_ALLOW_HOSTS with the port: %v", err)
+	}
+	if err := allow("127.0.0.1:1"); err == nil || err.Code != core.CodePermissionDenied {
+		t.Errorf("AGENTBOX_FETCH_ALLOW_HOSTS with another port allowed the call: %v", err)
 	}
 }

@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/prompt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,31 +50,50 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 	if only != "" {
 		names = strings.Split(only, ",")
 	}
-	tools, err := prompt.Catalog(env.Specs, names)
+	tools, err := prompt.Catalog(env.Specs, env.Dialect, names)
 	if err != nil {
 		return nil, err
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "agentbox", Version: core.VersionString()}, nil)
-	table := core.NewTable(env.Specs)
 	for _, t := range tools {
-		spec := table.Lookup(t.Name)
 		destructive, openWorld := t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint
 		server.AddTool(&mcp.Tool{
-			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+			Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
 			Annotations: &mcp.ToolAnnotations{
 				ReadOnlyHint: t.Annotations.ReadOnlyHint, DestructiveHint: &destructive,
 				IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: &openWorld,
 			},
-		}, mcpHandler(env, spec))
+		}, mcpHandler(env, t.Ref))
 	}
 	return server, nil
 }
 
-func mcpHandler(base *core.Env, spec *core.Spec) mcp.ToolHandler {
+func mcpHandler(base *core.Env, ref core.ToolRef) mcp.ToolHandler {
+	spec := ref.Spec
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		env := *base
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false
-		res, err := runForMCP(ctx, &env, spec, req.Params.Arguments)
+		if ss := req.Session; ss != nil {
+			// The client's roots, when it offers them, are the workspace of the call.
+			if ws := clientWorkspace(ctx, ss); ws != nil {
+				defer ws.Close()
+				env.WS = ws
+				if !ws.Contains(env.Cwd) {
+					env.Cwd = ws.Roots[0]
+				}
+			}
+			// A client that can ask its user gets ask's questions and permission
+			// prompts as elicitation; without it the headless rule holds.
+			if canElicit(ss) {
+				env.Elicit = elicitFunc(ss)
+				env.Gate = &core.PolicyGate{Split: core.ShellSplit, Asker: elicitAsker{ss}}
+			}
+			if tok := req.Params.GetProgressToken(); tok != nil && longRunning[spec.Name] {
+				stop := reportProgress(ctx, ss, tok, spec.Name)
+				defer stop()
+			}
+		}
+		res, err := runForMCP(ctx, &env, ref, req.Params.Arguments)
 		if err != nil {
 			e := core.AsError(err)
 			// A tool failure is a result with isError, not a protocol error, so the model
@@ -97,17 +120,17 @@ func mcpHandler(base *core.Env, spec *core.Spec) mcp.ToolHandler {
 	}
 }
 
-func runForMCP(ctx context.Context, env *core.Env, spec *core.Spec, args json.RawMessage) (res *core.Result, err error) {
+func runForMCP(ctx context.Context, env *core.Env, ref core.ToolRef, args json.RawMessage) (res *core.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = core.Errorf(core.CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox", r)
 		}
 	}()
-	cmd := spec.New()
+	cmd := ref.Spec.New()
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	if err := core.DecodeRequest(bytes.NewReader(args), cmd); err != nil {
+	if err := core.DecodeDialectRequest(bytes.NewReader(args), cmd, ref.Tool); err != nil {
 		return nil, err
 	}
 	res, err = cmd.Run(ctx, env)
@@ -115,4 +138,104 @@ func runForMCP(ctx context.Context, env *core.Env, spec *core.Spec, args json.Ra
 		res = &core.Result{}
 	}
 	return res, err
+}
+
+// longRunning are the applets that may take long enough for a client to want progress;
+// every applet honours cancellation through its context.
+var longRunning = map[string]bool{"bash": true, "grep": true, "fetch": true, "search": true, "glob": true, "patch": true}
+
+// progressEvery is how often a long call reports that it is still running.
+var progressEvery = time.Second
+
+// reportProgress sends a progress notification every progressEvery until stop is
+// called: the elapsed seconds as progress (the total is unknown).
+func reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, name string) (stop func()) {
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				secs := now.Sub(start).Seconds()
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: math.Floor(secs),
+					Message: fmt.Sprintf("%s running for %.0fs", name, secs),
+				})
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// clientWorkspace builds a workspace from the client's roots (file:// URIs of existing
+// directories), or returns nil when the client offers none. Roots are deprecated from
+// protocol version 2026-07-28 (SEP-2577) but are what today's clients send; the SDK
+// keeps them working through the deprecation window.
+func clientWorkspace(ctx context.Context, ss *mcp.ServerSession) *core.Workspace {
+	ip := ss.InitializeParams()
+	//lint:ignore SA1019 roots are the client's workspace until clients move off them
+	if ip == nil || ip.Capabilities == nil || (ip.Capabilities.RootsV2 == nil && !ip.Capabilities.Roots.ListChanged) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	//lint:ignore SA1019 see above
+	res, err := ss.ListRoots(ctx, nil)
+	if err != nil || res == nil {
+		return nil
+	}
+	var uris []string
+	for _, r := range res.Roots {
+		uris = append(uris, r.URI)
+	}
+	return core.WorkspaceFromURIs(uris)
+}
+
+func canElicit(ss *mcp.ServerSession) bool {
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil
+}
+
+func elicitFunc(ss *mcp.ServerSession) func(context.Context, string, map[string]any) (string, map[string]any, error) {
+	return func(ctx context.Context, message string, schema map[string]any) (string, map[string]any, error) {
+		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+		if err != nil {
+			return "", nil, err
+		}
+		return res.Action, res.Content, nil
+	}
+}
+
+// elicitAsker asks the client's user for a permission the policy wants asked.
+type elicitAsker struct{ ss *mcp.ServerSession }
+
+// AskPermission implements policy.Asker.
+func (a elicitAsker) AskPermission(ctx context.Context, p policy.Prompt) (policy.Answer, error) {
+	msg := "Allow " + p.Request.Summary + "?"
+	if len(p.Parts) > 0 {
+		msg += " (" + strings.Join(p.Parts, "; ") + ")"
+	}
+	schema := map[string]any{"type": "object", "required": []any{"decision"}, "properties": map[string]any{
+		"decision": map[string]any{"type": "string", "title": "Permission", "enum": []any{"once", "session", "reject"}, "enumNames": []any{"Allow once", "Allow for this session", "Reject"}},
+	}}
+	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: schema})
+	if err != nil {
+		return policy.Reject, err
+	}
+	if res.Action != "accept" {
+		return policy.Reject, nil
+	}
+	switch res.Content["decision"] {
+	case "once":
+		return policy.AllowOnce, nil
+	case "session":
+		return policy.AllowSession, nil
+	}
+	return policy.Reject, nil
 }

@@ -27,7 +27,7 @@ type PlanStep struct {
 // list_plans and read_plan as one applet with actions).
 type Plan struct {
 	Action string     `json:"action" arg:"" optional:"" enum:"create,update,update_step,list,read" default:"list" help:"create, update (overwrite), update_step, list or read"`
-	PlanID string     `json:"plan_id" alias:"id" arg:"" optional:"" help:"the plan (plan-001) for update, update_step and read"`
+	PlanID string     `json:"plan_id" alias:"id" arg:"" optional:"" help:"the plan (plan-001) for update, update_step and read; create with plan_id overwrites that plan, like update"`
 	Title  string     `json:"title" help:"plan title (create, update)"`
 	Steps  []PlanStep `json:"steps" type:"json" help:"the steps (create, update): [{\"description\": \"...\", \"notes\": \"...\"}]"`
 	Status string     `json:"status" help:"plan status for create/update (draft, active, completed, abandoned; default draft), or step status for update_step (pending, in_progress, completed, skipped)"`
@@ -156,6 +156,10 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	if p.Status != "" && !planStatuses[p.Status] && !stepStatuses[p.Status] {
 		return nil, core.Errorf(core.CodeInvalidParams, "unknown status %q: a plan is draft, active, completed or abandoned; a step is pending, in_progress, completed or skipped", p.Status)
+	}
+	if p.Action == "create" && p.PlanID != "" {
+		// Reference 000's markdown_plan: create with a plan_id overwrites that plan.
+		p.Action = "update"
 	}
 	switch p.Action {
 	case "create", "update":

@@ -11,10 +11,14 @@ import (
 
 // Prompt renders the tool catalog for a model.
 type Prompt struct {
-	Format string `json:"format" alias:"provider" enum:"markdown,json,openai,openai-responses,anthropic,gemini,mcp" default:"markdown" help:"output shape: markdown (system-prompt section), json (full catalog), or a provider's tools array"`
+	Format string `json:"format" alias:"provider" enum:"markdown,json,openai,openai-responses,anthropic,gemini,gemini-legacy,mcp" default:"markdown" help:"output shape: markdown (system-prompt section), json (full catalog), or a provider's tools array"`
 	Tools  string `json:"tools" help:"comma-separated tool names to include (default: all)"`
 	Search string `json:"search" alias:"query" help:"return only the tools that best match this query (tool_search); select:read,edit picks by name"`
 	Limit  int    `json:"limit" default:"5" schema:"min=1" help:"with search: at most this many tools"`
+	Strict bool   `json:"strict" help:"the provider's strict schema variant (openai, openai-responses: every property required, optional ones nullable; anthropic: strict: true with its schema subset)"`
+	// Dialect is a JSON field only: on the command line --dialect is the global flag,
+	// which reaches the applet as env.Dialect.
+	Dialect string `json:"dialect" enum:"agentbox,ref002,ref000,claude," default:"" hidden:"" help:"tool and parameter names: agentbox's own, ref002 (locked ids: read, question, web_fetch, ...), ref000 (read_file, update_plan_step, ...) or claude (Read, Edit, TodoWrite, ...); the command in the json catalog runs each tool in it"`
 }
 
 // PromptOutput carries rendered text (markdown) or a JSON document (every other format).
@@ -30,7 +34,11 @@ func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if p.Tools != "" {
 		names = strings.Split(p.Tools, ",")
 	}
-	tools, err := prompt.Catalog(env.Specs, names)
+	dialect := p.Dialect
+	if dialect == "" {
+		dialect = env.Dialect
+	}
+	tools, err := prompt.Catalog(env.Specs, dialect, names)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +52,7 @@ func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			skills = append(skills, prompt.Skill{Name: s.Name, Description: s.Description})
 		}
 		out = prompt.MarkdownWithSkills(tools, skills)
-	} else if out, err = prompt.Render(tools, p.Format); err != nil {
+	} else if out, err = prompt.Render(tools, p.Format, p.Strict); err != nil {
 		return nil, err
 	}
 	if p.Format == "markdown" {

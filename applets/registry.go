@@ -20,7 +20,9 @@ var All = []core.Spec{
 		New:          func() core.Command { return &Read{Limit: ReadDefaultLimit, MaxBytes: ReadDefaultMaxOut} },
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
-		Example: `{"file_path":"main.go","offset":40,"limit":20}`,
+		Example:  `{"file_path":"main.go","offset":40,"limit":20}`,
+		Output:   []any{ReadResult{}},
+		Dialects: readDialects,
 	},
 	{
 		Name: "write", Aliases: []string{"write_file", "Write", "create"}, Kind: core.KindEdit,
@@ -31,6 +33,8 @@ var All = []core.Spec{
 		Capabilities: []string{core.CapFSWrite},
 		Destructive:  true,
 		Example:      `{"file_path":"notes/todo.md","content":"# TODO\n"}`,
+		Output:       []any{WriteResult{}},
+		Dialects:     writeDialects,
 	},
 	{
 		Name: "edit", Aliases: []string{"edit_file", "Edit", "multi_edit", "MultiEdit", "str_replace", "replace"}, Kind: core.KindEdit,
@@ -41,6 +45,8 @@ var All = []core.Spec{
 		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
 		Destructive:  true,
 		Example:      `{"file_path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`,
+		Output:       []any{EditResult{}},
+		Dialects:     editDialects,
 	},
 	{
 		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
@@ -52,7 +58,9 @@ var All = []core.Spec{
 		},
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
-		Example: `{"path":"src","long_format":true,"sort_by":"modified"}`,
+		Example:  `{"path":"src","long_format":true,"sort_by":"modified"}`,
+		Output:   []any{LsResult{}},
+		Dialects: lsDialects,
 	},
 	{
 		Name: "glob", Aliases: []string{"find_files", "Glob", "file_search"}, Kind: core.KindSearch,
@@ -62,7 +70,9 @@ var All = []core.Spec{
 		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit} },
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
-		Example: `{"pattern":"**/*_test.go","path":"."}`,
+		Example:  `{"pattern":"**/*_test.go","path":"."}`,
+		Output:   []any{GlobResult{}},
+		Dialects: globDialects,
 	},
 	{
 		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
@@ -74,7 +84,9 @@ var All = []core.Spec{
 		},
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
-		Example: `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
+		Example:  `{"pattern":"func\\s+main","type":"go","output_mode":"content","-C":2}`,
+		Output:   []any{GrepResult{}},
+		Dialects: grepDialects,
 	},
 	{
 		Name: "bash", Aliases: []string{"Bash", "shell", "exec_shell", "run_command", "run_shell_command", "execute_command"}, Kind: core.KindExecute,
@@ -86,7 +98,9 @@ var All = []core.Spec{
 		},
 		Capabilities: []string{core.CapShellRun},
 		Destructive:  true, OpenWorld: true,
-		Example: `{"command":"go test ./...","timeout":300000}`,
+		Example:  `{"command":"go test ./...","timeout":300000}`,
+		Output:   []any{BashResult{}},
+		Dialects: bashDialects,
 	},
 	{
 		Name: "fetch", Aliases: []string{"web_fetch", "WebFetch", "fetch_url"}, Kind: core.KindFetch,
@@ -98,7 +112,9 @@ var All = []core.Spec{
 		},
 		Capabilities: []string{core.CapNetFetch},
 		ReadOnly:     true, OpenWorld: true,
-		Example: `{"url":"https://go.dev/doc/effective_go"}`,
+		Example:  `{"url":"https://go.dev/doc/effective_go"}`,
+		Output:   []any{FetchResult{}},
+		Dialects: fetchDialects,
 	},
 	{
 		Name: "search", Aliases: []string{"web_search", "WebSearch"}, Kind: core.KindFetch,
@@ -108,7 +124,9 @@ var All = []core.Spec{
 		New:          func() core.Command { return &Search{MaxResults: SearchDefaultResults} },
 		Capabilities: []string{core.CapNetFetch},
 		ReadOnly:     true, OpenWorld: true,
-		Example: `{"query":"go os.Root symlink escape","max_results":5}`,
+		Example:  `{"query":"go os.Root symlink escape","max_results":5}`,
+		Output:   []any{SearchResult{}},
+		Dialects: searchDialects,
 	},
 	{
 		Name: "patch", Aliases: []string{"apply_patch", "ApplyPatch"}, Kind: core.KindEdit,
@@ -119,6 +137,8 @@ var All = []core.Spec{
 		Capabilities: []string{core.CapFSRead, core.CapFSWrite},
 		Destructive:  true,
 		Example:      `{"patch":"*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tprintln(\"hi\")\n+\tprintln(\"hello\")\n*** End Patch"}`,
+		Output:       []any{PatchResult{}},
+		Dialects:     patchDialects,
 	},
 	{
 		Name: "plan", Aliases: []string{"markdown_plan", "update_plan_step", "list_plans", "read_plan"}, Kind: core.KindThink,
@@ -127,6 +147,8 @@ var All = []core.Spec{
 		Guidelines:  []string{"For a larger change, create a plan first and mark each step in_progress and completed as you go."},
 		New:         func() core.Command { return &Plan{Action: "list"} },
 		Example:     `{"action":"update_step","plan_id":"plan-001","step":2,"status":"completed"}`,
+		Output:      []any{PlanResult{}},
+		Dialects:    planDialects,
 	},
 	{
 		Name: "todo", Aliases: []string{"TodoWrite", "todo_write", "TodoRead"}, Kind: core.KindThink,
@@ -136,6 +158,8 @@ var All = []core.Spec{
 		New:         func() core.Command { return &Todo{} },
 		Idempotent:  true,
 		Example:     `{"todos":[{"content":"Run the tests","status":"in_progress","active_form":"Running the tests"},{"content":"Fix failures","status":"pending"}]}`,
+		Output:      []any{TodoList{}},
+		Dialects:    todoDialects,
 	},
 	{
 		Name: "skill", Aliases: []string{"list_skills", "Skill"}, Kind: core.KindRead,
@@ -144,7 +168,9 @@ var All = []core.Spec{
 		Guidelines:  []string{"Load a skill with skill load NAME when its description matches the task, before starting the task."},
 		New:         func() core.Command { return &Skill{Action: "list"} },
 		ReadOnly:    true, Idempotent: true,
-		Example: `{"action":"load","name":"release-notes"}`,
+		Example:  `{"action":"load","name":"release-notes"}`,
+		Output:   []any{SkillList{}, SkillBody{}},
+		Dialects: skillDialects,
 	},
 	{
 		Name: "prompt", Aliases: []string{"tools"}, Kind: core.KindOther,
@@ -152,7 +178,9 @@ var All = []core.Spec{
 		Description: "Renders agentbox's tool catalog for a model: a markdown \"Available tools\" section with guidelines for a system prompt, the full JSON catalog (schemas, capabilities, annotations, the command that runs each tool), or the tools array of OpenAI Chat Completions, OpenAI Responses, Anthropic, Gemini or MCP. The markdown section also lists the available skills. search returns only the tools that best match a query (tool_search). Descriptions and defaults come from the same definitions the tools enforce.",
 		New:         func() core.Command { return &Prompt{Format: "markdown", Limit: 5} },
 		ReadOnly:    true, Idempotent: true,
-		Example: `{"format":"openai","tools":"read,edit"}`,
+		Example:  `{"format":"openai","tools":"read,edit"}`,
+		Output:   []any{PromptOutput{}},
+		Dialects: promptDialects,
 	},
 	{
 		Name: "permit", Aliases: []string{"ask_for_permissions", "AskForPermissions", "request_permission"}, Kind: core.KindOther,
@@ -161,6 +189,8 @@ var All = []core.Spec{
 		Guidelines:  []string{"Request a permission before a batch of calls that would each need approval, with a description the user can judge.", "Use permit check to learn whether a command will be allowed before running it.", "When a permission is not granted, do not retry the same call: work around it or ask the user."},
 		New:         func() core.Command { return &Permit{Action: "request"} },
 		Example:     `{"target_type":"path","target":"/home/user/project/config.yaml","level":"write","description":"Write database configuration","reason":"Save the connection settings you specified"}`,
+		Output:      []any{PermitResult{}, PermitCheck{}, PermitList{}, PermitRevoke{}},
+		Dialects:    permitDialects,
 	},
 	{
 		Name: "ask", Aliases: []string{"ask_user_questions", "AskUserQuestion", "question", "ask_user"}, Kind: core.KindOther,
@@ -169,6 +199,8 @@ var All = []core.Spec{
 		Guidelines:  []string{"Ask when a decision is the user's and guessing would be costly; offer concrete choices.", "Do not ask what the code or the files can tell you.", "When ask fails with needs_input, do not retry: proceed with your best guess and say what you assumed."},
 		New:         func() core.Command { return &Ask{} },
 		Example:     `{"questions":[{"text":"Which database should we use?","type":"SingleChoice","choices":["PostgreSQL","MySQL","SQLite"],"required":true},{"text":"Any additional requirements?","type":"FreeText"}]}`,
+		Output:      []any{AskResult{}},
+		Dialects:    askDialects,
 	},
 	{
 		Name: "mcp", Kind: core.KindOther,

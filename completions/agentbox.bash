@@ -113,10 +113,10 @@ _agentbox() {
   prompt)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
-    --format) COMPREPLY=($(compgen -W "markdown json openai openai-responses anthropic gemini mcp" -- "$cur")); return;;
+    --format) COMPREPLY=($(compgen -W "markdown json openai openai-responses anthropic gemini gemini-legacy mcp" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --text --tools -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --format --help --json --limit --manifest --mode --root --search --session --strict --text --tools -h" -- "$cur")); return; fi
     ;;
   permit)
     case "$prev" in

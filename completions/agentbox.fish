@@ -172,7 +172,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from skill' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from skill' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from skill' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l color -x -a 'auto always never'
-complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l format -x -a 'markdown json openai openai-responses anthropic gemini mcp'
+complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l format -x -a 'markdown json openai openai-responses anthropic gemini gemini-legacy mcp'
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l json
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l limit
@@ -181,6 +181,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l mode -x -a 'defa
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l search
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l session
+complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l strict
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l tools
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l applet

@@ -26,6 +26,13 @@ type Env struct {
 	// Specs is the applet table, for the applets that describe or serve the others
 	// (prompt, mcp); passing it in keeps the import direction main → applets → core.
 	Specs []Spec
+	// Elicit, when set, asks the person through the host (MCP elicitation): message and
+	// a flat form schema in, the host's action (accept, decline, cancel) and the filled
+	// form out. ask uses it before falling back to the terminal or the headless rule.
+	Elicit func(ctx context.Context, message string, schema map[string]any) (action string, content map[string]any, err error)
+	// Dialect is the tool-name dialect of the call (--dialect or AGENTBOX_DIALECT); prompt
+	// and mcp present the tools in it.
+	Dialect string
 }
 
 // Resolve resolves a path argument against the working directory and the workspace.

@@ -76,7 +76,7 @@ func NewParser(spec *Spec, prog string, cmd Command, stdout, stderr interface {
 			if err := kong.DefaultHelpPrinter(opts, ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(ctx.Stdout, "\nGlobal flags: --json, --text, --root DIR, --session ID, --mode MODE, --manifest FILE, --color WHEN\n")
+			fmt.Fprintf(ctx.Stdout, "\nGlobal flags: --json, --text, --root DIR, --session ID, --mode MODE, --manifest FILE, --color WHEN, --dialect D\n")
 			if spec.Example != "" {
 				fmt.Fprintf(ctx.Stdout, "\nJSON call (what an agent sends on stdin):\n  echo '%s' | agentbox %s\n", spec.Example, spec.Name)
 			}

@@ -67,9 +67,10 @@ type globals struct {
 	Mode       string
 	Manifest   string
 	Color      string
+	Dialect    string
 }
 
-var globalValueFlags = map[string]bool{"--root": true, "--session": true, "--mode": true, "--manifest": true, "--color": true}
+var globalValueFlags = map[string]bool{"--root": true, "--session": true, "--mode": true, "--manifest": true, "--color": true, "--dialect": true}
 
 func splitGlobals(args []string) (globals, []string, error) {
 	var g globals
@@ -105,6 +106,8 @@ func splitGlobals(args []string) (globals, []string, error) {
 				g.Manifest = val
 			case "--color":
 				g.Color = val
+			case "--dialect":
+				g.Dialect = val
 			}
 		default:
 			rest = append(rest, a)
@@ -124,8 +127,18 @@ func Main(args []string, specs []Spec, host Host) int {
 	}
 	runHelper(args)
 	table := NewTable(specs)
-	if spec := table.ByArgv0(args[0]); spec != nil {
-		return runApplet(spec, args[0], args[1:], table, host)
+	// The dialect (--dialect or AGENTBOX_DIALECT) decides what a tool name means, so it
+	// is read before the name is resolved; runApplet takes the flag out again.
+	dialect := host.Getenv("AGENTBOX_DIALECT")
+	if g, _, err := splitGlobals(args[1:]); err == nil && g.Dialect != "" {
+		dialect = g.Dialect
+	}
+	if _, err := table.DialectTools(dialect); err != nil {
+		fmt.Fprintln(host.Stderr, "agentbox: "+AsError(err).Message)
+		return ExitUsage
+	}
+	if ref := table.ResolveArgv0(dialect, args[0]); ref != nil {
+		return runApplet(ref, args[0], args[1:], table, host)
 	}
 	rest := args[1:]
 	if len(rest) == 0 {
@@ -136,7 +149,7 @@ func Main(args []string, specs []Spec, host Host) int {
 	case "-h", "--help", "help":
 		if len(rest) > 1 {
 			if spec := table.Lookup(rest[1]); spec != nil {
-				return runApplet(spec, "agentbox "+spec.Name, []string{"--help"}, table, host)
+				return runApplet(&ToolRef{Spec: spec}, "agentbox "+spec.Name, []string{"--help"}, table, host)
 			}
 		}
 		printUsage(host.Stdout, table)
@@ -149,8 +162,8 @@ func Main(args []string, specs []Spec, host Host) int {
 	case "install":
 		return install(host, table, rest[1:])
 	}
-	if spec := table.Lookup(rest[0]); spec != nil {
-		return runApplet(spec, "agentbox "+spec.Name, rest[1:], table, host)
+	if ref, _ := table.Resolve(dialect, rest[0]); ref != nil {
+		return runApplet(ref, "agentbox "+rest[0], rest[1:], table, host)
 	}
 	msg := fmt.Sprintf("agentbox: unknown applet %q", rest[0])
 	if s := table.Suggest(rest[0]); s != "" {
@@ -181,7 +194,8 @@ Usage:
   agentbox help APPLET               an applet's flags, defaults and a JSON example
 
 Global flags (any applet): --json, --text, --root DIR, --session ID,
-  --mode default|accept-edits|read-only|bypass, --manifest FILE, --color auto|always|never
+  --mode default|accept-edits|read-only|bypass, --manifest FILE, --color auto|always|never,
+  --dialect agentbox|ref002|ref000|claude (tool and parameter names of another agent)
 
 Applets:
 `)
@@ -213,7 +227,8 @@ func listApplets(host Host, t *Table, args []string) int {
 }
 
 // runApplet is the front end of one call.
-func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) (status int) {
+func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host) (status int) {
+	spec, tool := ref.Spec, ref.Tool
 	start := host.Now()
 	g, args, gerr := splitGlobals(args)
 	jsonIn := len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
@@ -266,13 +281,19 @@ func runApplet(spec *Spec, prog string, args []string, table *Table, host Host) 
 
 	cmd := spec.New()
 	if jsonIn {
-		if err := DecodeRequest(host.Stdin, cmd); err != nil {
+		if err := DecodeDialectRequest(host.Stdin, cmd, tool); err != nil {
 			return fail(AsError(err), ExitUsage)
 		}
 	} else {
 		exit, err := parseFlags(spec, prog, cmd, args, host)
 		if exit >= 0 {
 			return exit
+		}
+		if err == nil && tool != nil && len(tool.Fixed) > 0 {
+			// A dialect tool's fixed arguments (update_plan_step's action) hold in shell
+			// mode too.
+			b, _ := json.Marshal(tool.Fixed)
+			err = json.Unmarshal(b, cmd)
 		}
 		if err != nil {
 			return fail(AsError(err), ExitUsage)
@@ -386,6 +407,10 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	dialect := g.Dialect
+	if dialect == "" {
+		dialect = getenv("AGENTBOX_DIALECT")
+	}
 	var stdin io.Reader
 	if !jsonIn {
 		stdin = host.Stdin
@@ -394,7 +419,8 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
 		Cwd: cwd, WS: NewWorkspace(roots...), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
-		Gate: &PolicyGate{Split: ShellSplit},
+		Gate:    &PolicyGate{Split: ShellSplit},
+		Dialect: dialect,
 	}, nil
 }
 
@@ -426,6 +452,24 @@ func (t *Table) Lookup(name string) *Spec {
 		return s
 	}
 	return t.lower[strings.ToLower(name)]
+}
+
+// ResolveArgv0 is ByArgv0 in a dialect: a link named after a dialect's tool
+// (update_plan_step, with AGENTBOX_DIALECT=ref000) runs that tool.
+func (t *Table) ResolveArgv0(dialect, argv0 string) *ToolRef {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	if base == "agentbox" || strings.HasPrefix(base, "agentbox.") {
+		return nil
+	}
+	if dialect != "" && dialect != DialectAgentbox {
+		if ref, _ := t.Resolve(dialect, base); ref != nil && ref.Tool != nil {
+			return ref
+		}
+	}
+	if s := t.ByArgv0(argv0); s != nil {
+		return &ToolRef{Spec: s}
+	}
+	return nil
 }
 
 // ByArgv0 finds the applet a program name stands for: `read`, `Read`, `read_file`, or

@@ -15,8 +15,8 @@ type GuardOptions struct {
 	Timeout      time.Duration
 	MaxRedirects int
 	// AllowPrivate says whether host may be reached at a private, loopback,
-	// link-local or metadata address. Nil refuses them all.
-	AllowPrivate func(host string) bool
+	// link-local or metadata address on port. Nil refuses them all.
+	AllowPrivate func(host, port string) bool
 	// OnRedirect is told every hop (for the reported redirect chain).
 	OnRedirect func(url string)
 }
@@ -73,7 +73,7 @@ func NewGuardedClient(opt GuardOptions) *http.Client {
 			}
 			var lastErr error
 			for _, ip := range ips {
-				if why := blockedReason(ip); why != "" && (opt.AllowPrivate == nil || !opt.AllowPrivate(strings.ToLower(host))) {
+				if why := blockedReason(ip); why != "" && (opt.AllowPrivate == nil || !opt.AllowPrivate(strings.ToLower(host), port)) {
 					lastErr = &BlockedAddressError{Host: host, Addr: ip, Why: why}
 					continue
 				}

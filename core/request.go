@@ -20,6 +20,13 @@ const MaxRequestBytes = 64 << 20
 // names, defaults are applied, and the result is validated against the schema before it
 // is decoded into cmd. Empty input counts as {}.
 func DecodeRequest(r io.Reader, cmd Command) error {
+	return DecodeDialectRequest(r, cmd, nil)
+}
+
+// DecodeDialectRequest is DecodeRequest for a call in a dialect's shape: the request is
+// first rewritten into the applet's canonical names (see DialectTool.ToCanonical). A nil
+// tool is agentbox's own dialect.
+func DecodeDialectRequest(r io.Reader, cmd Command, tool *DialectTool) error {
 	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
 	if err != nil {
 		return Errorf(CodeIOError, "could not read the JSON request from stdin: %v", err)
@@ -31,13 +38,34 @@ func DecodeRequest(r io.Reader, cmd Command) error {
 	if err != nil {
 		return err
 	}
-	return FillParams(obj, cmd)
+	return FillDialectParams(obj, cmd, tool)
+}
+
+// FillDialectParams is FillParams for a call in a dialect's shape (nil: agentbox's own).
+// A refused call names the dialect's parameters, which are the ones the model knows.
+func FillDialectParams(obj map[string]any, cmd Command, tool *DialectTool) error {
+	if tool == nil {
+		return FillParams(obj, cmd)
+	}
+	p := ParamsOf(cmd)
+	if err := tool.ToCanonical(obj, p); err != nil {
+		return err
+	}
+	if err := FillParams(obj, cmd); err != nil {
+		e := AsError(err)
+		if e.Code == CodeInvalidParams {
+			e = &Error{Code: e.Code, Message: e.Message + fmt.Sprintf(" (the parameters of %s: %s)", tool.Name, tool.ParamNames(p)), Meta: e.Meta, Details: e.Details}
+		}
+		return e
+	}
+	return nil
 }
 
 // FillParams canonicalises, defaults, validates and decodes an already-parsed request
 // object into cmd. MCP and tests use it directly.
 func FillParams(obj map[string]any, cmd Command) error {
 	p := ParamsOf(cmd)
+	dropNulls(obj)
 	if err := p.Canonicalize(obj, ""); err != nil {
 		return err
 	}
@@ -57,6 +85,26 @@ func FillParams(obj map[string]any, cmd Command) error {
 		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
 	}
 	return nil
+}
+
+// dropNulls removes null members from obj and the objects inside it: null means "not
+// given". Strict tool schemas (OpenAI's) make every parameter required and the optional
+// ones nullable, so a model fills the parameters it does not use with null.
+func dropNulls(obj map[string]any) {
+	for k, v := range obj {
+		switch vv := v.(type) {
+		case nil:
+			delete(obj, k)
+		case map[string]any:
+			dropNulls(vv)
+		case []any:
+			for _, item := range vv {
+				if m, ok := item.(map[string]any); ok {
+					dropNulls(m)
+				}
+			}
+		}
+	}
 }
 
 func parseObject(data []byte) (map[string]any, error) {

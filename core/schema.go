@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -438,4 +439,104 @@ func dropZero(m map[string]any) {
 			}
 		}
 	}
+}
+
+// OutputSchema describes the JSON a result type encodes to, for MCP's outputSchema and
+// the json catalog. Several types (an applet whose actions return different shapes)
+// merge into one object whose properties are the union; a property the types disagree
+// on accepts anything. Nothing is required and other properties are allowed, because
+// an error result's structured content (error_code, error_text) must validate too. A
+// nil-able Go value (pointer, slice, map) may encode as null, so its schema allows it.
+func OutputSchema(types ...any) map[string]any {
+	props := map[string]any{}
+	for _, v := range types {
+		t := reflect.TypeOf(v)
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			continue
+		}
+		for name, s := range structProps(t, map[reflect.Type]bool{}) {
+			if prev, ok := props[name]; ok && !sameJSON(prev, s) {
+				props[name] = map[string]any{}
+				continue
+			}
+			props[name] = s
+		}
+	}
+	return map[string]any{"type": "object", "properties": props}
+}
+
+var (
+	timeType = reflect.TypeOf(time.Time{})
+	rawType  = reflect.TypeOf(json.RawMessage{})
+)
+
+func structProps(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
+	props := map[string]any{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if sf.Anonymous && name == "" {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range structProps(ft, seen) {
+					props[k] = v
+				}
+				continue
+			}
+		}
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		props[name] = outputType(sf.Type, seen)
+	}
+	return props
+}
+
+func outputType(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
+	nullable := false
+	for t.Kind() == reflect.Pointer {
+		t, nullable = t.Elem(), true
+	}
+	var s map[string]any
+	switch {
+	case t == timeType:
+		s = map[string]any{"type": "string", "format": "date-time"}
+	case t == rawType || t.Kind() == reflect.Interface:
+		return map[string]any{}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		s = map[string]any{"type": "string", "contentEncoding": "base64"}
+		nullable = true
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		s = map[string]any{"type": "array", "items": outputType(t.Elem(), seen)}
+		nullable = nullable || t.Kind() == reflect.Slice
+	case t.Kind() == reflect.Map:
+		s = map[string]any{"type": "object", "additionalProperties": outputType(t.Elem(), seen)}
+		nullable = true
+	case t.Kind() == reflect.Struct:
+		if seen[t] {
+			return map[string]any{"type": "object"}
+		}
+		seen[t] = true
+		s = map[string]any{"type": "object", "properties": structProps(t, seen)}
+		delete(seen, t)
+	default:
+		s = typeSchema(t, nil)
+		if len(s) == 0 {
+			return s
+		}
+	}
+	if nullable {
+		s["type"] = []any{s["type"], "null"}
+	}
+	return s
 }

@@ -59,6 +59,11 @@ type Spec struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Example is a JSON request shown in --help.
 	Example string
+	// Output lists the types the applet's Result.Data may hold (one per action shape),
+	// for the output schema that prompt's json catalog and mcp's tools/list publish.
+	Output []any
+	// Dialects are the applet's names in other agents' tool sets (see DialectTool).
+	Dialects []DialectTool
 	// Stdio marks an applet that owns stdin and stdout itself (the mcp server): no JSON
 	// request is read, no envelope is printed, and Env.Stdout is set.
 	Stdio bool

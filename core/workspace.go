@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -599,4 +600,29 @@ func (w *Workspace) WithFileLock(ctx context.Context, p Path, fn func() error) e
 	}
 	defer l.Unlock()
 	return fn()
+}
+
+// Contains reports whether an absolute path lies inside one of the roots (lexically).
+func (w *Workspace) Contains(abs string) bool {
+	_, ok := w.lexical(filepath.Clean(abs))
+	return ok
+}
+
+// WorkspaceFromURIs builds a workspace from file:// URIs (an MCP client's roots),
+// keeping the ones that name existing directories; nil when none does.
+func WorkspaceFromURIs(uris []string) *Workspace {
+	var dirs []string
+	for _, uri := range uris {
+		u, err := url.Parse(uri)
+		if err != nil || u.Scheme != "file" {
+			continue
+		}
+		if fi, err := os.Stat(u.Path); err == nil && fi.IsDir() {
+			dirs = append(dirs, filepath.Clean(u.Path))
+		}
+	}
+	if len(dirs) == 0 {
+		return nil
+	}
+	return NewWorkspace(dirs...)
 }

@@ -8,26 +8,36 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
 )
 
-// Formats lists the supported output formats.
-var Formats = []string{"markdown", "json", "openai", "openai-responses", "anthropic", "gemini", "mcp"}
+// Formats lists the supported output formats. gemini uses parametersJsonSchema (JSON
+// Schema); gemini-legacy the older parameters field, in Gemini's OpenAPI subset.
+var Formats = []string{"markdown", "json", "openai", "openai-responses", "anthropic", "gemini", "gemini-legacy", "mcp"}
+
+// StrictFormats are the formats with a strict variant (see Strict).
+var StrictFormats = []string{"openai", "openai-responses", "anthropic"}
 
 // Tool is one tool as the catalog describes it.
 type Tool struct {
 	Name         string         `json:"name"`
+	Applet       string         `json:"applet"`
 	Kind         core.Kind      `json:"kind"`
 	Description  string         `json:"description"`
 	Snippet      string         `json:"snippet"`
 	Guidelines   []string       `json:"guidelines,omitempty"`
 	InputSchema  map[string]any `json:"input_schema"`
+	OutputSchema map[string]any `json:"output_schema"`
 	Capabilities []string       `json:"capabilities"`
 	Annotations  Annotations    `json:"annotations"`
-	Command      string         `json:"command"`
+	// Command is exactly what runs the tool with its arguments as JSON on stdin.
+	Command string `json:"command"`
+	// Ref is the applet and dialect entry behind the tool (mcp dispatches on it).
+	Ref core.ToolRef `json:"-"`
 }
 
 // Annotations are MCP's tool hints, set explicitly for every tool.
@@ -38,54 +48,123 @@ type Annotations struct {
 	OpenWorldHint   bool `json:"openWorldHint"`
 }
 
-// Catalog builds the tools for specs, keeping only the named ones when names is not
-// empty (an unknown name is an error that lists the known ones).
-func Catalog(specs []core.Spec, names []string) ([]Tool, error) {
+// Catalog builds the tools of a dialect ("" or "agentbox": agentbox's own names),
+// keeping only the named ones when names is not empty (a name may be the dialect's or
+// an applet's; an unknown name is an error that lists the dialect's tools).
+func Catalog(specs []core.Spec, dialect string, names []string) ([]Tool, error) {
 	table := core.NewTable(specs)
-	selected := specs
+	refs, err := table.DialectTools(dialect)
+	if err != nil {
+		return nil, err
+	}
 	if len(names) > 0 {
-		selected = nil
+		var selected []core.ToolRef
 		seen := map[string]bool{}
 		for _, n := range names {
-			s := table.Lookup(strings.TrimSpace(n))
-			if s == nil {
+			n = strings.TrimSpace(n)
+			ref := pick(refs, n)
+			if ref == nil {
 				var known []string
-				for _, sp := range specs {
-					known = append(known, sp.Name)
+				for _, r := range refs {
+					if !r.Spec.Stdio {
+						known = append(known, r.Name())
+					}
 				}
 				return nil, core.Errorf(core.CodeInvalidParams, "unknown tool %q; known tools: %s", n, strings.Join(known, ", "))
 			}
-			if !seen[s.Name] {
-				seen[s.Name] = true
-				selected = append(selected, *s)
+			if !seen[ref.Name()] {
+				seen[ref.Name()] = true
+				selected = append(selected, *ref)
 			}
 		}
+		refs = selected
 	}
-	tools := make([]Tool, 0, len(selected))
-	for _, s := range selected {
+	tools := make([]Tool, 0, len(refs))
+	for _, r := range refs {
+		s := r.Spec
 		if s.Stdio {
 			continue // a server (mcp) is no tool a model can call
 		}
-		desc := s.Description
+		desc, snippet := s.Description, s.Summary
+		if r.Tool != nil && r.Tool.Description != "" {
+			desc = r.Tool.Description
+		}
+		if r.Tool != nil && r.Tool.Summary != "" {
+			snippet = r.Tool.Summary
+		}
 		if desc == "" {
-			desc = s.Summary
+			desc = snippet
 		}
 		caps := s.Capabilities
 		if caps == nil {
 			caps = []string{}
 		}
+		in, err := r.InputSchema()
+		if err != nil {
+			return nil, core.Errorf(core.CodeInternal, "%v", err)
+		}
 		tools = append(tools, Tool{
-			Name: s.Name, Kind: s.Kind, Description: desc, Snippet: s.Summary, Guidelines: s.Guidelines,
-			InputSchema: core.ParamsOf(s.New()).Schema(), Capabilities: caps,
+			Name: r.Name(), Applet: s.Name, Kind: s.Kind, Description: desc, Snippet: snippet, Guidelines: s.Guidelines,
+			InputSchema: in, OutputSchema: core.OutputSchema(s.Output...), Capabilities: caps,
 			Annotations: Annotations{ReadOnlyHint: s.ReadOnly, DestructiveHint: s.Destructive, IdempotentHint: s.Idempotent, OpenWorldHint: s.OpenWorld},
-			Command:     "agentbox " + s.Name,
+			Command:     r.Command(), Ref: r,
 		})
 	}
 	return tools, nil
 }
 
-// Render writes tools in a format.
-func Render(tools []Tool, format string) ([]byte, error) {
+// aliasFor returns another name the applet accepts for a parameter, one that fits
+// Gemini's parameter-name rule (grep's -i is also case_insensitive), or "".
+func (t Tool) aliasFor(name string) string {
+	if t.Ref.Spec == nil {
+		return ""
+	}
+	f := core.ParamsOf(t.Ref.Spec.New()).Lookup(name)
+	if f == nil {
+		return ""
+	}
+	for _, a := range f.Aliases {
+		if GeminiParamPattern.MatchString(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// pick finds a tool by its dialect name (exactly, then ignoring case), or by the name or
+// alias of the applet behind it.
+func pick(refs []core.ToolRef, name string) *core.ToolRef {
+	for i := range refs {
+		if refs[i].Name() == name {
+			return &refs[i]
+		}
+	}
+	for i := range refs {
+		if strings.EqualFold(refs[i].Name(), name) {
+			return &refs[i]
+		}
+	}
+	for i := range refs {
+		s := refs[i].Spec
+		if s.Name == name || slices.Contains(s.Aliases, name) {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+// Render writes tools in a format; strict gives the provider's strict variant (see
+// Strict), for the formats in StrictFormats.
+func Render(tools []Tool, format string, strict bool) ([]byte, error) {
+	if strict && !slices.Contains(StrictFormats, format) {
+		return nil, core.Errorf(core.CodeInvalidParams, "format %s has no strict variant; strict applies to %s", format, strings.Join(StrictFormats, ", "))
+	}
+	schema := func(t Tool) map[string]any {
+		if strict {
+			return Strict(t.InputSchema, format)
+		}
+		return t.InputSchema
+	}
 	var v any
 	switch format {
 	case "markdown":
@@ -95,31 +174,55 @@ func Render(tools []Tool, format string) ([]byte, error) {
 	case "openai":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"type": "function", "function": map[string]any{"name": t.Name, "description": t.Description, "parameters": t.InputSchema}})
+			fn := map[string]any{"name": t.Name, "description": t.Description, "parameters": schema(t)}
+			if strict {
+				fn["strict"] = true
+			}
+			out = append(out, map[string]any{"type": "function", "function": fn})
 		}
 		v = map[string]any{"tools": out}
 	case "openai-responses":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": t.InputSchema})
+			fn := map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": schema(t)}
+			if strict {
+				fn["strict"] = true
+			}
+			out = append(out, fn)
 		}
 		v = map[string]any{"tools": out}
 	case "anthropic":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "input_schema": t.InputSchema})
+			tool := map[string]any{"name": t.Name, "description": t.Description, "input_schema": schema(t)}
+			if strict {
+				tool["strict"] = true
+			}
+			out = append(out, tool)
 		}
 		v = map[string]any{"tools": out}
 	case "gemini":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "parametersJsonSchema": t.InputSchema})
+			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "parametersJsonSchema": GeminiJSONSchema(t.InputSchema)})
+		}
+		v = map[string]any{"tools": []any{map[string]any{"functionDeclarations": out}}}
+	case "gemini-legacy":
+		var out []any
+		for _, t := range tools {
+			fn := map[string]any{"name": t.Name, "description": t.Description}
+			// Gemini refuses an OBJECT without properties; a tool without parameters
+			// leaves parameters out.
+			if props, _ := t.InputSchema["properties"].(map[string]any); len(props) > 0 {
+				fn["parameters"] = GeminiSchema(t.InputSchema, t.aliasFor)
+			}
+			out = append(out, fn)
 		}
 		v = map[string]any{"tools": []any{map[string]any{"functionDeclarations": out}}}
 	case "mcp":
 		var out []any
 		for _, t := range tools {
-			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.InputSchema, "annotations": t.Annotations})
+			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.InputSchema, "outputSchema": t.OutputSchema, "annotations": t.Annotations})
 		}
 		v = map[string]any{"tools": out}
 	default:
