@@ -27,7 +27,8 @@ func hostileRequests() []string {
 }
 
 // wrongTypes builds, for every field of an applet, a request with a value of the wrong
-// JSON type.
+// JSON type. (null is not among them: it means "unset", as strict-mode schemas send
+// it for every optional field.)
 func wrongTypes(cmd core.Command) []string {
 	var reqs []string
 	for _, f := range core.ParamsOf(cmd).Fields {
@@ -38,13 +39,13 @@ func wrongTypes(cmd core.Command) []string {
 		var bad []string
 		switch t.Kind() {
 		case reflect.String:
-			bad = []string{`1`, `true`, `["a"]`, `{}`, `null`}
+			bad = []string{`1`, `true`, `["a"]`, `{}`}
 		case reflect.Bool:
-			bad = []string{`"true"`, `1`, `null`}
+			bad = []string{`"true"`, `1`}
 		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64:
-			bad = []string{`"1"`, `1.5`, `1e30`, `-1e30`, `true`, `null`}
+			bad = []string{`"1"`, `1.5`, `1e30`, `-1e30`, `true`}
 		case reflect.Float64, reflect.Float32:
-			bad = []string{`"0.5"`, `[]`, `null`}
+			bad = []string{`"0.5"`, `[]`}
 		case reflect.Slice:
 			bad = []string{`"a"`, `{}`, `[null]`, `[1,2,3]`}
 		case reflect.Map:
@@ -66,8 +67,10 @@ func TestHostileJSON(t *testing.T) {
 	}
 	vars := map[string]string{"HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, ".state"), "AGENTBOX_ROOT": dir, "AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "read-only"}
 	for _, spec := range applets.All {
-		reqs := append(hostileRequests(), wrongTypes(spec.New())...)
-		for _, req := range reqs {
+		wrong := wrongTypes(spec.New())
+		reqs := append(hostileRequests(), wrong...)
+		for i, req := range reqs {
+			isWrongType := i >= len(reqs)-len(wrong)
 			var out, errb bytes.Buffer
 			host := core.Host{
 				Stdin: strings.NewReader(req), Stdout: &out, Stderr: &errb,
@@ -99,6 +102,9 @@ func TestHostileJSON(t *testing.T) {
 			}
 			if env.Type == "error" && (env.ErrorText == "" || env.Metadata["error_code"] == nil) {
 				t.Errorf("%s: error envelope without text or code: %+v", label, env)
+			}
+			if isWrongType && env.Metadata["error_code"] != string(core.CodeInvalidParams) {
+				t.Errorf("%s: a field of the wrong type got %v, want invalid_params: %s", label, env.Metadata["error_code"], env.ErrorText)
 			}
 			if env.Type == "error" && env.Metadata["error_code"] == string(core.CodeInternal) {
 				t.Errorf("%s: internal error: %s", label, env.ErrorText)
