@@ -383,8 +383,34 @@ func (t *Table) Resolve(dialect, name string) (*ToolRef, error) {
 			}
 		}
 	}
+	if dialect == "" {
+		// No dialect chosen: a name that only a dialect gives a meaning of its own
+		// (update_plan_step is plan with action update_step) runs that tool, rather
+		// than the bare applet it is an alias of, which would ignore the fixed action.
+		if s := t.byName[name]; s == nil || s.Name != name {
+			if ref := t.fixedTool(name); ref != nil {
+				return ref, nil
+			}
+		}
+	}
 	if s := t.Lookup(name); s != nil {
 		return &ToolRef{Spec: s}, nil
 	}
 	return nil, nil
+}
+
+// fixedTool finds a dialect tool of exactly this name that passes fixed arguments.
+func (t *Table) fixedTool(name string) *ToolRef {
+	for _, d := range t.Dialects() {
+		refs, err := t.DialectTools(d)
+		if err != nil {
+			continue
+		}
+		for _, r := range refs {
+			if r.Tool != nil && r.Tool.Name == name && len(r.Tool.Fixed) > 0 {
+				return &r
+			}
+		}
+	}
+	return nil
 }

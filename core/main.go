@@ -461,7 +461,7 @@ func (t *Table) ResolveArgv0(dialect, argv0 string) *ToolRef {
 	if base == "agentbox" || strings.HasPrefix(base, "agentbox.") {
 		return nil
 	}
-	if dialect != "" && dialect != DialectAgentbox {
+	if dialect != DialectAgentbox {
 		if ref, _ := t.Resolve(dialect, base); ref != nil && ref.Tool != nil {
 			return ref
 		}
