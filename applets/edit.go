@@ -79,87 +79,111 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := recoverInterruptedPatches(ctx, env); err != nil {
+		return nil, err
+	}
 	p, err := env.Resolve(e.FilePath)
 	if err != nil {
 		return nil, err
 	}
-	f, fi, err := env.WS.OpenRegular(p)
-	if err != nil {
-		ce := core.AsError(err)
-		if ce.Code != core.CodeNotFound {
-			return nil, ce
+	// decision is asked once. The loop runs a second time only when a concurrent
+	// writer got in between the read and the write; that time the read, match and
+	// write all happen under the writers' lock, so it cannot be overtaken again.
+	var decision *core.Decision
+	locked := false
+	for {
+		f, fi, err := env.WS.OpenRegular(p)
+		if err != nil {
+			ce := core.AsError(err)
+			if ce.Code != core.CodeNotFound {
+				return nil, ce
+			}
+			if len(ops) == 1 && ops[0].Old == "" {
+				return e.create(ctx, env, p, ops[0].New)
+			}
+			msg := fmt.Sprintf("%s does not exist", p.Abs)
+			if sims := env.WS.SimilarPaths(p.Abs, 3); len(sims) > 0 {
+				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+			}
+			return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)
+		}
+		raw, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
+		f.Close()
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "reading %s: %v", p.Abs, err)
+		}
+		if len(raw) > EditMaxFileBytes {
+			return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
+		}
+		text, format := textedit.Decode(raw)
+		if format.Encoding == "utf-8" && bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
+			return nil, core.Errorf(core.CodeBinaryFile, "%s looks binary (it has NUL bytes); edit changes text files only", p.Abs)
+		}
+		if !bytes.Equal(format.Encode(text), raw) {
+			// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
+			// did not touch.
+			return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
+		}
+		sum := sha256.Sum256(raw)
+		if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
+			return nil, err
 		}
 		if len(ops) == 1 && ops[0].Old == "" {
-			return e.create(ctx, env, p, ops[0].New)
+			return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
 		}
-		msg := fmt.Sprintf("%s does not exist", p.Abs)
-		if sims := env.WS.SimilarPaths(p.Abs, 3); len(sims) > 0 {
-			msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+		normalized := make([]textedit.Edit, len(ops))
+		for i, op := range ops {
+			op.Old = format.Normalize(op.Old)
+			op.New = format.Normalize(op.New)
+			normalized[i] = op
 		}
-		return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
-	f.Close()
-	if err != nil {
-		return nil, core.Errorf(core.CodeIOError, "reading %s: %v", p.Abs, err)
-	}
-	if len(raw) > EditMaxFileBytes {
-		return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
-	}
-	text, format := textedit.Decode(raw)
-	if format.Encoding == "utf-8" && bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
-		return nil, core.Errorf(core.CodeBinaryFile, "%s looks binary (it has NUL bytes); edit changes text files only", p.Abs)
-	}
-	if !bytes.Equal(format.Encode(text), raw) {
-		// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
-		// did not touch.
-		return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
-	}
-	sum := sha256.Sum256(raw)
-	if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
-		return nil, err
-	}
-	if len(ops) == 1 && ops[0].Old == "" {
-		return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
-	}
-	for i := range ops {
-		ops[i].Old = format.Normalize(ops[i].Old)
-		ops[i].New = format.Normalize(ops[i].New)
-	}
-	newText, applied, err := textedit.Apply(text, ops)
-	if err != nil {
-		return nil, editFailure(p.Abs, err, len(ops) > 1)
-	}
-	newRaw := format.Encode(newText)
-	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
-	var simSum float64
-	for _, a := range applied {
-		if a.Stage == textedit.StageFuzzy {
-			res.FuzzyCount++
-			simSum += a.Similarity
-		}
-	}
-	if res.FuzzyCount > 0 {
-		res.FuzzyAvg = simSum / float64(res.FuzzyCount)
-	}
-	result := &core.Result{}
-	res.Diff = capDiff(env, "edit-diff", udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
-	if !e.DryRun {
-		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("edit %s (%d edits, %+d bytes)", p.Abs, len(ops), res.BytesDelta)})
+		newText, applied, err := textedit.Apply(text, normalized)
 		if err != nil {
-			return nil, err
+			return nil, editFailure(p.Abs, err, len(ops) > 1)
 		}
-		info, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{})
-		if err != nil {
-			return nil, err
+		newRaw := format.Encode(newText)
+		res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
+		var simSum float64
+		for _, a := range applied {
+			if a.Stage == textedit.StageFuzzy {
+				res.FuzzyCount++
+				simSum += a.Similarity
+			}
 		}
-		if nfi, err := env.WS.Stat(info.Target); err == nil {
-			_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, newRaw))
+		if res.FuzzyCount > 0 {
+			res.FuzzyAvg = simSum / float64(res.FuzzyCount)
 		}
-		result.Meta = map[string]any{"decision": d}
+		result := &core.Result{}
+		res.Diff = capDiff(env, "edit-diff", udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
+		if !e.DryRun {
+			if decision == nil {
+				d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("edit %s (%d edits, %+d bytes)", p.Abs, len(ops), res.BytesDelta)})
+				if err != nil {
+					return nil, err
+				}
+				decision = &d
+			}
+			_, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{Expect: core.ExpectContent(raw), OnWritten: recordWrite(env, newRaw), Locked: locked})
+			if core.IsConcurrentChange(err) && !locked {
+				// Another process wrote the file since it was read here: apply the same
+				// edits to what it holds now (the freshness check above still guards
+				// changes this session has not seen).
+				unlock, lerr := env.WS.LockFor(p)
+				if lerr != nil {
+					return nil, lerr
+				}
+				defer unlock()
+				locked = true
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			result.Meta = map[string]any{"decision": *decision}
+		}
+		result.Data = res
+		return result, nil
 	}
-	result.Data = res
-	return result, nil
 }
 
 func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content string) (*core.Result, error) {
@@ -173,12 +197,8 @@ func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content s
 		if err != nil {
 			return nil, err
 		}
-		info, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true})
-		if err != nil {
+		if _, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true, Expect: core.ExpectContent(nil), OnWritten: recordWrite(env, []byte(content))}); err != nil {
 			return nil, err
-		}
-		if nfi, err := env.WS.Stat(info.Target); err == nil {
-			_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, []byte(content)))
 		}
 		result.Meta = map[string]any{"decision": d}
 	}

@@ -3,9 +3,13 @@ package applets
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/glob"
+	"github.com/agentbox/agentbox/core/grep"
 )
 
 // GlobDefaultLimit is how many files glob returns before it says how many more matched.
@@ -20,6 +24,7 @@ type Glob struct {
 	Path          string `json:"path" alias:"dir,directory,cwd" arg:"" optional:"" default:"." help:"the directory the pattern is relative to"`
 	Limit         int    `json:"limit" alias:"max_results,head_limit" default:"1000" schema:"min=1" help:"maximum files to return (newest first)"`
 	IncludeHidden bool   `json:"include_hidden" alias:"hidden" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`
+	Respect       bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders (unless the pattern names them)"`
 }
 
 // GlobResult is what glob returns.
@@ -46,11 +51,25 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	} else if !fi.IsDir() {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s is a file, not a directory; pass its folder as path, or read it", dir.Abs)
 	}
-	found, err := env.WS.Glob(ctx, dir, g.Pattern, core.GlobOptions{IncludeHidden: g.IncludeHidden, Deadline: env.Now().Add(GlobTimeBudget)})
-	if err != nil {
+	if err := glob.Validate(filepath.ToSlash(g.Pattern)); err != nil {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
+	}
+	// The walk starts at the pattern's fixed leading folders: confine that folder too
+	// (an absolute pattern or one climbing out with ..).
+	base := glob.Base(dir.Abs, g.Pattern)
+	if _, err := env.WS.Resolve(dir.Abs, base); err != nil {
 		return nil, err
 	}
-	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: found.Partial, Files: []string{}}
+	defer grep.PauseGC(SearchGCLimit)()
+	found, err := glob.Glob(ctx, dir.Abs, g.Pattern, walkOptions(env, g.IncludeHidden, g.Respect, false, GlobTimeBudget))
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", base, err)
+	}
+	partial := ""
+	if found.Truncated {
+		partial = found.Reason
+	}
+	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Files: []string{}}
 	for i, m := range found.Matches {
 		if i == g.Limit {
 			res.More = len(found.Matches) - g.Limit
@@ -61,12 +80,12 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	result := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
 		result.Truncated = true
-		var all []byte
+		var all strings.Builder
 		for _, m := range found.Matches {
-			all = append(all, m.Path...)
-			all = append(all, '\n')
+			all.WriteString(m.Path)
+			all.WriteByte('\n')
 		}
-		if path, err := env.Session.Spill("glob", all); err == nil {
+		if path, err := env.Session.Spill("glob", []byte(all.String())); err == nil {
 			result.OutputPath = path
 		}
 	}

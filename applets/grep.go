@@ -1,52 +1,34 @@
 package applets
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"path/filepath"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
-	"github.com/bmatcuk/doublestar/v4"
+	"github.com/agentbox/agentbox/core/grep"
 )
 
 // Limits of grep, used by the code and quoted in the descriptions.
 const (
 	GrepDefaultHeadLimit = 200 // reference 002: 200 matches
-	GrepMaxLineChars     = 500 // matching lines are cut to this many characters
-	GrepMaxFileBytes     = 64 << 20
-	GrepTimeBudget       = 30 * time.Second
+	GrepMaxLineChars     = 500 // output lines are cut to this many bytes, with a marker
+	// GrepMaxCollect bounds the content lines one call keeps (for the page and the
+	// sidecar file); past it the result says so, and a narrower search gets the rest.
+	GrepMaxCollect = 100_000
+	GrepTimeBudget = 30 * time.Second
 )
-
-// grepTypes maps ripgrep type names to file globs.
-var grepTypes = map[string][]string{
-	"go": {"*.go"}, "rust": {"*.rs"}, "py": {"*.py", "*.pyi"}, "js": {"*.js", "*.mjs", "*.cjs", "*.jsx"},
-	"ts": {"*.ts", "*.tsx", "*.mts", "*.cts"}, "java": {"*.java"}, "c": {"*.c", "*.h"},
-	"cpp": {"*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"}, "cs": {"*.cs"}, "rb": {"*.rb", "Gemfile", "Rakefile"},
-	"php": {"*.php"}, "swift": {"*.swift"}, "kotlin": {"*.kt", "*.kts"}, "scala": {"*.scala", "*.sc"},
-	"sh": {"*.sh", "*.bash", "*.zsh", ".bashrc", ".zshrc"}, "md": {"*.md", "*.markdown"}, "json": {"*.json"},
-	"yaml": {"*.yaml", "*.yml"}, "toml": {"*.toml"}, "xml": {"*.xml"}, "html": {"*.html", "*.htm"},
-	"css": {"*.css", "*.scss", "*.sass", "*.less"}, "sql": {"*.sql"}, "lua": {"*.lua"}, "dart": {"*.dart"},
-	"elixir": {"*.ex", "*.exs"}, "erlang": {"*.erl", "*.hrl"}, "haskell": {"*.hs"}, "ocaml": {"*.ml", "*.mli"},
-	"r": {"*.r", "*.R"}, "perl": {"*.pl", "*.pm"}, "proto": {"*.proto"}, "make": {"Makefile", "*.mk", "makefile", "GNUmakefile"},
-	"docker": {"Dockerfile", "*.dockerfile"}, "vue": {"*.vue"}, "svelte": {"*.svelte"}, "zig": {"*.zig"},
-	"nim": {"*.nim"}, "clojure": {"*.clj", "*.cljs", "*.cljc", "*.edn"}, "tf": {"*.tf", "*.tfvars"}, "txt": {"*.txt"},
-}
 
 // Grep searches file contents with a regular expression.
 type Grep struct {
 	Pattern      string `json:"pattern" alias:"regex,query" arg:"" required:"" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
 	Path         string `json:"path" alias:"dir,directory" arg:"" optional:"" default:"." help:"file or directory to search"`
-	Glob         string `json:"glob" alias:"include,include_pattern" help:"only files whose path matches this glob (e.g. *.go, src/**/*.ts)"`
-	Type         string `json:"type" alias:"file_type" help:"only files of this ripgrep type (go, py, js, ts, rust, java, c, cpp, md, ...)"`
-	OutputMode   string `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matches per file)"`
+	Glob         string `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
+	Type         string `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
+	OutputMode   string `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file)"`
 	IgnoreCase   bool   `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
 	After        int    `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
 	Before       int    `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
@@ -58,6 +40,8 @@ type Grep struct {
 	HeadLimit    int    `json:"head_limit" alias:"max_results,limit" default:"200" schema:"min=1" help:"at most this many output entries (lines, files or counts); the rest go to the sidecar file"`
 	Offset       int    `json:"offset" schema:"min=0" help:"skip this many output entries first (paging)"`
 	Hidden       bool   `json:"include_hidden" alias:"hidden" help:"search hidden files and folders too"`
+	Respect      bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders"`
+	Follow       bool   `json:"follow" alias:"follow_symlinks" short:"L" help:"follow symbolic links (loop-safe; links leading out of the workspace are left out)"`
 	Sort         string `json:"sort" enum:"path,modified" default:"path" help:"order files by path, or by modification time (newest first)"`
 }
 
@@ -72,33 +56,53 @@ type GrepResult struct {
 	FilesSearched int      `json:"files_searched"`
 	SkippedBinary int      `json:"skipped_binary,omitempty"`
 	SkippedLarge  int      `json:"skipped_large,omitempty"`
+	Unreadable    int      `json:"unreadable,omitempty"`
 	More          int      `json:"more"` // entries left out by head_limit
 	Partial       string   `json:"partial,omitempty"`
+
+	page []grepEntry   // the entries shown, for the terminal rendering
+	m    *grep.Matcher // for colouring matches
 }
 
-type grepFile struct {
-	abs     string
-	mod     time.Time
-	entries []string
-	matches int
+// grepEntry is one output entry before it is rendered to a string.
+type grepEntry struct {
+	path  string
+	num   int  // 0: no line (files, counts, a -- separator)
+	sep   byte // ':' a match, '-' context, 0 a group separator
+	text  string
+	count int
+	cut   int
 }
 
 // Run implements core.Command.
 func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	re, err := g.compile()
+	before, after := g.Before, g.After
+	if g.Context > 0 {
+		before, after = max(before, g.Context), max(after, g.Context)
+	}
+	opt := grep.Options{
+		Pattern: g.Pattern, FixedStrings: g.FixedStrings, IgnoreCase: g.IgnoreCase, Word: g.Word,
+		Multiline: g.Multiline, SortModified: g.Sort == "modified", LineCap: GrepMaxLineChars,
+		MaxLines: max(GrepMaxCollect, g.Offset+g.HeadLimit),
+	}
+	switch g.OutputMode {
+	case "content":
+		opt.Mode, opt.Before, opt.After = grep.Content, before, after
+	case "count":
+		opt.Mode = grep.Count
+	default:
+		opt.Mode = grep.FilesWithMatches
+	}
+	if g.Type != "" {
+		opt.Types = splitList(g.Type)
+	}
+	if g.Glob != "" {
+		opt.Globs = splitGlobs(g.Glob)
+	}
+	opt.Walk = walkOptions(env, g.Hidden, g.Respect, g.Follow, GrepTimeBudget)
+	m, err := grep.Compile(opt)
 	if err != nil {
-		return nil, err
-	}
-	if g.Type != "" && grepTypes[g.Type] == nil {
-		var names []string
-		for n := range grepTypes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		return nil, core.Errorf(core.CodeInvalidParams, "unknown file type %q; known types: %s", g.Type, strings.Join(names, ", "))
-	}
-	if g.Glob != "" && !doublestar.ValidatePattern(g.Glob) {
-		return nil, core.Errorf(core.CodeInvalidParams, "glob %q is not a valid pattern", g.Glob)
+		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
 	}
 	p, err := env.Resolve(g.Path)
 	if err != nil {
@@ -107,84 +111,58 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "search " + p.Abs}); err != nil {
 		return nil, err
 	}
+	// Stat through the workspace: a path (or a link) leading outside is refused here.
 	fi, err := env.WS.Stat(p)
 	if err != nil {
 		return nil, err
 	}
-	before, after := g.Before, g.After
-	if g.Context > 0 {
-		before, after = max(before, g.Context), max(after, g.Context)
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s is not a regular file or a directory; grep searches files and directories only, so it cannot hang on a pipe, socket or device", p.Abs)
 	}
-	res := GrepResult{Mode: g.OutputMode}
-	var found []grepFile
-	search := func(fp core.Path, display string, mod time.Time) {
-		f, _, err := env.WS.OpenRegular(fp)
-		if err != nil {
-			return
+	defer grep.PauseGC(SearchGCLimit)()
+	found, err := m.Search(ctx, p.Abs)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, core.Errorf(core.CodeTimeout, "the search was cancelled")
 		}
-		data, err := io.ReadAll(io.LimitReader(f, GrepMaxFileBytes+1))
-		f.Close()
-		if err != nil {
-			return
-		}
-		res.FilesSearched++
-		if len(data) > GrepMaxFileBytes {
-			res.SkippedLarge++
-			return
-		}
-		if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
-			res.SkippedBinary++
-			return
-		}
-		gf := g.searchFile(re, data, display, before, after)
-		if gf.matches > 0 {
-			gf.abs, gf.mod = fp.Abs, mod
-			found = append(found, gf)
-		}
+		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", p.Abs, err)
 	}
-	if !fi.IsDir() {
-		search(p, p.Abs, fi.ModTime())
-	} else {
-		partial, err := env.WS.WalkFiles(ctx, p, core.WalkOptions{IncludeHidden: g.Hidden, Deadline: env.Now().Add(GrepTimeBudget)}, func(abs, rel string, d fs.DirEntry) error {
-			if !g.wanted(rel, d.Name()) {
-				return nil
-			}
-			var mod time.Time
-			if g.Sort == "modified" {
-				if info, err := d.Info(); err == nil {
-					mod = info.ModTime()
+	res := GrepResult{Mode: g.OutputMode, FilesSearched: found.Searched, SkippedBinary: found.Binary,
+		SkippedLarge: found.TooLarge, Unreadable: found.Errors, FilesMatched: len(found.Files), m: m}
+	if found.Truncated {
+		res.Partial = found.Reason
+	}
+	var all []grepEntry
+	for i := range found.Files {
+		f := &found.Files[i]
+		res.TotalMatches += f.Matches
+		switch opt.Mode {
+		case grep.Content:
+			prev := 0
+			for j, l := range f.Lines {
+				if before > 0 || after > 0 {
+					// A "--" between groups, as ripgrep prints; num -1 marks the one
+					// between files, which the heading view replaces by a blank line.
+					if j == 0 && len(all) > 0 {
+						all = append(all, grepEntry{path: f.Path, num: -1})
+					} else if j > 0 && l.Num > prev+1 {
+						all = append(all, grepEntry{path: f.Path})
+					}
 				}
+				sep := byte('-')
+				if l.Match {
+					sep = ':'
+				}
+				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut})
+				prev = l.Num
 			}
-			search(core.Path{Abs: abs, Root: p.Root, Rel: filepath.Join(p.Rel, filepath.FromSlash(rel))}, abs, mod)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		res.Partial = partial
-	}
-	sort.Slice(found, func(i, j int) bool {
-		if g.Sort == "modified" && !found[i].mod.Equal(found[j].mod) {
-			return found[i].mod.After(found[j].mod)
-		}
-		return found[i].abs < found[j].abs
-	})
-	var all []string
-	for i, f := range found {
-		res.TotalMatches += f.matches
-		switch g.OutputMode {
-		case "content":
-			if i > 0 && (before > 0 || after > 0) {
-				all = append(all, "--")
-			}
-			all = append(all, f.entries...)
-		case "count":
-			all = append(all, fmt.Sprintf("%s:%d", f.abs, f.matches))
+			f.Lines = nil // let the collector have them once rendered
+		case grep.Count:
+			all = append(all, grepEntry{path: f.Path, count: f.Matches})
 		default:
-			all = append(all, f.abs)
+			all = append(all, grepEntry{path: f.Path})
 		}
 	}
-	res.FilesMatched = len(found)
 	page := all
 	if g.Offset < len(page) {
 		page = page[g.Offset:]
@@ -195,159 +173,109 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		res.More = len(page) - g.HeadLimit
 		page = page[:g.HeadLimit]
 	}
-	switch g.OutputMode {
-	case "content":
-		res.Lines = page
-	case "count":
-		res.Counts = page
+	res.page = page
+	lines := make([]string, len(page))
+	for i, e := range page {
+		lines[i] = g.render(opt.Mode, e)
+	}
+	switch opt.Mode {
+	case grep.Content:
+		res.Lines = lines
+	case grep.Count:
+		res.Counts = lines
 	default:
-		res.Files = page
+		res.Files = lines
 	}
 	result := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
 		result.Truncated = true
-		if path, err := env.Session.Spill("grep", []byte(strings.Join(all, "\n")+"\n")); err == nil {
+		var b strings.Builder
+		for _, e := range all {
+			b.WriteString(g.render(opt.Mode, e))
+			b.WriteByte('\n')
+		}
+		if path, err := env.Session.Spill("grep", []byte(b.String())); err == nil {
 			result.OutputPath = path
 		}
 	}
 	return result, nil
 }
 
-func (g *Grep) compile() (*regexp.Regexp, error) {
-	expr := g.Pattern
-	if g.FixedStrings {
-		expr = regexp.QuoteMeta(expr)
+// render writes one entry the way ripgrep prints it without headings.
+func (g *Grep) render(mode grep.Mode, e grepEntry) string {
+	switch {
+	case mode == grep.Count:
+		return e.path + ":" + strconv.Itoa(e.count)
+	case mode == grep.FilesWithMatches:
+		return e.path
+	case e.sep == 0:
+		return "--"
 	}
-	if g.Word {
-		expr = `\b(?:` + expr + `)\b`
-	}
-	flags := ""
-	if g.IgnoreCase {
-		flags += "i"
-	}
-	if g.Multiline {
-		flags += "s"
-	}
-	if flags != "" {
-		expr = "(?" + flags + ")" + expr
-	}
-	re, err := regexp.Compile(expr)
-	if err != nil {
-		return nil, core.Errorf(core.CodeInvalidParams, "invalid regular expression: %v. The syntax is Go's RE2: no backreferences or lookaround; escape literal ( [ { . * + ? with \\, or pass fixed_strings", err)
-	}
-	return re, nil
-}
-
-func (g *Grep) wanted(rel, name string) bool {
-	if g.Glob != "" {
-		pat := g.Glob
-		target := rel
-		if !strings.Contains(pat, "/") {
-			target = name // a bare pattern like *.go matches the file name, as in ripgrep
-		}
-		if ok, _ := doublestar.Match(pat, target); !ok {
-			return false
-		}
-	}
-	if g.Type != "" {
-		for _, pat := range grepTypes[g.Type] {
-			if ok, _ := doublestar.Match(pat, name); ok {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
-// searchFile finds the matches of one file and renders its entries for the mode.
-func (g *Grep) searchFile(re *regexp.Regexp, data []byte, display string, before, after int) grepFile {
-	var gf grepFile
-	if g.OutputMode == "files_with_matches" {
-		if re.Match(data) {
-			gf.matches = 1
-		}
-		return gf
-	}
-	// A literal the match must contain lets most files be skipped without splitting lines.
-	if lit, complete := re.LiteralPrefix(); lit != "" && !g.IgnoreCase && complete && !bytes.Contains(data, []byte(lit)) {
-		return gf
-	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	if len(lines) > 0 && len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
-	}
-	matched := make([]bool, len(lines))
-	if g.Multiline {
-		starts := make([]int, len(lines)+1)
-		for i, l := range lines {
-			starts[i+1] = starts[i] + len(l)
-		}
-		for _, loc := range re.FindAllIndex(data, -1) {
-			gf.matches++
-			first := sort.SearchInts(starts, loc[0]+1) - 1
-			last := sort.SearchInts(starts, max(loc[1], loc[0]+1)) - 1
-			for i := max(first, 0); i <= last && i < len(lines); i++ {
-				matched[i] = true
-			}
-		}
-	} else {
-		for i, l := range lines {
-			if re.Match(bytes.TrimRight(l, "\r\n")) {
-				matched[i] = true
-				gf.matches++
-			}
-		}
-	}
-	if gf.matches == 0 || g.OutputMode == "count" {
-		return gf
-	}
-	lastShown := -1
-	for i := range lines {
-		if !matched[i] {
-			continue
-		}
-		from := max(i-before, lastShown+1)
-		if lastShown >= 0 && from > lastShown+1 && (before > 0 || after > 0) {
-			gf.entries = append(gf.entries, "--")
-		}
-		to := min(i+after, len(lines)-1)
-		for j := from; j <= to; j++ {
-			if j > i && matched[j] {
-				break // the next match prints itself and its own context
-			}
-			sep := "-"
-			if matched[j] {
-				sep = ":"
-			}
-			gf.entries = append(gf.entries, g.entry(display, j+1, sep, lines[j]))
-			lastShown = j
-		}
-	}
-	return gf
-}
-
-func (g *Grep) entry(display string, n int, sep string, line []byte) string {
-	text := strings.ToValidUTF8(string(bytes.TrimRight(line, "\r\n")), "\uFFFD")
-	if r := []rune(text); len(r) > GrepMaxLineChars {
-		text = string(r[:GrepMaxLineChars]) + fmt.Sprintf(" … [%d more characters]", len(r)-GrepMaxLineChars)
+	text := strings.ToValidUTF8(e.text, "\uFFFD")
+	if e.cut > 0 {
+		text += fmt.Sprintf(" … [%d more bytes]", e.cut)
 	}
 	if g.LineNumbers {
-		return display + sep + strconv.Itoa(n) + sep + text
+		return e.path + string(e.sep) + strconv.Itoa(e.num) + string(e.sep) + text
 	}
-	return display + sep + text
+	return e.path + string(e.sep) + text
 }
 
-// RenderText implements core.TextRenderer.
+// splitList splits a comma- or space-separated list.
+func splitList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+}
+
+// splitGlobs splits "*.go,!*_test.go" on the commas outside braces, so "*.{ts,tsx}"
+// stays one glob.
+func splitGlobs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	out = append(out, s[start:])
+	var keep []string
+	for _, g := range out {
+		if g = strings.TrimSpace(g); g != "" {
+			keep = append(keep, g)
+		}
+	}
+	return keep
+}
+
+// RenderText implements core.TextRenderer. On a terminal (colour on) content is shown
+// the way ripgrep shows it to a person: a heading per file, line numbers and the
+// matches highlighted; otherwise one path:line:text entry per line.
 func (r GrepResult) RenderText(p *core.Printer) {
-	for _, f := range r.Files {
-		p.Println(p.Path(f))
-	}
-	for _, l := range r.Lines {
-		p.Println(l)
-	}
-	for _, c := range r.Counts {
-		p.Println(c)
+	switch {
+	case p.Color && r.Mode == "content":
+		r.renderHeadings(p)
+	default:
+		for _, f := range r.Files {
+			p.Println(p.Path(f))
+		}
+		for _, l := range r.Lines {
+			p.Println(l)
+		}
+		for _, c := range r.Counts {
+			if i := strings.LastIndexByte(c, ':'); i > 0 && p.Color {
+				c = p.Path(c[:i]) + ":" + c[i+1:]
+			}
+			p.Println(c)
+		}
 	}
 	if r.TotalMatches == 0 {
 		p.Println(p.Dim(fmt.Sprintf("No matches (%d files searched).", r.FilesSearched)))
@@ -358,7 +286,48 @@ func (r GrepResult) RenderText(p *core.Printer) {
 	if r.SkippedBinary > 0 {
 		p.Println(p.Dim(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary)))
 	}
+	if r.SkippedLarge > 0 {
+		p.Println(p.Dim(fmt.Sprintf("(%d files skipped: too large for multiline, or a line over %d MB)", r.SkippedLarge, grep.MaxLineBytes>>20)))
+	}
 	if r.Partial != "" {
 		p.Println(p.Warn("partial result: " + r.Partial))
+	}
+}
+
+func (r GrepResult) renderHeadings(p *core.Printer) {
+	cur := ""
+	for _, e := range r.page {
+		if e.path != cur && e.num >= 0 {
+			if cur != "" {
+				p.Println()
+			}
+			cur = e.path
+			p.Println(p.Path(e.path))
+		}
+		if e.sep == 0 {
+			if e.num == 0 {
+				p.Println(p.Dim("--"))
+			}
+			continue
+		}
+		text := strings.ToValidUTF8(e.text, "\uFFFD")
+		if e.sep == ':' && r.m != nil {
+			var b strings.Builder
+			last := 0
+			for _, loc := range r.m.MatchIndexes(text) {
+				if loc[1] <= loc[0] || loc[0] < last {
+					continue
+				}
+				b.WriteString(text[last:loc[0]])
+				b.WriteString(p.Match(text[loc[0]:loc[1]]))
+				last = loc[1]
+			}
+			b.WriteString(text[last:])
+			text = b.String()
+		}
+		if e.cut > 0 {
+			text += p.Dim(fmt.Sprintf(" … [%d more bytes]", e.cut))
+		}
+		p.Println(p.LineNo(strconv.Itoa(e.num)) + string(e.sep) + text)
 	}
 }

@@ -56,14 +56,23 @@ func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
 }
 
 // workspaceFS routes the patch engine's file access through the workspace, so every
-// path is confined and every write is atomic.
-type workspaceFS struct{ env *core.Env }
+// path is confined and every write is atomic. It remembers what it read, and each write
+// or removal happens only if the file still holds that (checked under the directory
+// lock), so a concurrent writer's change is never overwritten unseen.
+type workspaceFS struct {
+	env  *core.Env
+	seen map[string]core.Expectation // by absolute path
+}
 
-func (w workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
+func newWorkspaceFS(env *core.Env) *workspaceFS {
+	return &workspaceFS{env: env, seen: map[string]core.Expectation{}}
+}
+
+func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
 
 // Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
 // later call from another directory still rolls back the right files.
-func (w workspaceFS) Canonical(name string) (string, error) {
+func (w *workspaceFS) Canonical(name string) (string, error) {
 	p, err := w.path(name)
 	if err != nil {
 		return "", err
@@ -71,7 +80,7 @@ func (w workspaceFS) Canonical(name string) (string, error) {
 	return p.Abs, nil
 }
 
-func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
+func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	p, err := w.path(name)
 	if err != nil {
 		return nil, 0, err
@@ -79,6 +88,7 @@ func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	f, fi, err := w.env.WS.OpenRegular(p)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound {
+			w.seen[p.Abs] = core.ExpectContent(nil)
 			return nil, 0, fs.ErrNotExist
 		}
 		return nil, 0, err
@@ -91,40 +101,65 @@ func (w workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	if len(data) > EditMaxFileBytes {
 		return nil, 0, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; patch it with bash tools instead", p.Abs, EditMaxFileBytes>>20)
 	}
+	w.seen[p.Abs] = core.ExpectContent(data)
 	return data, fi.Mode().Perm(), nil
 }
 
-func (w workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
+func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	p, err := w.path(name)
 	if err != nil {
 		return err
 	}
-	_, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true})
-	return err
+	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data)}); err != nil {
+		return err
+	}
+	w.seen[p.Abs] = core.ExpectContent(data)
+	return nil
 }
 
-func (w workspaceFS) Remove(name string) error {
+func (w *workspaceFS) Remove(name string) error {
 	p, err := w.path(name)
 	if err != nil {
 		return err
 	}
-	return w.env.WS.Remove(p)
+	if err := w.env.WS.RemoveExpect(p, w.seen[p.Abs]); err != nil {
+		return err
+	}
+	w.seen[p.Abs] = core.ExpectContent(nil)
+	return nil
+}
+
+// patchJournals is where commits keep their journals: shared by every session, so a
+// restarted harness with a new session still rolls back a patch killed half-way.
+func patchJournals(env *core.Env) (patch.Journals, error) {
+	dir, err := env.Session.SharedDir("patch-journals")
+	return patch.Journals{Dir: dir}, err
+}
+
+// recoverInterruptedPatches rolls back any patch a killed agentbox left half applied.
+// Every applet that changes files calls it first, so no call ever builds on half a
+// patch.
+func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, error) {
+	journals, err := patchJournals(env)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := journals.RecoverAll(ctx, newWorkspaceFS(env))
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journals in %s) failed: %v; fix the files it names and call again", journals.Dir, err)
+	}
+	return rec.Restored, nil
 }
 
 // Run implements core.Command.
 func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	fsys := workspaceFS{env}
-	journal, err := env.Session.Path("patch-journal.json")
+	fsys := newWorkspaceFS(env)
+	res := PatchResult{Files: []PatchFile{}}
+	recovered, err := recoverInterruptedPatches(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	res := PatchResult{Files: []PatchFile{}}
-	// A patch killed half-way in an earlier call is rolled back before anything else.
-	if rec, err := patch.Recover(journal, fsys); err != nil {
-		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journal %s) failed: %v", journal, err)
-	} else {
-		res.Recovered = rec.Restored
-	}
+	res.Recovered = recovered
 	if p.Patch == "" && p.File != "" {
 		data, _, err := fsys.ReadFile(p.File)
 		if err != nil {
@@ -181,18 +216,18 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := prepared.Commit(fsys, patch.CommitOptions{Journal: journal}); err != nil {
-			return nil, patchError(err)
+		journals, err := patchJournals(env)
+		if err != nil {
+			return nil, err
 		}
-		for _, f := range prepared.Files {
-			if f.New == nil {
-				continue
-			}
-			if tp, err := env.Resolve(f.Target()); err == nil {
-				if fi, err := env.WS.Stat(tp); err == nil {
-					_ = env.Session.RecordRead(core.StampOf(tp.Abs, fi, f.New))
-				}
-			}
+		journal, done, err := journals.Begin(ctx)
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "%v; nothing was written", err)
+		}
+		err = prepared.Commit(fsys, patch.CommitOptions{Journal: journal})
+		done()
+		if err != nil {
+			return nil, patchError(err)
 		}
 		result.Meta = map[string]any{"decision": d}
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/plans"
@@ -71,9 +72,10 @@ type PlanSummary struct {
 }
 
 var (
-	planStatuses  = map[string]bool{"draft": true, "active": true, "completed": true, "abandoned": true}
-	stepStatuses  = map[string]bool{"pending": true, "in_progress": true, "completed": true, "skipped": true}
-	planIDPattern = regexp.MustCompile(`^plan-(\d{3,})$`)
+	planStatuses = map[string]bool{"draft": true, "active": true, "completed": true, "abandoned": true}
+	stepStatuses = map[string]bool{"pending": true, "in_progress": true, "completed": true, "skipped": true}
+	// compiled on first use: a regexp compiled at init costs every applet's start-up
+	planIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^plan-(\d{3,})$`) })
 )
 
 // renderPlan and parsePlan convert between the applet's result type and core/plans, which
@@ -122,7 +124,7 @@ func parsePlan(text, path string) (*PlanDoc, error) {
 }
 
 func (p *Plan) planPath(env *core.Env, id string) (core.Path, error) {
-	if !planIDPattern.MatchString(id) {
+	if !planIDPattern().MatchString(id) {
 		return core.Path{}, core.Errorf(core.CodeInvalidParams, "plan_id %q is not a plan id like plan-001; run plan list to see the plans", id)
 	}
 	return env.Resolve(filepath.Join(env.WS.Roots[0], PlanDir, id+".md"))
@@ -264,7 +266,7 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		var ids []string
 		for _, e := range entries {
-			if id := strings.TrimSuffix(e.Name(), ".md"); planIDPattern.MatchString(id) && strings.HasSuffix(e.Name(), ".md") {
+			if id := strings.TrimSuffix(e.Name(), ".md"); planIDPattern().MatchString(id) && strings.HasSuffix(e.Name(), ".md") {
 				ids = append(ids, id)
 			}
 		}
@@ -289,7 +291,7 @@ func nextPlanID(env *core.Env, dir core.Path) string {
 	highest := 0
 	entries, _ := env.WS.ReadDir(dir)
 	for _, e := range entries {
-		if m := planIDPattern.FindStringSubmatch(strings.TrimSuffix(e.Name(), ".md")); m != nil {
+		if m := planIDPattern().FindStringSubmatch(strings.TrimSuffix(e.Name(), ".md")); m != nil {
 			if n, _ := strconv.Atoi(m[1]); n > highest {
 				highest = n
 			}

@@ -51,10 +51,10 @@ var All = []core.Spec{
 	{
 		Name: "ls", Aliases: []string{"list_directory", "list_dir", "LS"}, Kind: core.KindSearch,
 		Summary:     "List a directory (sorting, filtering, long format)",
-		Description: fmt.Sprintf("Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. long_format adds permissions, size and modification time. At most limit entries (default %d) are returned, with a count of the rest. A file path is an error that points to read.", LsDefaultLimit),
+		Description: fmt.Sprintf("Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. depth above 1 gives a tree view (up to %d levels). Entries that .gitignore, .ignore or git's excludes ignore are left out unless respect_gitignore is false; node_modules-like folders are listed but not descended into. long_format adds permissions, size and modification time. At most limit entries (default %d) are returned, with a count of the rest and the whole list in output_path. A file path is an error that points to read.", LsMaxDepth, LsDefaultLimit),
 		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
 		New: func() core.Command {
-			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit}
+			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit, Depth: 1, Respect: true}
 		},
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
@@ -65,9 +65,9 @@ var All = []core.Spec{
 	{
 		Name: "glob", Aliases: []string{"find_files", "Glob", "file_search"}, Kind: core.KindSearch,
 		Summary:      "Find files by glob pattern, newest first",
-		Description:  fmt.Sprintf("Finds files whose paths match a glob pattern (** across folders, *, ?, [abc], [!abc], {a,b}) under path, and returns absolute paths sorted by modification time, newest first. Hidden files and folders (and node_modules, build output and the like) are skipped unless include_hidden is set or the pattern names them. At most limit files (default %d) are returned, with the count of the rest and the whole list in output_path.", GlobDefaultLimit),
+		Description:  fmt.Sprintf("Finds files whose paths match a glob pattern (** across folders, *, ?, [abc], [!abc], {a,b}) under path, and returns absolute paths sorted by modification time, newest first. Hidden files and folders are skipped unless include_hidden is set or the pattern names them; files that .gitignore, .ignore or git's excludes ignore, and folders such as node_modules, .venv and __pycache__, are skipped unless respect_gitignore is false or the pattern names them. At most limit files (default %d) are returned, with the count of the rest and the whole list in output_path.", GlobDefaultLimit),
 		Guidelines:   []string{"Use glob to find files by name or extension instead of running find or ls -R through a shell."},
-		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit} },
+		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit, Respect: true} },
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,
 		Example:  `{"pattern":"**/*_test.go","path":"."}`,
@@ -77,10 +77,10 @@ var All = []core.Spec{
 	{
 		Name: "grep", Aliases: []string{"Grep", "grep_files", "search_files", "rg"}, Kind: core.KindSearch,
 		Summary:     "Search file contents with a regular expression",
-		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files, node_modules and build output are skipped unless include_hidden; binary files are skipped and counted. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified.", GrepDefaultHeadLimit),
+		Description: fmt.Sprintf("Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files are skipped unless include_hidden; what .gitignore, .ignore or git's excludes ignore, and folders such as node_modules, are skipped unless respect_gitignore is false; binary files are skipped and counted. Lines longer than %d bytes are cut with a marker. At most head_limit entries (default %d) are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified. RE2 differs from PCRE: no backreferences or lookaround, \\b is ASCII-only.", GrepMaxLineChars, GrepDefaultHeadLimit),
 		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
 		New: func() core.Command {
-			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path"}
+			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path", Respect: true}
 		},
 		Capabilities: []string{core.CapFSRead},
 		ReadOnly:     true, Idempotent: true,

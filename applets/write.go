@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
@@ -50,6 +51,9 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeInvalidParams, "content is missing; pass the complete new content of the file (an empty string makes an empty file)")
 	}
 	content := []byte(*w.Content)
+	if _, err := recoverInterruptedPatches(ctx, env); err != nil {
+		return nil, err
+	}
 	p, err := env.Resolve(w.FilePath)
 	if err != nil {
 		return nil, err
@@ -70,48 +74,56 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	expect := core.ExpectContent(nil)
 	if exists || w.ExpectedSHA256 != "" {
-		if err := checkUnchanged(env, p, w.ExpectedSHA256); err != nil {
+		if expect, err = checkUnchanged(env, p, w.ExpectedSHA256); err != nil {
 			return nil, err
 		}
 	}
-	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories})
+	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect, OnWritten: recordWrite(env, content)})
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(content)
-	if nfi, err := env.WS.Stat(info.Target); err == nil {
-		_ = env.Session.RecordRead(core.StampOf(info.Target.Abs, nfi, content))
-	}
 	return &core.Result{
 		Data: WriteResult{Path: info.Target.Abs, Created: info.Created, Bytes: len(content), SHA256: hex.EncodeToString(sum[:])},
 		Meta: map[string]any{"decision": d},
 	}, nil
 }
 
+// recordWrite stamps the content a write leaves as read by this session (what the
+// caller wrote, it has seen), under the writer's lock.
+func recordWrite(env *core.Env, content []byte) func(core.Path, fs.FileInfo) {
+	return func(target core.Path, fi fs.FileInfo) {
+		_ = env.Session.RecordRead(core.StampOf(target.Abs, fi, content))
+	}
+}
+
 // checkUnchanged refuses a write when the file changed since this session read it, or
-// when its hash differs from the caller's expectation.
-func checkUnchanged(env *core.Env, p core.Path, expected string) error {
+// when its hash differs from the caller's expectation. It returns what the write must
+// still find under the directory lock.
+func checkUnchanged(env *core.Env, p core.Path, expected string) (core.Expectation, error) {
 	f, fi, err := env.WS.OpenRegular(p)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound && expected != "" {
-			return core.Errorf(core.CodeConflict, "%s does not exist, but expected_sha256 was given; read the file again (or drop expected_sha256 to create it)", p.Abs)
+			return core.Expectation{}, core.Errorf(core.CodeConflict, "%s does not exist, but expected_sha256 was given; read the file again (or drop expected_sha256 to create it)", p.Abs)
 		}
 		if core.AsError(err).Code == core.CodeNotFound {
-			return nil
+			return core.ExpectContent(nil), nil
 		}
-		return err
+		return core.Expectation{}, err
 	}
 	defer f.Close()
 	if last, ok, _ := env.Session.LastRead(p.Abs); expected == "" && ok && last.SHA256 == "" {
 		// read stamped this (huge) file by size and mtime; hashing it would prove nothing more.
-		return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
+		return core.Expectation{}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
+		return core.Expectation{}, core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
 	}
-	return checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, expected)
+	sum := hex.EncodeToString(h.Sum(nil))
+	return core.Expectation{Set: true, SHA256: sum}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum}, expected)
 }
 
 // checkStamp compares a file's current stamp with the caller's expected hash and with

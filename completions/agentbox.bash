@@ -39,14 +39,14 @@ _agentbox() {
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     --sort-by) COMPREPLY=($(compgen -W "name size modified" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --directories-first --help --include-hidden --json --limit --long-format --manifest --mode --pattern --reverse --root --session --sort-by --text -a -h -l -r" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --depth --directories-first --help --include-hidden --json --limit --long-format --manifest --mode --pattern --respect --reverse --root --session --sort-by --text -a -d -h -l -r" -- "$cur")); return; fi
     ;;
   glob)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --root --session --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --respect --root --session --text -h" -- "$cur")); return; fi
     ;;
   grep)
     case "$prev" in
@@ -55,7 +55,7 @@ _agentbox() {
     --output-mode) COMPREPLY=($(compgen -W "files_with_matches content count" -- "$cur")); return;;
     --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --root --session --sort --text --type --word -A -B -C -F -U -h -i -n -w" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --fixed-strings --follow --glob --head-limit --help --hidden --ignore-case --json --line-number --manifest --mode --multiline --offset --output-mode --respect --root --session --sort --text --type --word -A -B -C -F -L -U -g -h -i -n -t -w" -- "$cur")); return; fi
     ;;
   bash)
     case "$prev" in

@@ -42,6 +42,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from edit' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l color -x -a 'auto always never'
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l depth
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l directories-first
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l include-hidden
@@ -51,6 +52,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from ls' -l long-format
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l manifest
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l mode -x -a 'default accept-edits read-only bypass'
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l pattern
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l reverse
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l session
@@ -63,6 +65,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from glob' -l json
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l limit
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l manifest
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l mode -x -a 'default accept-edits read-only bypass'
+complete -c agentbox -n '__fish_seen_subcommand_from glob' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l text
@@ -71,6 +74,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from grep' -l before-context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l color -x -a 'auto always never'
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l fixed-strings
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l follow
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l glob
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l head-limit
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l help
@@ -83,6 +87,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from grep' -l mode -x -a 'defaul
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l multiline
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l offset
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l output-mode -x -a 'files_with_matches content count'
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l sort -x -a 'path modified'

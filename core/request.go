@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxRequestBytes bounds a JSON request. A write of a larger file should be split, or
@@ -31,7 +32,7 @@ func DecodeDialectRequest(r io.Reader, cmd Command, tool *DialectTool) error {
 		return Errorf(CodeIOError, "could not read the JSON request from stdin: %v", err)
 	}
 	if len(data) > MaxRequestBytes {
-		return Errorf(CodeInvalidParams, "the JSON request is larger than %d MiB; send less data per call (for example write a large file in parts, or read a file by path instead of passing it inline)", MaxRequestBytes>>20)
+		return Errorf(CodeTooLarge, "the JSON request is larger than %d MiB; send less data per call (for example write a large file in parts, or read a file by path instead of passing it inline)", MaxRequestBytes>>20)
 	}
 	obj, err := parseObject(data)
 	if err != nil {
@@ -113,6 +114,20 @@ func parseObject(data []byte) (map[string]any, error) {
 	}
 	if trimmed[0] != '{' {
 		return nil, Errorf(CodeInvalidParams, "the request must be one JSON object ({\"field\": value, ...}); got input starting with %q", clip(string(trimmed), 20))
+	}
+	if !utf8.Valid(data) {
+		// encoding/json would turn the bad bytes into U+FFFD silently: a path would
+		// then name another file.
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			off += size
+		}
+		line, col := lineCol(data, int64(off))
+		return nil, Errorf(CodeInvalidParams, "the request is not valid UTF-8 (byte 0x%02x at line %d, column %d); JSON must be UTF-8, so send text (and file names) as UTF-8", data[off], line, col)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

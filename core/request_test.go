@@ -103,7 +103,7 @@ func TestDecodeRequestTooLarge(t *testing.T) {
 	big := `{"file_path":"` + strings.Repeat("x", MaxRequestBytes) + `"}`
 	var p testParams
 	err := DecodeRequest(strings.NewReader(big), &p)
-	if err == nil || AsError(err).Code != CodeInvalidParams || !strings.Contains(err.Error(), "larger than 64 MiB") {
+	if err == nil || AsError(err).Code != CodeTooLarge || !strings.Contains(err.Error(), "larger than 64 MiB") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Params describes an applet's parameter struct: its JSON fields, their other-dialect
@@ -21,10 +19,8 @@ type Params struct {
 	Fields []*Field
 	byName map[string]*Field // canonical names and aliases
 
-	once     sync.Once
-	schema   map[string]any
-	compiled *jsonschema.Resolved
-	err      error
+	once   sync.Once
+	schema map[string]any
 }
 
 // Field is one JSON field of a parameter struct.
@@ -141,19 +137,7 @@ func (p *Params) Schema() map[string]any {
 	return p.schema
 }
 
-func (p *Params) build() {
-	p.schema = p.objectSchema()
-	b, err := json.Marshal(p.schema)
-	if err != nil {
-		p.err = err
-		return
-	}
-	var sch jsonschema.Schema
-	if p.err = json.Unmarshal(b, &sch); p.err != nil {
-		return
-	}
-	p.compiled, p.err = sch.Resolve(nil)
-}
+func (p *Params) build() { p.schema = p.objectSchema() }
 
 func (p *Params) objectSchema() map[string]any {
 	props := map[string]any{}
@@ -270,51 +254,21 @@ func toAnySlice(ss []string) []any {
 	return out
 }
 
-// Validate checks a canonical JSON value (as decoded with UseNumber) against the schema
-// and returns an invalid_params error that names every failing field.
+// Validate checks a canonical JSON value (as decoded with UseNumber) against the
+// parameters and returns an invalid_params error that names the failing field. It
+// checks the same subset of JSON Schema that Schema emits (types, enum, minimum and
+// maximum, minLength and maxLength, pattern, minItems and maxItems, required,
+// additionalProperties false) straight from the Field descriptions: a general
+// validator compiled per process cost more than the rest of a call (see validate.go).
 func (p *Params) Validate(v any) error {
-	p.once.Do(p.build)
-	if p.err != nil {
-		return Errorf(CodeInternal, "the parameter schema of this applet does not compile: %v", p.err)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return Errorf(CodeInvalidParams, "invalid parameters: the request must be one JSON object")
 	}
-	err := p.compiled.Validate(toFloats(v))
-	if err == nil {
-		return nil
+	if msg := p.validateObject(obj, ""); msg != "" {
+		return Errorf(CodeInvalidParams, "invalid parameters: %s. Fix the field and call again; accepted fields: %s", msg, p.AcceptedNames())
 	}
-	msg := err.Error()
-	// The validator prefixes every message with the schema path it walked; keep the
-	// part a model can act on.
-	for _, prefix := range []string{"validating root: ", "validating /properties/"} {
-		for strings.Contains(msg, prefix) {
-			msg = strings.Replace(msg, prefix, "", 1)
-		}
-	}
-	return Errorf(CodeInvalidParams, "invalid parameters: %s. Fix the field and call again; accepted fields: %s", msg, p.AcceptedNames())
-}
-
-// toFloats converts json.Number values to float64 or int64, which the validator knows.
-func toFloats(v any) any {
-	switch vv := v.(type) {
-	case json.Number:
-		if i, err := vv.Int64(); err == nil {
-			return i
-		}
-		f, _ := vv.Float64()
-		return f
-	case map[string]any:
-		out := make(map[string]any, len(vv))
-		for k, x := range vv {
-			out[k] = toFloats(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(vv))
-		for i, x := range vv {
-			out[i] = toFloats(x)
-		}
-		return out
-	}
-	return v
+	return nil
 }
 
 // ApplyDefaults adds the default of every missing field to obj, recursively.

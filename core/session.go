@@ -69,6 +69,16 @@ func (s *Session) Dir() (string, error) {
 	return s.dir, nil
 }
 
+// SharedDir returns a directory shared by every session of this user (under the
+// state home, next to sessions/), creating it (0700).
+func (s *Session) SharedDir(name string) (string, error) {
+	d := filepath.Join(filepath.Dir(filepath.Dir(s.dir)), name)
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return "", Errorf(CodeIOError, "cannot create %s: %v; set XDG_STATE_HOME to a writable directory", d, err)
+	}
+	return d, nil
+}
+
 // Path returns a path inside the session directory (creating the directory).
 func (s *Session) Path(parts ...string) (string, error) {
 	d, err := s.Dir()

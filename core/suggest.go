@@ -1,29 +1,16 @@
 package core
 
 import (
-	"io/fs"
+	"context"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/agentbox/agentbox/core/walk"
 )
-
-// SkippedDirs are directory names no search descends into unless asked (reference 001's
-// list, plus a few more generated-output folders).
-var SkippedDirs = []string{".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox",
-	".mypy_cache", ".ruff_cache", ".pytest_cache", "dist", "build", ".eggs", "target", ".next", ".gradle"}
-
-func skippedDir(name string) bool {
-	if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".egg-info") {
-		return true
-	}
-	for _, s := range SkippedDirs {
-		if s == name {
-			return true
-		}
-	}
-	return false
-}
 
 // SimilarPaths returns up to n existing files anywhere in the workspace whose names
 // resemble missing's, best first, for "did you mean" hints. The walk is bounded (entries
@@ -35,25 +22,20 @@ func (w *Workspace) SimilarPaths(missing string, n int) []string {
 		path  string
 		score float64
 	}
-	var cands []cand
-	deadline := time.Now().Add(300 * time.Millisecond)
-	visited := 0
+	var (
+		mu    sync.Mutex
+		cands []cand
+		seen  atomic.Int64
+	)
+	// The same walker and skip rules as ls, glob and grep (hidden entries, ignore files,
+	// node_modules-like folders), bounded in entries and time.
+	opt := walk.Options{Budget: 300 * time.Millisecond}
 	for _, root := range w.Roots {
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
+		_, _ = walk.Walk(context.Background(), root, opt, func(e *walk.Entry) error {
+			if seen.Add(1) > 200000 {
+				return walk.ErrStop
 			}
-			visited++
-			if visited > 200000 || time.Now().After(deadline) {
-				return filepath.SkipAll
-			}
-			if d.IsDir() {
-				if p != root && skippedDir(d.Name()) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			name := strings.ToLower(d.Name())
+			name := strings.ToLower(e.Name)
 			dist := editDistance(want, name)
 			longest := max(len(want), len(name))
 			score := 1 - float64(dist)/float64(max(longest, 1))
@@ -65,7 +47,9 @@ func (w *Workspace) SimilarPaths(missing string, n int) []string {
 				score = 1 // same name in another folder
 			}
 			if score >= 0.6 {
-				cands = append(cands, cand{p, score})
+				mu.Lock()
+				cands = append(cands, cand{e.Path, score})
+				mu.Unlock()
 			}
 			return nil
 		})

@@ -2,10 +2,11 @@ package core
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -252,6 +253,22 @@ func (w *Workspace) Remove(p Path) error {
 	return w.do(p, func(rt *os.Root) error { return rt.Remove(p.Rel) })
 }
 
+// RemoveExpect removes p if it still holds what the caller expects (see Expectation),
+// under the same directory lock WriteAtomic takes.
+func (w *Workspace) RemoveExpect(p Path, want Expectation) error {
+	return w.do(p, func(rt *os.Root) error {
+		unlock, err := lockDir(rt, filepath.Dir(p.Rel))
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if err := checkExpectation(rt, p, want); err != nil {
+			return err
+		}
+		return rt.Remove(p.Rel)
+	})
+}
+
 // Rename moves a file within one root.
 func (w *Workspace) Rename(from, to Path) error {
 	if from.Root != to.Root {
@@ -264,6 +281,47 @@ func (w *Workspace) Rename(from, to Path) error {
 type WriteOptions struct {
 	Perm       fs.FileMode // for new files; an existing file keeps its mode
 	CreateDirs bool        // create missing parent directories
+	// Expect makes the write conditional on what the caller read: checked under the
+	// directory lock, just before the rename, so a concurrent writer's change is
+	// never overwritten unseen.
+	Expect Expectation
+	// OnWritten runs after the rename, still under the directory lock, so that what a
+	// caller records about the new content (a session's read stamp) is ordered with
+	// the writes themselves.
+	OnWritten func(target Path, fi fs.FileInfo)
+	// Locked says the caller already holds the directory lock (LockFor).
+	Locked bool
+}
+
+// LockFor takes the lock WriteAtomic takes for p (on the directory of the file p
+// resolves to), for a caller that must read and write under it; pass Locked to the
+// writes made while holding it.
+func (w *Workspace) LockFor(p Path) (unlock func(), err error) {
+	target, err := w.followLinks(p)
+	if err != nil {
+		return nil, err
+	}
+	err = w.do(target, func(rt *os.Root) error {
+		unlock, err = lockDir(rt, filepath.Dir(target.Rel))
+		return err
+	})
+	return unlock, err
+}
+
+// Expectation is what a conditional write expects to replace.
+type Expectation struct {
+	Set    bool   // check at all
+	Absent bool   // the file must not exist
+	SHA256 string // otherwise: the hex SHA-256 of its current content
+}
+
+// ExpectContent expects the file to hold exactly data (nil: to be absent).
+func ExpectContent(data []byte) Expectation {
+	if data == nil {
+		return Expectation{Set: true, Absent: true}
+	}
+	sum := sha256.Sum256(data)
+	return Expectation{Set: true, SHA256: hex.EncodeToString(sum[:])}
 }
 
 // WriteInfo reports what WriteAtomic did.
@@ -310,9 +368,22 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 				return err
 			}
 		}
-		var rnd [6]byte
-		_, _ = rand.Read(rnd[:])
-		tmp := filepath.Join(dir, "."+filepath.Base(target.Rel)+TempMarker+hex.EncodeToString(rnd[:]))
+		if !opt.Locked {
+			unlock, err := lockDir(rt, dir)
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		if err := checkExpectation(rt, target, opt.Expect); err != nil {
+			return err
+		}
+		// Writers of this directory are serialised, so one fixed temporary name per
+		// target is enough, and removing it first sweeps what a killed writer left.
+		tmp := filepath.Join(dir, tempName(filepath.Base(target.Rel)))
+		if err := rt.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		f, err := rt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if err != nil {
 			return err
@@ -340,6 +411,11 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 			return err
 		}
 		ok = true
+		if opt.OnWritten != nil {
+			if fi, err := rt.Stat(target.Rel); err == nil {
+				opt.OnWritten(target, fi)
+			}
+		}
 		if d, err := rt.Open(dir); err == nil {
 			_ = d.Sync()
 			d.Close()
@@ -351,7 +427,85 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 
 // TempMarker is part of every temporary file name WriteAtomic uses, so leftovers of a
 // killed process can be recognised and swept.
-const TempMarker = ".agentbox-tmp-"
+const TempMarker = ".agentbox-tmp"
+
+// lockDir takes an exclusive flock on a directory. The directory's inode, unlike a
+// file's, survives the rename that replaces a file, so it serialises writers across
+// processes without leaving lock files in the user's tree; the kernel drops it when a
+// holder dies.
+func lockDir(rt *os.Root, dir string) (func(), error) {
+	d, err := rt.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		d.Close()
+		return nil, Errorf(CodeIOError, "could not lock the directory %s for writing: %v", dir, err)
+	}
+	return func() { d.Close() }, nil
+}
+
+// tempName is the temporary file WriteAtomic writes base's new content to.
+func tempName(base string) string {
+	name := "." + base + TempMarker
+	if len(name) > 255 { // NAME_MAX
+		sum := sha256.Sum256([]byte(base))
+		name = "." + hex.EncodeToString(sum[:8]) + TempMarker
+	}
+	return name
+}
+
+// checkExpectation compares the file's current state with what the caller expects.
+func checkExpectation(rt *os.Root, target Path, want Expectation) error {
+	if !want.Set {
+		return nil
+	}
+	f, err := rt.Open(target.Rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		if want.Absent {
+			return nil
+		}
+		return Errorf(CodeConflict, "%s was deleted while this change was being prepared; read the directory again and redo the change", target.Abs)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if want.Absent {
+		return Errorf(CodeConflict, "%s was created by someone else while this change was being prepared; read it and redo the change", target.Abs)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(got, want.SHA256) {
+		return Errorf(CodeConflict, "%s changed while this change was being prepared (another process wrote it); read it again and redo the change on the current content", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
+	}
+	return nil
+}
+
+// ConcurrentChange is the detail of a conditional write that found the file changed by
+// another writer between the caller's read and its write: a caller whose change is
+// defined by content (an edit) may read again and retry.
+type ConcurrentChange struct {
+	Path string `json:"changed_concurrently"`
+}
+
+// IsConcurrentChange reports whether err is such a refused conditional write.
+func IsConcurrentChange(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, ok := AsError(err).Details.(ConcurrentChange)
+	return ok
+}
 
 // followLinks resolves a chain of symlinks at p, checking each hop stays inside the
 // workspace. A missing final target is fine (the write creates it).
@@ -396,6 +550,16 @@ func fsError(p Path, err error) error {
 		return &Error{Code: code, Message: fmt.Sprintf("the system refused access to %s (permission denied); check its permissions or choose another path", p.Abs)}
 	case CodeIsDirectory:
 		return &Error{Code: code, Message: fmt.Sprintf("%s is a directory", p.Abs)}
+	}
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return &Error{Code: code, Message: fmt.Sprintf("%s is a symlink loop (too many levels of symbolic links); fix or remove the link, or pass the path it should point to", p.Abs)}
+	case errors.Is(err, syscall.ENXIO):
+		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s is not a regular file (a socket or a device with nothing behind it); pass the path of a regular file", p.Abs)}
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return &Error{Code: code, Message: fmt.Sprintf("no space left to write %s (the disk or quota is full); the file is unchanged. Free some space and call again", p.Abs)}
+	case errors.Is(err, syscall.EROFS):
+		return &Error{Code: code, Message: fmt.Sprintf("%s is on a read-only file system; the file is unchanged. Write somewhere else", p.Abs)}
 	}
 	return &Error{Code: code, Message: fmt.Sprintf("%s: %v", p.Abs, err)}
 }

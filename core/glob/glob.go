@@ -46,6 +46,17 @@ func Validate(pattern string) error {
 	return nil
 }
 
+// Base returns the folder a search for pattern (relative to root, or absolute) walks:
+// the pattern's fixed leading directories, as an absolute, cleaned path.
+func Base(root, pattern string) string {
+	pattern = filepath.ToSlash(pattern)
+	if !strings.HasPrefix(pattern, "/") {
+		pattern = filepath.ToSlash(filepath.Clean(root)) + "/" + strings.TrimPrefix(pattern, "./")
+	}
+	base, _ := doublestar.SplitPattern(pattern)
+	return filepath.Clean(filepath.FromSlash(base))
+}
+
 // Glob finds the files below root (an absolute directory) matching pattern, which is
 // relative to root or absolute. opt tunes the walk; Hidden is turned on for patterns
 // that name a dot path, and named skip-list folders are let through.

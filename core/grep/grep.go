@@ -81,14 +81,19 @@ type Options struct {
 	// MaxLines stops collecting content lines after this many (0: no cap); the result is
 	// then marked truncated. Counting continues.
 	MaxLines int
-	Walk     walk.Options
+	// LineCap cuts each output line to at most this many bytes (at a UTF-8 boundary;
+	// 0: no cap) and records how many were left out in Line.Cut, so one minified line
+	// cannot fill the output or the memory.
+	LineCap int
+	Walk    walk.Options
 }
 
 // Line is one output line of a file in Content mode.
 type Line struct {
 	Num   int    `json:"line"`
 	Text  string `json:"text"`
-	Match bool   `json:"match"` // false: a context line
+	Match bool   `json:"match"`         // false: a context line
+	Cut   int    `json:"cut,omitempty"` // bytes cut from the end of Text (LineCap)
 }
 
 // File is one file with matches.
@@ -220,13 +225,48 @@ func sameSet(exact, lits []string, fold bool) bool {
 }
 
 func patternError(pat string, err error) error {
-	var se *syntax.Error
 	msg := err.Error()
-	if e, ok := err.(*syntax.Error); ok {
-		se = e
+	where := ""
+	if se, ok := err.(*syntax.Error); ok {
 		msg = fmt.Sprintf("%s at `%s`", se.Code, se.Expr)
+		// Point at the broken part when it can be found in what the caller wrote (the
+		// engine rewrites \w, \d and \s, so the fragment may not be there verbatim).
+		i := strings.LastIndex(pat, se.Expr)
+		if se.Code == syntax.ErrMissingParen {
+			i = unclosedParen(pat)
+		}
+		if i >= 0 && se.Expr != "" && !strings.ContainsAny(pat, "\n\r") {
+			where = fmt.Sprintf("\n  %s\n  %s^ here (byte %d)", pat, strings.Repeat(" ", len([]rune(pat[:i]))), i)
+		}
 	}
-	return fmt.Errorf("invalid regular expression %q: %s. The syntax is Go's RE2 (no backreferences or lookaround); escape literal ( ) [ ] { } . * + ? | with \\, or pass fixed_strings to search for the text as it is", pat, msg)
+	return fmt.Errorf("invalid regular expression %q: %s.%s\nThe syntax is Go's RE2 (no backreferences or lookaround); escape literal ( ) [ ] { } . * + ? | with \\, or pass fixed_strings to search for the text as it is", pat, msg, where)
+}
+
+// unclosedParen returns the offset of the last '(' that no ')' closes, or -1.
+func unclosedParen(pat string) int {
+	var open []int
+	inClass := false
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+			if i+1 < len(pat) && pat[i+1] == ']' {
+				i++
+			}
+		case c == '(':
+			open = append(open, i)
+		case c == ')' && len(open) > 0:
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) == 0 {
+		return -1
+	}
+	return open[len(open)-1]
 }
 
 // Literals returns the prefilter literals (for tests and diagnostics) and whether a
@@ -598,7 +638,15 @@ func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 		st.cut.Store(true)
 		return
 	}
-	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match})
+	cut := 0
+	if c := m.opt.LineCap; c > 0 && e-s > c {
+		k := s + c
+		for k > s && k < e && buf[k]&0xC0 == 0x80 {
+			k-- // do not split a UTF-8 sequence
+		}
+		cut, e = e-k, k
+	}
+	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut})
 }
 
 func lineEnd(buf []byte, p int) int {
@@ -737,6 +785,41 @@ func readFull(fd int, p []byte) (int, error) {
 func TuneGC(limit int64) {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(limit)
+}
+
+var gcPause struct {
+	sync.Mutex
+	n              int
+	percent, limit int64
+}
+
+// PauseGC is TuneGC for code that may run inside a long-lived process (the MCP server):
+// it turns the collector off with a memory limit until the returned func is called.
+// Overlapping calls nest; the last release restores the settings the first one found.
+func PauseGC(limit int64) (release func()) {
+	gcPause.Lock()
+	if gcPause.n == 0 {
+		gcPause.percent = int64(debug.SetGCPercent(-1))
+		gcPause.limit = debug.SetMemoryLimit(limit)
+	}
+	gcPause.n++
+	gcPause.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			gcPause.Lock()
+			defer gcPause.Unlock()
+			if gcPause.n--; gcPause.n == 0 {
+				debug.SetGCPercent(int(gcPause.percent))
+				debug.SetMemoryLimit(gcPause.limit)
+			}
+		})
+	}
+}
+
+// MatchIndexes returns where the pattern matches inside one line (for colouring).
+func (m *Matcher) MatchIndexes(line string) [][]int {
+	return m.re.FindAllStringIndex(line, -1)
 }
 
 func statPath(p string) (fs.FileInfo, error) { return os.Stat(p) }

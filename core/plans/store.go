@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -34,7 +35,8 @@ func inputErr(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
 }
 
-var fileRE = regexp.MustCompile(`^plan-(\d{3,})\.md$`)
+// fileRE is compiled on first use: a regexp compiled at init costs every applet's start-up.
+var fileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^plan-(\d{3,})\.md$`) })
 
 // NormalizeID accepts "plan-001", "plan-1", "1" or "001" and returns "plan-001".
 func NormalizeID(id string) (string, error) {
@@ -266,7 +268,7 @@ func (s *Store) ids() ([]int, error) {
 	}
 	var ids []int
 	for _, e := range ents {
-		if m := fileRE.FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
+		if m := fileRE().FindStringSubmatch(e.Name()); m != nil && e.Type().IsRegular() {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				ids = append(ids, n)
 			}

@@ -44,9 +44,9 @@ func TestBypassSuite(t *testing.T) {
 		mustRule(t, ScopeUser, "fs.read", "/**", Allow),
 	}
 	p := New(Env{Home: "/home/u", Roots: []string{root}}, ModeDefault, append(denies, allows...)...)
-	p.Split = fakeSplit
+	p.Split = ShellSplit
 	control := New(Env{Home: "/home/u", Roots: []string{root}}, ModeDefault, allows...)
-	control.Split = fakeSplit
+	control.Split = ShellSplit
 	sh := func(line string) Request {
 		return Request{Applet: "bash", Capability: CapShellRun, Target: line, Cwd: root}
 	}
@@ -124,6 +124,16 @@ func TestBypassSuite(t *testing.T) {
 		{"write dot segment", wr("/etc/./passwd")},
 		{"write dotdot", wr(root + "/../../../../../../etc/passwd")},
 		{"write via symlink dir", wr("etclink/passwd")},
+		{"computed redirect target", sh("echo x > /etc/$F")},
+		{"here-string into sh", sh("sh <<< 'rm x'")},
+		{"here-doc into bash", sh("bash <<EOF\nrm x\nEOF")},
+		{"echo piped into sh", sh("echo 'rm x' | sh")},
+		{"alias", sh("alias r=rm; r x")},
+		{"coproc", sh("coproc rm x")},
+		{"trap", sh("trap 'rm x' EXIT")},
+		{"ansi-c quoting", sh(`$'\x72\x6d' x`)},
+		{"brace expansion name", sh("{rm,x} y")},
+		{"tilde in redirect", sh("echo x > ~/../../etc/passwd")},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("only %d attempts", len(cases))

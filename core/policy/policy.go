@@ -20,12 +20,17 @@ type SimpleCommand struct {
 	Argv      []string
 	Redirects []Redirect
 	Context   string // where it sits: "pipeline", "$(...)", "sh -c", ...
+	// Partial[i] is set when Argv[i] is only the literal prefix of a word computed at
+	// run time; nil when every word is literal.
+	Partial []bool
 }
 
 // Redirect is a redirection of a simple command.
 type Redirect struct {
 	Op     string // >, >>, <, <>, &>, >|, ...
 	Target string // the file (or fd for >&)
+	// Partial is set when Target is only the literal prefix of a computed word.
+	Partial bool
 }
 
 // Splitter splits a command line into simple commands; core/shell's Analyze, adapted.
@@ -244,7 +249,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 	var out []Check
 	for _, sc := range a.Commands {
 		c := base
-		c.Argv, c.Uncertain = sc.Argv, uncertain
+		c.Argv, c.Partial, c.Uncertain = sc.Argv, sc.Partial, uncertain
 		c.Display = quoteArgv(sc.Argv)
 		out = append(out, c)
 		for _, rd := range sc.Redirects {
@@ -253,6 +258,12 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 				continue
 			}
 			pc := Check{Applet: base.Applet, Capability: capability, kind: kindPath, Uncertain: uncertain}
+			if rd.Partial {
+				// Only a prefix is known: the file could be any path at all.
+				pc.Display, pc.Uncertain = rd.Target+"…", true
+				out = append(out, pc)
+				continue
+			}
 			out = append(out, p.pathChecks(pc, rd.Target, req.Cwd)...)
 		}
 	}

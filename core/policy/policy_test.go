@@ -24,7 +24,7 @@ func mustRule(t testing.TB, scope Scope, perm, pat string, a Action) *Rule {
 
 func newPolicy(t testing.TB, mode Mode, rules ...*Rule) *Policy {
 	p := New(Env{Home: "/home/u", Roots: []string{ws}}, mode, rules...)
-	p.Split = fakeSplit
+	p.Split = ShellSplit
 	return p
 }
 
@@ -252,13 +252,25 @@ func TestWatchdogHoldsInBypass(t *testing.T) {
 
 func TestUncertainNeverAllows(t *testing.T) {
 	p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", "*", Allow), mustRule(t, ScopeUser, "bash", "echo *", Allow))
-	for _, line := range []string{"echo $(whoami)", "$CMD", "eval echo hi", "echo `id`"} {
+	// Computed command names, unparseable lines and control characters: no pattern,
+	// not even *, may allow what nobody can read.
+	for _, line := range []string{"$CMD", "${X}rm x", "$(echo rm) x", "echo 'unterminated", "echo \x01\u202e"} {
 		if d := p.Evaluate(bash(line)); d.Action == Allow {
 			t.Errorf("%q allowed by %s; an unsure analysis must not be allowed by a pattern", line, d.Source())
 		}
 	}
 	if d := p.Evaluate(bash("echo hi")); d.Action != Allow {
 		t.Errorf("echo hi: %v, want allow", d.Action)
+	}
+	// Substitutions are analysed, not guessed: each part stands on its own rule.
+	echoOnly := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", "echo *", Allow))
+	for _, line := range []string{"echo $(whoami)", "echo `id`", "eval echo hi"} {
+		if d := echoOnly.Evaluate(bash(line)); d.Action == Allow {
+			t.Errorf("%q allowed by %s with only echo allowed", line, d.Source())
+		}
+		if d := p.Evaluate(bash(line)); d.Action != Allow {
+			t.Errorf("%q: %v by %s; every part is allowed by *", line, d.Action, d.Source())
+		}
 	}
 	// Without a splitter a line is opaque: no allow, and every command deny applies.
 	q := New(Env{Roots: []string{ws}}, ModeDefault, mustRule(t, ScopeUser, "bash", "*", Allow), mustRule(t, ScopeUser, "bash", "rm *", Deny))
@@ -317,7 +329,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Split = fakeSplit
+	p.Split = ShellSplit
 	if p.Mode != ModeAcceptEdits {
 		t.Errorf("mode %s, want accept-edits from the user config", p.Mode)
 	}
@@ -337,7 +349,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Split = fakeSplit
+	p.Split = ShellSplit
 	if a := p.Evaluate(br("make all")).Action; a != Allow {
 		t.Errorf("trusted project allow: %v", a)
 	}

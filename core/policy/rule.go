@@ -211,7 +211,7 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 		if r.cmd != nil {
 			res := maybe
 			if !c.opaque {
-				res = r.cmd.match(c.Argv, r.Action == Allow)
+				res = r.cmd.match(c.Argv, c.Partial, r.Action == Allow)
 			}
 			if res == sure || res == maybe && r.Action != Allow {
 				return true, r.cmd.exact, r.cmd.literal
@@ -431,7 +431,7 @@ const (
 // not resolve, so it could turn into anything at run time.
 func dynamic(w string) bool { return strings.ContainsAny(w, "$`") }
 
-func (cp *cmdPattern) match(argv []string, forAllow bool) result {
+func (cp *cmdPattern) match(argv []string, partial []bool, forAllow bool) result {
 	if len(argv) == 0 {
 		return none
 	}
@@ -442,7 +442,7 @@ func (cp *cmdPattern) match(argv []string, forAllow bool) result {
 			}
 			return none
 		}
-		if dynamic(a) || i == 0 && strings.ContainsAny(a, "*?[") {
+		if dynamic(a) || i < len(partial) && partial[i] || i == 0 && strings.ContainsAny(a, "*?[") {
 			// From here on anything is possible: the word may expand to many words.
 			return maybe
 		}

@@ -169,6 +169,7 @@ type Check struct {
 	kind       kind
 	Path       string   // kindPath: absolute, cleaned
 	Argv       []string // kindCommand
+	Partial    []bool   // Partial[i]: Argv[i] is only the literal prefix of a computed word
 	Host, Port string   // kindHost
 	Uncertain  bool     // the shell analyser was unsure of the line
 	opaque     bool     // no analysis at all: the line could be any command

@@ -30,7 +30,7 @@ func CleanEnv(base []string, extra map[string]string) []string {
 	out := make([]string, 0, len(base)+len(extra))
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if Forbidden(name) || hasKey(extra, name) {
+		if Forbidden(name) || hasKey(extra, name) || name == RunVar {
 			continue
 		}
 		out = append(out, kv)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -61,6 +62,7 @@ type Job struct {
 	StderrBytes int64      `json:"stderr_bytes"`
 	StdoutPath  string     `json:"stdout_path"`
 	StderrPath  string     `json:"stderr_path"`
+	supervisor  int
 }
 
 type pidFile struct {
@@ -153,7 +155,11 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 		ready.Close()
 		return nil, fmt.Errorf("cannot start the job supervisor: %v", err)
 	}
-	go cmd.Wait() // reap it if this process lives longer than the job
+	// A supervisor is this process's child in another session: mark it as started
+	// here so a timed-out command's kill never takes it for an escaped orphan.
+	sup := cmd.Process.Pid
+	own.Store(sup, struct{}{})
+	go func() { cmd.Wait(); own.Delete(sup) }() // reap it if this process lives longer than the job
 	ready.SetReadDeadline(time.Now().Add(10 * time.Second))
 	msg, _ := io.ReadAll(io.LimitReader(ready, 256))
 	ready.Close()
@@ -192,6 +198,10 @@ func (j *Jobs) newID() (string, error) {
 	return "", errors.New("cannot allocate a job id")
 }
 
+// jobStartGrace is how long a job may take from its spec to its supervisor's pid file
+// before it counts as lost.
+const jobStartGrace = 30 * time.Second
+
 // Get reads one job's state.
 func (j *Jobs) Get(id string) (*Job, error) {
 	if err := j.checkID(id); err != nil {
@@ -205,7 +215,12 @@ func (j *Jobs) Get(id string) (*Job, error) {
 		StdoutPath: j.path(id, "stdout"), StderrPath: j.path(id, "stderr")}
 	var pf pidFile
 	if readJSON(j.path(id, "pid.json"), &pf) == nil {
-		job.PID, job.Started = pf.PID, pf.Started
+		job.PID, job.Started, job.supervisor = pf.PID, pf.Started, pf.Supervisor
+	} else if st, err := os.Stat(j.path(id, "spec.json")); err == nil {
+		// Not started yet (or its supervisor died before it could say so): date it by
+		// its spec, so that a cleanup in another process never takes a job being born
+		// for an old lost one.
+		job.Started = st.ModTime()
 	}
 	if st, err := os.Stat(job.StdoutPath); err == nil {
 		job.StdoutBytes = st.Size()
@@ -225,6 +240,8 @@ func (j *Jobs) Get(id string) (*Job, error) {
 		default:
 			job.State = "exited"
 		}
+	} else if pf.Supervisor == 0 && time.Since(job.Started) < jobStartGrace {
+		job.State = "starting"
 	} else if pf.Supervisor == 0 || !alive(pf.Supervisor) {
 		job.State = "lost" // the supervisor died without recording an exit
 	}
@@ -365,7 +382,11 @@ func (j *Jobs) Input(id, data string, eof bool) error {
 			b = b[k:]
 		}
 		if eof {
-			return frame(nil, 0xFFFFFFFF)
+			// The job may read its last input and exit before the close frame goes
+			// out; its stdin is closed then all the same.
+			if err := frame(nil, 0xFFFFFFFF); err != nil && !errors.Is(err, syscall.EPIPE) {
+				return err
+			}
 		}
 		return nil
 	})
@@ -381,6 +402,11 @@ func (j *Jobs) Kill(id string, grace time.Duration) (*Job, error) {
 		return job, nil
 	}
 	os.WriteFile(j.path(id, "killed"), nil, 0o600)
+	// The supervisor kills the whole tree, escaped processes included (tree.go); the
+	// group is signalled here too in case the supervisor is gone.
+	if job.supervisor > 0 {
+		syscall.Kill(job.supervisor, syscall.SIGTERM)
+	}
 	syscall.Kill(-job.PID, syscall.SIGTERM)
 	syscall.Kill(-job.PID, syscall.SIGCONT)
 	if job, err = j.Wait(id, orDefaultDur(grace, DefaultGrace)); err == nil && job.State == "running" {
@@ -502,7 +528,11 @@ func supervise(dir string) int {
 	}
 	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
 	cmd.Dir = spec.Dir
-	cmd.Env = CleanEnv(spec.BaseEnv, spec.Env)
+	t := &tree{id: newRunID()}
+	cmd.Env = append(CleanEnv(spec.BaseEnv, spec.Env), RunVar+"="+t.id)
+	becomeSubreaper()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
@@ -522,6 +552,7 @@ func supervise(dir string) int {
 	stdout.Close()
 	stderr.Close()
 	pid := cmd.Process.Pid
+	t.begin(pid)
 	if err := writeJSON(filepath.Join(dir, "pid.json"), pidFile{PID: pid, Supervisor: os.Getpid(), Started: time.Now()}); err != nil {
 		syscall.Kill(-pid, syscall.SIGKILL)
 		return fail(err)
@@ -536,17 +567,19 @@ func supervise(dir string) int {
 	go func() { waitErr <- cmd.Wait() }()
 	var ef exitFile
 	var werr error
+	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
 		timer := time.NewTimer(spec.Timeout)
-		select {
-		case werr = <-waitErr:
-			timer.Stop()
-		case <-timer.C:
-			ef.TimedOut = true
-			werr = killGroup(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
-		}
-	} else {
-		werr = <-waitErr
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	select {
+	case werr = <-waitErr:
+	case <-timeout:
+		ef.TimedOut = true
+		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
+	case <-sigs: // Jobs.Kill
+		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
 	}
 	ef.ExitCode, ef.Signal = exitStatus(werr, cmd.ProcessState)
 	ef.Ended = time.Now()

@@ -126,7 +126,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
 	cmd.Dir = dir
-	cmd.Env = env
+	t := &tree{id: newRunID()}
+	cmd.Env = append(env, RunVar+"="+t.id)
+	becomeSubreaper()
+	reapLingering()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	res := &Result{Dir: dir}
 	if opts.Sandbox.Mode != "" && opts.Sandbox.Mode != sandbox.Off {
@@ -194,6 +197,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("cannot start %s: %v", bash, err)
 	}
 	pgid := cmd.Process.Pid
+	t.begin(pgid)
+	defer t.end()
 
 	var wg sync.WaitGroup
 	pump := func(r *os.File, c *capture, live io.Writer) {
@@ -226,10 +231,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case werr = <-waitErr:
 	case <-timer.C:
 		res.TimedOut = true
-		werr = killGroup(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
+		werr = t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
 	case <-ctx.Done():
 		res.Canceled = true
-		werr = killGroup(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
+		werr = t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
 	}
 	res.Duration = time.Since(start)
 
@@ -240,6 +245,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	case <-drained:
 	case <-time.After(drainAfterExit):
 		res.Lingering = true
+		t.noteLingering()
 		outR.Close()
 		errR.Close()
 		<-drained
@@ -258,6 +264,21 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.ExitCode, res.Signal = exitStatus(werr, cmd.ProcessState)
 	return res, nil
+}
+
+// kill stops the whole command: its process group and every process that left it
+// (see tree.go).
+func (t *tree) kill(pgid int, grace time.Duration, waitErr <-chan error) error {
+	start := time.Now()
+	t.killed = map[int]bool{}
+	ps := t.members()
+	for _, p := range ps {
+		t.killed[p.pid] = true
+	}
+	signalAll(ps, syscall.SIGTERM)
+	werr := killGroup(pgid, grace, waitErr)
+	t.killRest(start, grace)
+	return werr
 }
 
 // killGroup sends SIGTERM to the process group, SIGKILL after grace, and waits

@@ -76,6 +76,9 @@ type Redirect struct {
 	Op     string // >, >>, <, <>, &>, &>>, >|, >&, <&, <<, <<-, <<<
 	Target string // file (literal prefix if computed), fd for >& and <&; "" for here-documents and here-strings
 	Fd     string // explicit fd number before the operator ("2" in 2>err), "" if none
+	// Partial is true when Target is only the literal prefix of a word computed at
+	// run time (> "$F", > /etc/$F).
+	Partial bool
 }
 
 // Limits that keep the analysis bounded on hostile input.
@@ -237,7 +240,8 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			}
 		default:
 			if r.Word != nil {
-				rd.Target = z.word(r.Word, false).s
+				w := z.word(r.Word, false)
+				rd.Target, rd.Partial = w.s, !w.known
 			}
 		}
 		reds = append(reds, rd)

@@ -27,10 +27,39 @@ import (
 	"github.com/charlievieth/fastwalk"
 )
 
-// DefaultSkipDirs are the directory names no walk descends into unless asked (reference
-// 001's list). An entry "*.suffix" matches names ending in that suffix.
+// DefaultSkipDirs are the directory names no walk descends into unless asked: reference
+// 001's list without "build" and "dist". Those two are real source folders far too often
+// (Go's go/build and cmd/go/internal/work/build*, Python's distutils-era "dist" modules,
+// Gradle's buildSrc siblings) for a blanket rule; where they hold output, the project's
+// .gitignore says so and the ignore engine hides them. An entry "*.suffix" matches names
+// ending in that suffix. Callers may replace the list (see ParseSkipDirs).
 var DefaultSkipDirs = []string{".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv",
-	".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache", "dist", "build", ".eggs", "*.egg-info"}
+	".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".eggs", "*.egg-info"}
+
+// ParseSkipDirs reads a skip list written by a person (AGENTBOX_SKIP_DIRS): names
+// separated by commas or spaces. "" keeps the default (nil); "none" skips nothing; a list
+// starting with "+" extends the default instead of replacing it ("+build,dist").
+func ParseSkipDirs(s string) []string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if s == "none" {
+		return []string{}
+	}
+	var out []string
+	if rest, ok := strings.CutPrefix(s, "+"); ok {
+		out = append(out, DefaultSkipDirs...)
+		s = rest
+	}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, strings.TrimPrefix(f, "+"))
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
 
 // VCSDirs is the minimal skip list: version-control metadata only (what ripgrep skips
 // through hidden-file rules plus .git itself).
@@ -45,10 +74,13 @@ type Options struct {
 	SkipDirs []string       // nil: DefaultSkipDirs; empty non-nil: none
 	Explicit []string       // names never skipped by SkipDirs or the hidden rule
 	Follow   bool           // follow symbolic links (loop-safe)
-	Dirs     bool           // also call the visitor for directories (before their contents)
-	MaxDepth int            // 0: unlimited; 1: the root's entries only
-	Budget   time.Duration  // 0: none; else stop after this long, truncated
-	Workers  int            // 0: fastwalk's default
+	// Confine, when set with Follow, is asked about the resolved target of every
+	// symbolic link; a link whose target it refuses is left out (workspace confinement).
+	Confine  func(target string) bool
+	Dirs     bool          // also call the visitor for directories (before their contents)
+	MaxDepth int           // 0: unlimited; 1: the root's entries only
+	Budget   time.Duration // 0: none; else stop after this long, truncated
+	Workers  int           // 0: fastwalk's default
 }
 
 // Entry is what the visitor sees.
@@ -140,6 +172,12 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 		typ := d.Type()
 		isDir := typ.IsDir()
 		if typ&fs.ModeSymlink != 0 && opt.Follow {
+			if opt.Confine != nil {
+				real, err := filepath.EvalSymlinks(path)
+				if err != nil || !opt.Confine(real) {
+					return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
+				}
+			}
 			if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
 				isDir = fi.IsDir()
 			}
@@ -222,6 +260,15 @@ func fail(mu *sync.Mutex, dst *error, halted *atomic.Bool, err error) error {
 	}
 	mu.Unlock()
 	return errHalt
+}
+
+// Skipped reports whether a directory called name is on the skip list (nil: the
+// default list), for callers that list such a folder but do not descend into it.
+func Skipped(skip []string, name string) bool {
+	if skip == nil {
+		skip = DefaultSkipDirs
+	}
+	return skipName(skip, name)
 }
 
 func skipName(skip []string, name string) bool {

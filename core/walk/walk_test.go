@@ -43,8 +43,10 @@ func TestFilters(t *testing.T) {
 	dir := tree(t, "a.go", ".hidden", ".dot/x.go", "node_modules/m.js", "build/out.o", "pkg.egg-info/PKG",
 		"src/b.go", "src/ignored.tmp", "src/gen/z.go", ".gitignore", ".git/config")
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n/src/gen/\n"), 0o644)
+	// build/ is not on the default skip list (it is a real source folder too often);
+	// a .gitignore that names it hides it.
 	got, _ := collect(t, dir, Options{})
-	if want := "a.go src/b.go"; strings.Join(got, " ") != want {
+	if want := "a.go build/out.o src/b.go"; strings.Join(got, " ") != want {
 		t.Errorf("default walk: %q, want %q", got, want)
 	}
 	got, _ = collect(t, dir, Options{Hidden: true, NoIgnore: true, SkipDirs: VCSDirs})
@@ -53,13 +55,37 @@ func TestFilters(t *testing.T) {
 		t.Errorf("everything walk: %q\nwant %q", got, want)
 	}
 	got, _ = collect(t, dir, Options{Explicit: []string{"node_modules"}})
-	if strings.Join(got, " ") != "a.go node_modules/m.js src/b.go" {
+	if strings.Join(got, " ") != "a.go build/out.o node_modules/m.js src/b.go" {
 		t.Errorf("explicit node_modules: %q", got)
+	}
+	got, _ = collect(t, dir, Options{SkipDirs: ParseSkipDirs("+build")})
+	if strings.Join(got, " ") != "a.go src/b.go" {
+		t.Errorf("skip list extended with build: %q", got)
 	}
 	// Rooted in a subfolder: the parent .gitignore's anchored rule still applies.
 	got, _ = collect(t, filepath.Join(dir, "src"), Options{})
 	if strings.Join(got, " ") != "b.go" {
 		t.Errorf("walk from src: %q", got)
+	}
+}
+
+func TestParseSkipDirs(t *testing.T) {
+	for in, want := range map[string]string{
+		"":            strings.Join(DefaultSkipDirs, ","),
+		"none":        "",
+		"build, dist": "build,dist",
+		"+build":      strings.Join(DefaultSkipDirs, ",") + ",build",
+	} {
+		got := ParseSkipDirs(in)
+		if got == nil {
+			got = DefaultSkipDirs
+		}
+		if strings.Join(got, ",") != want {
+			t.Errorf("ParseSkipDirs(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if ParseSkipDirs("none") == nil {
+		t.Error(`ParseSkipDirs("none") is nil, which means the default list, not an empty one`)
 	}
 }
 
@@ -74,6 +100,17 @@ func TestSymlinks(t *testing.T) {
 	got, _ = collect(t, dir, Options{Follow: true})
 	if len(got) == 0 || len(got) > 4 {
 		t.Errorf("follow walk with a loop: %q", got)
+	}
+	// Confinement: a followed link whose target is refused is left out.
+	out := tree(t, "secret.txt")
+	os.Symlink(out, filepath.Join(dir, "escape"))
+	got, _ = collect(t, dir, Options{Follow: true, Confine: func(target string) bool { return strings.HasPrefix(target, dir) }})
+	if strings.Contains(strings.Join(got, " "), "secret") {
+		t.Errorf("a link out of the confined tree was followed: %q", got)
+	}
+	got, _ = collect(t, dir, Options{Follow: true})
+	if !strings.Contains(strings.Join(got, " "), "escape/secret.txt") {
+		t.Errorf("without Confine the link should be followed: %q", got)
 	}
 }
 

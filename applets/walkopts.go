@@ -1,0 +1,41 @@
+package applets
+
+import (
+	"time"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/ignore"
+	"github.com/agentbox/agentbox/core/walk"
+)
+
+// SearchGCLimit is the heap size at which ls, glob and grep let the collector run again
+// after turning it off for speed (core/grep.PauseGC): large enough that a typical call
+// never collects, small enough that a million-file tree stays within a few hundred MB.
+const SearchGCLimit = 192 << 20
+
+// walkOptions builds the one walker's options for ls, glob, grep and read's did-you-mean,
+// so every applet leaves out the same things: hidden entries unless asked, the
+// always-skipped folders (walk.DefaultSkipDirs, or AGENTBOX_SKIP_DIRS) and whatever the
+// ignore files say, unless respect is false, which turns both of those off (all but
+// the version-control folders).
+func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Duration) walk.Options {
+	opt := walk.Options{
+		Hidden:   hidden,
+		NoIgnore: !respect,
+		SkipDirs: walk.ParseSkipDirs(env.Getenv("AGENTBOX_SKIP_DIRS")),
+		Follow:   follow,
+		Budget:   budget,
+		Ignore:   ignore.Options{Home: env.Getenv("HOME"), ConfigHome: env.Getenv("XDG_CONFIG_HOME")},
+	}
+	if !respect {
+		opt.SkipDirs = walk.VCSDirs // repository metadata is never what a search wants
+	}
+	if follow {
+		// A followed link must not lead out of the workspace.
+		opt.Confine = func(target string) bool {
+			_, err := env.WS.Resolve("/", target)
+			return err == nil
+		}
+	}
+	return opt
+}

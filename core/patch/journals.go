@@ -1,0 +1,101 @@
+package patch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Journals is a directory of commit journals shared by every agentbox process of a
+// user, whatever its session: a patch killed half-way is rolled back by the next run
+// even when the harness restarted with a new session.
+//
+// Each commit writes its own journal file, so concurrent patches never overwrite each
+// other's. A committing process holds a shared lock on the directory's lock file for
+// the life of its journal; recovery takes the exclusive lock, so it only ever sees
+// journals whose writer is gone (the kernel drops a dead process's lock).
+type Journals struct {
+	Dir string
+}
+
+const journalSuffix = ".journal.json"
+
+func (j Journals) lock() (*flock.Flock, error) {
+	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	return flock.New(filepath.Join(j.Dir, ".lock")), nil
+}
+
+// Begin reserves a journal path for one commit. Call done when the commit returned
+// (Commit removes the journal itself on success and on a clean rollback).
+func (j Journals) Begin(ctx context.Context) (path string, done func(), err error) {
+	l, err := j.lock()
+	if err != nil {
+		return "", nil, err
+	}
+	ok, err := l.TryRLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		return "", nil, fmt.Errorf("could not take the journal lock in %s: %v", j.Dir, err)
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	path = filepath.Join(j.Dir, time.Now().UTC().Format("20060102T150405")+"-"+hex.EncodeToString(rnd[:])+journalSuffix)
+	return path, func() { _ = l.Unlock() }, nil
+}
+
+// RecoverAll rolls back every interrupted commit whose journal is in the directory.
+// It waits for commits in progress (they are short) up to ctx's deadline.
+func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
+	entries, err := os.ReadDir(j.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Recovery{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), journalSuffix) {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return &Recovery{}, nil // the common case: one ReadDir, no lock
+	}
+	l, err := j.lock()
+	if err != nil {
+		return nil, err
+	}
+	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("could not take the journal lock in %s to recover interrupted patches: %v", j.Dir, err)
+	}
+	defer l.Unlock()
+	// Names sort by time: undo the newest first, as a later patch may build on an
+	// earlier one's files.
+	sort.Strings(names)
+	total := &Recovery{}
+	var errs []error
+	for i := len(names) - 1; i >= 0; i-- {
+		rec, err := Recover(filepath.Join(j.Dir, names[i]), fsys)
+		if rec != nil {
+			total.Restored = append(total.Restored, rec.Restored...)
+			total.Kept = append(total.Kept, rec.Kept...)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return total, errors.Join(errs...)
+}

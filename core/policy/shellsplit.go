@@ -1,0 +1,21 @@
+package policy
+
+import "github.com/agentbox/agentbox/core/shell"
+
+// ShellSplit is the Splitter agentbox uses: core/shell's Analyze (every simple command
+// of a line, through chains, substitutions and wrappers), in the policy's terms.
+func ShellSplit(line string) (*Analysis, error) {
+	a, err := shell.Analyze(line)
+	if err != nil {
+		return nil, err
+	}
+	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands))}
+	for _, c := range a.Commands {
+		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial}
+		for _, r := range c.Redirects {
+			sc.Redirects = append(sc.Redirects, Redirect{Op: r.Op, Target: r.Target, Partial: r.Partial})
+		}
+		out.Commands = append(out.Commands, sc)
+	}
+	return out, nil
+}

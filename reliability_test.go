@@ -1,0 +1,421 @@
+package main
+
+// The reliability suite (issue 9): bad input for every applet, with the error code each
+// case must get, no change on disk where a call fails, no stack trace, no hang.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/core"
+)
+
+// callBudget bounds every call of the suite: a call that takes longer has hung.
+const callBudget = 30 * time.Second
+
+type callResult struct {
+	code     int
+	envelope core.Envelope
+	stdout   string
+	stderr   string
+}
+
+// callInProcess runs one JSON-mode call through core.Main, as a subprocess would.
+func callInProcess(t *testing.T, vars map[string]string, dir, applet string, req []byte) callResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	host := core.Host{
+		Stdin: bytes.NewReader(req), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil },
+		Now: time.Now, Executable: "/nonexistent/agentbox",
+	}
+	done := make(chan int, 1)
+	go func() { done <- core.Main([]string{"agentbox", applet}, applets.All, host) }()
+	var res callResult
+	select {
+	case res.code = <-done:
+	case <-time.After(callBudget):
+		t.Fatalf("%s <- %.80q: no answer within %v", applet, req, callBudget)
+	}
+	res.stdout, res.stderr = out.String(), errb.String()
+	dec := json.NewDecoder(strings.NewReader(res.stdout))
+	if err := dec.Decode(&res.envelope); err != nil || dec.More() {
+		t.Errorf("%s <- %.80q: stdout is not one envelope (%v): %.300q", applet, req, err, res.stdout)
+	}
+	if strings.Contains(res.stdout+res.stderr, "goroutine ") || strings.Contains(res.stdout+res.stderr, "panic:") {
+		t.Errorf("%s <- %.80q: printed a Go stack: %.500s", applet, req, res.stdout+res.stderr)
+	}
+	return res
+}
+
+// snapshot records every entry under root (mode, size, content hash, link target), so
+// a failed call can be shown to have changed nothing.
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		if rel == ".state" {
+			return filepath.SkipDir // the session's own bookkeeping
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		desc := fmt.Sprintf("%v %d", info.Mode(), info.Size())
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(path)
+			desc += " -> " + target
+		case info.Mode().IsRegular():
+			if data, err := os.ReadFile(path); err == nil {
+				desc += fmt.Sprintf(" %x", sha256.Sum256(data))
+			}
+		}
+		out[rel] = desc
+		return nil
+	})
+	return out
+}
+
+func diffSnapshots(before, after map[string]string) []string {
+	var diffs []string
+	for k, v := range before {
+		if after[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: %q -> %q", k, v, after[k]))
+		}
+	}
+	for k, v := range after {
+		if _, ok := before[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: new %q", k, v))
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}
+
+// badInputFixture builds a workspace holding every awkward kind of entry.
+func badInputFixture(t *testing.T) (root string, cleanup func()) {
+	t.Helper()
+	root = t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	return badInputFixtureAt(t, root)
+}
+
+// pathCase is one awkward path, with the error code every path-taking applet must
+// answer it with ("" = the call succeeds).
+type pathCase struct {
+	name string
+	path string
+	want map[string]string // applet -> error code; "*" for the rest
+}
+
+func (c pathCase) wantFor(applet string) string {
+	if w, ok := c.want[applet]; ok {
+		return w
+	}
+	return c.want["*"]
+}
+
+// pathRequest builds a call of applet that uses path as its file or directory.
+func pathRequest(applet, path string) map[string]any {
+	switch applet {
+	case "read":
+		return map[string]any{"file_path": path}
+	case "write":
+		return map[string]any{"file_path": path, "content": "new content\n"}
+	case "edit":
+		return map[string]any{"file_path": path, "old_string": "hello", "new_string": "bye"}
+	case "ls":
+		return map[string]any{"path": path}
+	case "glob":
+		return map[string]any{"path": path, "pattern": "*"}
+	case "grep":
+		return map[string]any{"path": path, "pattern": "hello"}
+	}
+	return nil
+}
+
+func TestBadInputEveryApplet(t *testing.T) {
+	root, cleanup := badInputFixture(t)
+	defer cleanup()
+	vars := map[string]string{"HOME": root, "XDG_STATE_HOME": filepath.Join(root, ".state"), "AGENTBOX_ROOT": root, "AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "bypass", "AGENTBOX_SESSION": "bad-input"}
+
+	// Input every applet must refuse before looking at any field.
+	huge := append(append([]byte(`{"file_path":"`), bytes.Repeat([]byte("A"), 100<<20)...), `"}`...)
+	for _, spec := range applets.All {
+		if spec.Stdio {
+			continue
+		}
+		before := snapshot(t, root)
+		for _, c := range []struct {
+			name, want string
+			req        []byte
+		}{
+			{"100 MB", string(core.CodeTooLarge), huge},
+			{"invalid UTF-8", string(core.CodeInvalidParams), []byte("{\"file_path\":\"x\xffy\"}")},
+			{"malformed", string(core.CodeInvalidParams), []byte(`{"file_path":`)},
+			{"unknown field", string(core.CodeInvalidParams), []byte(`{"no_such_field_anywhere":1}`)},
+		} {
+			res := callInProcess(t, vars, root, spec.Name, c.req)
+			if got := fmt.Sprint(res.envelope.Metadata["error_code"]); got != c.want {
+				t.Errorf("%s <- %s: error_code %s, want %s (%.200s)", spec.Name, c.name, got, c.want, res.envelope.ErrorText)
+			}
+		}
+		// An empty object: refused when the applet has required fields, and never with
+		// anything but invalid_params.
+		required := false
+		for _, f := range core.ParamsOf(spec.New()).Fields {
+			required = required || f.Required
+		}
+		res := callInProcess(t, vars, root, spec.Name, []byte(`{}`))
+		code, _ := res.envelope.Metadata["error_code"].(string)
+		if required && code != string(core.CodeInvalidParams) || !required && code != "" && code != string(core.CodeInvalidParams) {
+			t.Errorf("%s <- {}: error_code %q (required fields: %v): %.200s", spec.Name, code, required, res.envelope.ErrorText)
+		}
+		if d := diffSnapshots(before, snapshot(t, root)); len(d) > 0 {
+			t.Errorf("%s: refused calls changed the workspace: %v", spec.Name, d)
+		}
+	}
+
+	outside := string(core.CodeOutsideWorkspace)
+	invalid := string(core.CodeInvalidParams)
+	notFound := string(core.CodeNotFound)
+	isDir := string(core.CodeIsDirectory)
+	cases := []pathCase{
+		{"NUL byte", "a\x00b", map[string]string{"*": invalid}},
+		{"missing, newline in name", "no\nsuch.txt", map[string]string{"*": notFound, "write": ""}},
+		{"existing, newline in name", "new\nline.txt", map[string]string{"*": "", "ls": invalid, "glob": invalid}},
+		{"spaces and unicode", "a b ü.txt", map[string]string{"*": "", "ls": invalid, "glob": invalid}},
+		{"named pipe", "fifo", map[string]string{"*": invalid}},
+		{"socket", "sock", map[string]string{"*": invalid}},
+		{"/dev/zero", "/dev/zero", map[string]string{"*": outside}},
+		{"symlink to /dev/zero", "zero", map[string]string{"*": outside}},
+		{"symlink loop", "loop1", map[string]string{"*": invalid}},
+		{"directory", "dir", map[string]string{"*": isDir, "ls": "", "glob": "", "grep": ""}},
+		{"escape through ..", "dir/../../x", map[string]string{"*": outside}},
+	}
+	for _, c := range cases {
+		for _, applet := range []string{"read", "write", "edit", "ls", "glob", "grep"} {
+			req, _ := json.Marshal(pathRequest(applet, c.path))
+			before := snapshot(t, root)
+			res := callInProcess(t, vars, root, applet, req)
+			want := c.wantFor(applet)
+			code, _ := res.envelope.Metadata["error_code"].(string)
+			if code != want {
+				t.Errorf("%s on %s: error_code %q, want %q: %.300s", applet, c.name, code, want, res.envelope.ErrorText)
+				continue
+			}
+			if code == "" {
+				if applet == "write" || applet == "edit" {
+					// Put the fixture back for the next applet.
+					cleanup()
+					os.RemoveAll(root)
+					os.MkdirAll(root, 0o755)
+					_, cleanup = badInputFixtureAt(t, root)
+				}
+				continue
+			}
+			if len(res.envelope.ErrorText) < 20 {
+				t.Errorf("%s on %s: error text too thin to act on: %q", applet, c.name, res.envelope.ErrorText)
+			}
+			if d := diffSnapshots(before, snapshot(t, root)); len(d) > 0 {
+				t.Errorf("%s on %s failed but changed the workspace: %v", applet, c.name, d)
+			}
+		}
+	}
+}
+
+// badInputFixtureAt rebuilds the fixture in an existing directory.
+func badInputFixtureAt(t *testing.T, root string) (string, func()) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(root, "file.txt"), []byte("hello\nworld\n"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "a b ü.txt"), []byte("hello ü\n"), 0o644))
+	must(os.WriteFile(filepath.Join(root, "new\nline.txt"), []byte("hello\n"), 0o644))
+	must(os.MkdirAll(filepath.Join(root, "dir"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "dir", "inner.txt"), []byte("hello inner\n"), 0o644))
+	must(syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	must(os.Symlink("/dev/zero", filepath.Join(root, "zero")))
+	must(os.Symlink("loop2", filepath.Join(root, "loop1")))
+	must(os.Symlink("loop1", filepath.Join(root, "loop2")))
+	l, err := net.Listen("unix", filepath.Join(root, "sock"))
+	must(err)
+	return root, func() { l.Close() }
+}
+
+// TestChangedBetweenReadAndEdit: a file replaced or deleted after the session read it
+// is never overwritten blindly.
+func TestChangedBetweenReadAndEdit(t *testing.T) {
+	root := t.TempDir()
+	vars := map[string]string{"HOME": root, "XDG_STATE_HOME": filepath.Join(root, ".state"), "AGENTBOX_ROOT": root, "AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "bypass", "AGENTBOX_SESSION": "changed"}
+	target := filepath.Join(root, "f.txt")
+	call := func(applet string, req map[string]any) (string, string) {
+		b, _ := json.Marshal(req)
+		res := callInProcess(t, vars, root, applet, b)
+		code, _ := res.envelope.Metadata["error_code"].(string)
+		return code, res.envelope.ErrorText
+	}
+	for _, tc := range []struct {
+		name   string
+		change func()
+		want   string
+		after  string // the file's content after the refused call ("" = absent)
+	}{
+		{"replaced", func() { os.WriteFile(target, []byte("someone else's hello\n"), 0o644) }, string(core.CodeConflict), "someone else's hello\n"},
+		{"deleted", func() { os.Remove(target) }, string(core.CodeNotFound), ""},
+	} {
+		for _, applet := range []string{"edit", "write"} {
+			if err := os.WriteFile(target, []byte("hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, text := call("read", map[string]any{"file_path": target}); code != "" {
+				t.Fatalf("read: %s %s", code, text)
+			}
+			time.Sleep(10 * time.Millisecond) // a new mtime, though the hash decides
+			tc.change()
+			req := map[string]any{"file_path": target, "old_string": "hello", "new_string": "bye"}
+			want := tc.want
+			if applet == "write" {
+				req = map[string]any{"file_path": target, "content": "bye\n"}
+				if tc.name == "deleted" {
+					want = "" // write creates files; nothing is lost by recreating it
+				}
+			}
+			code, text := call(applet, req)
+			if code != want {
+				t.Errorf("%s after the file was %s: error_code %q, want %q (%s)", applet, tc.name, code, want, text)
+			}
+			if want == "" {
+				continue
+			}
+			got, err := os.ReadFile(target)
+			if tc.after == "" && err == nil || tc.after != "" && string(got) != tc.after {
+				t.Errorf("%s after the file was %s: the file now holds %q (err %v), want %q", applet, tc.name, got, err, tc.after)
+			}
+			if !strings.Contains(text, "read it again") && !strings.Contains(text, "does not exist") {
+				t.Errorf("%s after the file was %s: the error does not say what to do: %s", applet, tc.name, text)
+			}
+		}
+	}
+}
+
+// TestUnreadableEntries runs agentbox as an unprivileged user (nobody, when the test
+// runs as root) against a file and a folder it may not read, and a folder it may not
+// write: permission_denied with advice, nothing changed, and searches that go on past
+// what they cannot open.
+func TestUnreadableEntries(t *testing.T) {
+	bin := agentboxBinary(t)
+	root := t.TempDir()
+	state := t.TempDir()
+	for _, d := range []string{filepath.Dir(root), root, filepath.Dir(state), state, filepath.Dir(bin)} {
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+	}
+	mk := func(path string, data string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(filepath.Join(root, "secret.txt"), "hello secret\n", 0o000)
+	mk(filepath.Join(root, "open.txt"), "hello open\n", 0o644)
+	mk(filepath.Join(root, "locked", "inside.txt"), "hello locked\n", 0o644)
+	mk(filepath.Join(root, "ro", "kept.txt"), "hello kept\n", 0o644)
+	if err := os.Chmod(filepath.Join(root, "locked"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, "ro"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Chmod(filepath.Join(root, "locked"), 0o755)
+		os.Chmod(filepath.Join(root, "ro"), 0o755)
+	})
+	if cred == nil {
+		if f, err := os.Open(filepath.Join(root, "secret.txt")); err == nil {
+			f.Close()
+			t.Skip("this user can read a mode-000 file (a capability?), so permissions cannot be tested here")
+		}
+	}
+	run := func(applet string, req map[string]any) core.Envelope {
+		t.Helper()
+		b, _ := json.Marshal(req)
+		ctx, cancel := context.WithTimeout(context.Background(), callBudget)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, applet)
+		cmd.Dir = root
+		cmd.Stdin = bytes.NewReader(b)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + state, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_HEADLESS=1", "AGENTBOX_MODE=bypass"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		out, err := cmd.Output()
+		var env core.Envelope
+		if jerr := json.Unmarshal(out, &env); jerr != nil {
+			t.Fatalf("%s: stdout is not an envelope: %v %q (%v)", applet, jerr, out, err)
+		}
+		return env
+	}
+	before := snapshot(t, root)
+	denied := string(core.CodePermissionDenied)
+	for _, c := range []struct {
+		applet string
+		req    map[string]any
+	}{
+		{"read", map[string]any{"file_path": "secret.txt"}},
+		{"edit", map[string]any{"file_path": "secret.txt", "old_string": "hello", "new_string": "bye"}},
+		{"write", map[string]any{"file_path": "ro/kept.txt", "content": "bye\n"}},
+		{"write", map[string]any{"file_path": "ro/new.txt", "content": "bye\n"}},
+		{"ls", map[string]any{"path": "locked"}},
+		{"read", map[string]any{"file_path": "locked/inside.txt"}},
+	} {
+		env := run(c.applet, c.req)
+		if code, _ := env.Metadata["error_code"].(string); code != denied {
+			t.Errorf("%s %v: error_code %q, want %s: %s", c.applet, c.req, code, denied, env.ErrorText)
+		} else if !strings.Contains(env.ErrorText, "permission") {
+			t.Errorf("%s %v: the error does not say why: %s", c.applet, c.req, env.ErrorText)
+		}
+	}
+	if d := diffSnapshots(before, snapshot(t, root)); len(d) > 0 {
+		t.Errorf("refused calls changed the workspace: %v", d)
+	}
+	// A search goes on past what it cannot open.
+	env := run("grep", map[string]any{"pattern": "hello", "output_mode": "files_with_matches"})
+	if env.Type != "output" || !strings.Contains(fmt.Sprint(env.Data), "open.txt") {
+		t.Errorf("grep over a tree with unreadable parts: %+v", env)
+	}
+}
