@@ -147,3 +147,33 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeDialectRequest compares decoding a call in a dialect's shape (renamed
+// parameters translated first) with decoding the canonical call.
+func BenchmarkDecodeDialectRequest(b *testing.B) {
+	tool := &DialectTool{Dialect: "x", Name: "Read", Params: []string{"file_path", "offset=start_line", "limit"}}
+	b.Run("canonical", func(b *testing.B) {
+		for b.Loop() {
+			var p benchRead
+			if err := DecodeRequest(strings.NewReader(`{"file_path":"a.go","start_line":2,"limit":5}`), &p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("dialect", func(b *testing.B) {
+		for b.Loop() {
+			var p benchRead
+			if err := DecodeDialectRequest(strings.NewReader(`{"file_path":"a.go","offset":2,"limit":5}`), &p, tool); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+type benchRead struct {
+	FilePath  string `json:"file_path" required:""`
+	StartLine int    `json:"start_line"`
+	Limit     int    `json:"limit" default:"2000"`
+}
+
+func (*benchRead) Run(context.Context, *Env) (*Result, error) { return nil, nil }
