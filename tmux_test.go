@@ -27,7 +27,12 @@ func newTmux(t *testing.T, dir, command string) *tmuxSession {
 	}
 	s := &tmuxSession{t: t, sock: filepath.Join(dir, "tmux.sock"), dir: dir}
 	script := filepath.Join(dir, "run.sh")
-	body := "#!/bin/sh\ncd " + dir + "\n" + command + "\necho \"exit=$?\" > " + filepath.Join(dir, "done") + "\nsleep 30\n"
+	// The wrapper shell shares the pane's foreground process group, so a Ctrl-C sent to
+	// the command reaches it too: a trap (reset to default in the child) keeps it alive to
+	// record the exit status, and the status file appears whole, by rename, never half
+	// written.
+	done := filepath.Join(dir, "done")
+	body := "#!/bin/sh\ntrap 'true' INT\ncd " + dir + "\n" + command + "\necho \"exit=$?\" > " + done + ".tmp\nmv " + done + ".tmp " + done + "\nsleep 30\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
