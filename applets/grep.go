@@ -28,7 +28,7 @@ type Grep struct {
 	Path         string `json:"path" alias:"dir,directory" arg:"" optional:"" default:"." help:"file or directory to search"`
 	Glob         string `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
 	Type         string `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
-	OutputMode   string `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file)"`
+	OutputMode   string `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
 	IgnoreCase   bool   `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
 	After        int    `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
 	Before       int    `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
@@ -199,6 +199,15 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 	}
 	return result, nil
+}
+
+// ShellDefaults implements core.ShellDefaulter: a person who types `agentbox grep foo`
+// sees the matching lines, as ripgrep shows them; an agent's default stays
+// files_with_matches (reference 000).
+func (g *Grep) ShellDefaults(given func(string) bool) {
+	if !given("output-mode") {
+		g.OutputMode = "content"
+	}
 }
 
 // render writes one entry the way ripgrep prints it without headings.

@@ -19,6 +19,14 @@ type ShellInput interface {
 	ReadShellInput(stdin io.Reader, stdinIsTerminal bool) error
 }
 
+// ShellDefaulter is implemented by applets whose defaults for a person at a shell differ
+// from an agent's (grep shows matching lines, as ripgrep does, where an agent gets the
+// file names). given reports whether a flag, by its long name, was on the command line;
+// it runs after flag parsing, before validation.
+type ShellDefaulter interface {
+	ShellDefaults(given func(flag string) bool)
+}
+
 // parseFlags fills cmd from the command line with kong (shell mode only: JSON mode never
 // builds the parser, which keeps an agent's per-call start-up small). It then runs the
 // same schema validation a JSON request gets. exit >= 0 means the call is over (help was
@@ -37,8 +45,18 @@ func parseFlags(spec *Spec, prog string, cmd Command, args []string, host Host) 
 			panic(r)
 		}
 	}()
-	if _, err := parser.Parse(args); err != nil {
+	kctx, err := parser.Parse(args)
+	if err != nil {
 		return -1, Errorf(CodeInvalidParams, "%v; run `agentbox %s --help` for the flags", err, spec.Name)
+	}
+	if sd, ok := cmd.(ShellDefaulter); ok {
+		given := map[string]bool{}
+		for _, p := range kctx.Path {
+			if p.Flag != nil {
+				given[p.Flag.Name] = true
+			}
+		}
+		sd.ShellDefaults(func(flag string) bool { return given[flag] })
 	}
 	if si, ok := cmd.(ShellInput); ok {
 		if err := si.ReadShellInput(host.Stdin, host.StdinIsTerminal); err != nil {
