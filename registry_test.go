@@ -4,8 +4,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentbox/agentbox/applets"
 	"github.com/agentbox/agentbox/core"
@@ -45,5 +47,45 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := os.Stat("main.go"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHelpShowsDefaultsAndExample: `agentbox APPLET --help` shows every parameter's
+// default and an example JSON call, and that example is a valid request.
+func TestHelpShowsDefaultsAndExample(t *testing.T) {
+	for _, s := range applets.All {
+		if s.Example == "" {
+			t.Errorf("%s: no Example JSON call for --help", s.Name)
+			continue
+		}
+		if err := core.DecodeRequest(strings.NewReader(s.Example), s.New()); err != nil {
+			t.Errorf("%s: the --help example %s is refused: %v", s.Name, s.Example, err)
+		}
+		var stdout, stderr strings.Builder
+		root := t.TempDir()
+		host := core.Host{
+			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+			Getenv: func(k string) string {
+				return map[string]string{"AGENTBOX_ROOT": root, "HOME": root, "XDG_STATE_HOME": filepath.Join(root, ".state"), "AGENTBOX_HEADLESS": "1"}[k]
+			},
+			Getwd: func() (string, error) { return root, nil },
+			Now:   time.Now,
+		}
+		if code := core.Main([]string{"agentbox", s.Name, "--help"}, applets.All, host); code != 0 {
+			t.Errorf("%s --help exited %d: %s", s.Name, code, stderr.String())
+			continue
+		}
+		help := strings.Join(strings.Fields(stdout.String()), " ")
+		if want := "echo '" + s.Example + "' | agentbox " + s.Name; !strings.Contains(help, want) {
+			t.Errorf("%s --help lacks the example call %q:\n%s", s.Name, want, stdout.String())
+		}
+		for _, f := range core.ParamsOf(s.New()).Fields {
+			if !f.HasDefault || f.Default == "" || f.Type.Kind() == reflect.Bool {
+				continue
+			}
+			if want := "(default: " + f.Default + ")"; !strings.Contains(help, want) {
+				t.Errorf("%s --help does not show %s's default %s:\n%s", s.Name, f.Name, want, stdout.String())
+			}
+		}
 	}
 }

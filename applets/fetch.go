@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -59,13 +60,7 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "%q is not an http(s) URL; pass a full URL such as https://example.com/page", f.URL)
 	}
-	// The gate sees host:port (the scheme's port when the URL names none), so a rule
-	// naming a port (127.0.0.1:8080) matches, and a bare-host rule matches every port.
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	target := net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+	target := hostTarget(u)
 	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: target, Summary: f.Method + " " + u.String()})
 	if err != nil {
 		return nil, err
@@ -77,10 +72,39 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := FetchResult{URL: u.String()}
+	// The gate's decision for every host:port the fetch reaches: a redirect to a new
+	// host is authorized like the first one, so a host rule that denies (or would ask
+	// for) a host holds however the fetch gets there.
+	var mu sync.Mutex
+	decisions := map[string]core.Decision{target: d}
 	client := core.NewGuardedClient(core.GuardOptions{
 		Timeout: timeout, MaxRedirects: FetchMaxRedirects,
-		AllowPrivate: privateAllowed(env, d),
-		OnRedirect:   func(next string) { res.Redirects = append(res.Redirects, next) },
+		AllowPrivate: func(host, port string) bool {
+			mu.Lock()
+			hd := decisions[net.JoinHostPort(host, port)]
+			mu.Unlock()
+			return privateAllowed(env, hd, host, port)
+		},
+		OnRedirect: func(next *http.Request) error {
+			prev := lastHop(res.Redirects, u.String())
+			res.Redirects = append(res.Redirects, next.URL.String())
+			t := hostTarget(next.URL)
+			mu.Lock()
+			_, known := decisions[t]
+			mu.Unlock()
+			if known {
+				return nil
+			}
+			hd, err := env.Authorize(next.Context(), core.Request{Capability: core.CapNetFetch, Target: t,
+				Summary: fmt.Sprintf("follow the redirect from %s to %s", prev, next.URL)})
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			decisions[t] = hd
+			mu.Unlock()
+			return nil
+		},
 	})
 	req, err := http.NewRequestWithContext(ctx, f.Method, u.String(), nil)
 	if err != nil {
@@ -160,57 +184,84 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	result := &core.Result{Meta: meta}
 	if len(text) > f.MaxBytes {
 		result.Truncated = true
+		where := "the whole text is in output_path"
 		if path, err := env.Session.Spill("fetch", []byte(text)); err == nil {
 			result.OutputPath = path
+		} else {
+			where = fmt.Sprintf("the rest could not be saved (%v); fetch with format raw or download_to for the whole body", err)
 		}
 		cut := f.MaxBytes
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
 			cut--
 		}
-		text = text[:cut] + fmt.Sprintf("\n… [cut at %d bytes of %d; the whole text is in output_path]", cut, len(text))
+		text = text[:cut] + fmt.Sprintf("\n… [cut at %d bytes of %d; %s]", cut, len(text), where)
 	}
 	res.Content = text
 	result.Data = res
 	return result, nil
 }
 
-// privateAllowed says which hosts may be reached at private, loopback, link-local or
-// metadata addresses: a host named by the permission rule (or grant) that allowed this
-// call, and the hosts listed in AGENTBOX_FETCH_ALLOW_HOSTS (names, *.suffix patterns, or
-// *). A catch-all rule does not count: reaching an internal address takes naming it.
-func privateAllowed(env *core.Env, d core.Decision) func(host, port string) bool {
-	list := env.Getenv("AGENTBOX_FETCH_ALLOW_HOSTS")
-	byRule := d.Action == "allow" && d.Scope != "mode" && d.Scope != "watchdog" && d.Scope != ""
-	if list == "" && !byRule {
-		return nil
+// hostTarget is what the gate sees for a URL: host:port, with the scheme's port when
+// the URL names none, so a rule naming a port (127.0.0.1:8080) matches, and a bare-host
+// rule matches every port.
+func hostTarget(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	return func(host, port string) bool {
-		if byRule && strings.Contains(strings.ToLower(d.Rule), host) {
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// lastHop is the last URL of the redirect chain so far, or first.
+func lastHop(redirects []string, first string) string {
+	if n := len(redirects); n > 0 {
+		return redirects[n-1]
+	}
+	return first
+}
+
+// privateAllowed says whether host may be reached at a private, loopback, link-local or
+// metadata address on port: when the permission rule (or grant) that allowed reaching
+// this host:port names it (d is the gate's decision for exactly this host:port, so a
+// rule that matched it and is not a catch-all names it), or when
+// AGENTBOX_FETCH_ALLOW_HOSTS lists it (names, host:port, *.suffix patterns, or *). A
+// catch-all rule does not count: reaching an internal address takes naming it.
+func privateAllowed(env *core.Env, d core.Decision, host, port string) bool {
+	if d.Action == "allow" && d.Pattern != "" {
+		h := d.Pattern
+		if hh, _, err := net.SplitHostPort(h); err == nil {
+			h = hh
+		}
+		if h != "*" {
 			return true
 		}
-		for _, pat := range strings.Split(list, ",") {
-			pat = strings.ToLower(strings.TrimSpace(pat))
-			// host:port allows that port only; a bare host allows every port.
-			if h, p, err := net.SplitHostPort(pat); err == nil {
-				if p != port {
-					continue
-				}
-				pat = h
-			}
-			switch {
-			case pat == "*" || pat == host:
-				return true
-			case strings.HasPrefix(pat, "*.") && strings.HasSuffix(host, pat[1:]):
-				return true
-			}
-		}
-		return false
 	}
+	for _, pat := range strings.Split(env.Getenv("AGENTBOX_FETCH_ALLOW_HOSTS"), ",") {
+		pat = strings.ToLower(strings.TrimSpace(pat))
+		// host:port allows that port only; a bare host allows every port.
+		if h, p, err := net.SplitHostPort(pat); err == nil {
+			if p != port {
+				continue
+			}
+			pat = h
+		}
+		switch {
+		case pat == "":
+		case pat == "*" || pat == host:
+			return true
+		case strings.HasPrefix(pat, "*.") && strings.HasSuffix(host, pat[1:]):
+			return true
+		}
+	}
+	return false
 }
 
 func fetchError(u string, timeout time.Duration, err error) error {
 	var blocked *core.BlockedAddressError
+	var refused *core.Error
 	switch {
+	case errors.As(err, &refused):
+		return refused // the gate refused a redirect's host
 	case errors.As(err, &blocked):
 		return core.Errorf(core.CodePermissionDenied, "%s", blocked.Error())
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Client.Timeout") || strings.Contains(err.Error(), "timeout"):

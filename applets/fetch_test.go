@@ -42,6 +42,15 @@ func fetchServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/sneaky", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, strings.Replace("http://"+r.Host+"/page", "127.0.0.1", "localhost", 1), http.StatusFound)
 	})
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
+	mux.HandleFunc("/mislabelled", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=no-such-charset")
+		w.Write([]byte("caf\xc3\xa9 \xff"))
+	})
+	mux.HandleFunc("/meta-charset", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html><head><meta charset=\"iso-8859-1\"><title>Caf\xe9</title></head><body><p>na\xefve</p></body></html>"))
+	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(5 * time.Second):
@@ -195,5 +204,71 @@ func TestFetchHostRuleWithPort(t *testing.T) {
 	}
 	if err := allow("127.0.0.1:1"); err == nil || err.Code != core.CodePermissionDenied {
 		t.Errorf("AGENTBOX_FETCH_ALLOW_HOSTS with another port allowed the call: %v", err)
+	}
+}
+
+// The redirect bound, and charsets that are wrong or only declared in the document.
+func TestFetchRedirectBoundAndCharsets(t *testing.T) {
+	srv := fetchServer(t)
+	env := fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1"})
+	_, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/loop"))
+	if err == nil || !strings.Contains(err.Message, fmt.Sprintf("more than %d redirects", FetchMaxRedirects)) {
+		t.Errorf("redirect loop: %v", err)
+	}
+	res, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/mislabelled"))
+	if err != nil || res.Data.(FetchResult).Content != "café \uFFFD" {
+		t.Errorf("unknown charset label: %v %+v", err, res)
+	}
+	res, err = coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":%q}`, srv.URL+"/meta-charset"))
+	if err != nil || res.Data.(FetchResult).Title != "Café" || !strings.Contains(res.Data.(FetchResult).Content, "naïve") {
+		t.Errorf("charset from <meta>: %v %+v", err, res)
+	}
+}
+
+// A redirect to another host goes through the gate like the first URL: a host rule that
+// denies it holds; and reaching a private address after a redirect takes a rule naming
+// that host (not any rule whose text happens to contain the host's name).
+func TestFetchRedirectHostsAreAuthorized(t *testing.T) {
+	srv := fetchServer(t)
+	ruleEnv := func(configHome string, vars map[string]string, rules ...string) *core.Env {
+		vars["AGENTBOX_MODE"] = "default"
+		vars["XDG_CONFIG_HOME"] = configHome
+		env := fetchEnv(t, vars)
+		env.Gate = &core.PolicyGate{Split: core.ShellSplit}
+		if err := os.MkdirAll(filepath.Join(configHome, "agentbox"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cfg := `{"permissions":{"rules":[` + strings.Join(rules, ",") + `]}}`
+		if err := os.WriteFile(filepath.Join(configHome, "agentbox", "config.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	rule := func(pattern, action string) string {
+		return fmt.Sprintf(`{"permission":"net.fetch","pattern":%q,"action":%q}`, pattern, action)
+	}
+	sneaky := fmt.Sprintf(`{"url":%q}`, srv.URL+"/sneaky") // 127.0.0.1 → localhost
+
+	// Both hosts may hold private addresses, but a rule denies localhost.
+	env := ruleEnv(t.TempDir(), map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1,localhost"}, rule("127.0.0.1", "allow"), rule("localhost", "deny"))
+	if _, err := coretest.Call(t, env, &Fetch{}, sneaky); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "localhost") {
+		t.Errorf("a redirect to a denied host was followed: %v", err)
+	}
+	// No rule for localhost, no one to ask: the redirect needs input.
+	env = ruleEnv(t.TempDir(), map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1,localhost"}, rule("127.0.0.1", "allow"))
+	if _, err := coretest.Call(t, env, &Fetch{}, sneaky); err == nil || err.Code != core.CodeNeedsInput {
+		t.Errorf("a redirect to a host no rule allows was followed: %v", err)
+	}
+	// Rules naming both hosts: followed, with the chain reported.
+	env = ruleEnv(t.TempDir(), map[string]string{}, rule("127.0.0.1", "allow"), rule("localhost", "allow"))
+	res, err := coretest.Call(t, env, &Fetch{}, sneaky)
+	if err != nil || len(res.Data.(FetchResult).Redirects) != 1 || res.Data.(FetchResult).Title != "The Title" {
+		t.Fatalf("allowed redirect: %v %+v", err, res)
+	}
+	// localhost allowed only by a catch-all rule: it is loopback, and no rule names it,
+	// even though the rule file's own path contains "localhost".
+	env = ruleEnv(filepath.Join(t.TempDir(), "localhost"), map[string]string{}, rule("127.0.0.1", "allow"), rule("*", "allow"))
+	if _, err := coretest.Call(t, env, &Fetch{}, sneaky); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "loopback") {
+		t.Errorf("a catch-all rule let a redirect reach loopback: %v", err)
 	}
 }

@@ -55,3 +55,50 @@ func TestMCPServerInMemory(t *testing.T) {
 		t.Fatalf("failed edit must be an isError result: %v %+v", err, res)
 	}
 }
+
+// TestMCPToolSearch: an MCP client asks for tools by query through the server's own
+// tools (prompt with search in agentbox's names, tool_search in reference 002's) and gets
+// the best matches as a tools/list-shaped document with their input schemas.
+func TestMCPToolSearch(t *testing.T) {
+	for _, c := range []struct{ dialect, tool string }{{"", "prompt"}, {"ref002", "tool_search"}} {
+		env := coretest.Env(t, "mcp")
+		env.Specs, env.Dialect = All, c.dialect
+		server, err := NewMCPServer(env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := map[string]any{"search": "find files by glob pattern", "format": "mcp", "limit": 2}
+		if c.tool == "tool_search" {
+			args = map[string]any{"query": "find files by glob pattern", "max_results": 2}
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", c.tool, err, res)
+		}
+		doc, _ := res.StructuredContent.(map[string]any)["document"].(map[string]any)
+		tools, _ := doc["tools"].([]any)
+		if len(tools) == 0 || len(tools) > 2 {
+			t.Fatalf("%s: %d tools: %+v", c.tool, len(tools), res.StructuredContent)
+		}
+		first := tools[0].(map[string]any)
+		schema := first["inputSchema"]
+		if schema == nil {
+			schema = first["input_schema"]
+		}
+		if first["name"] != "glob" || schema == nil {
+			t.Errorf("%s: best match %v (schema %v), want glob with its schema", c.tool, first["name"], schema)
+		}
+		cs.Close()
+		ss.Close()
+	}
+}

@@ -41,15 +41,23 @@ type PatchResult struct {
 	Recovered []string    `json:"recovered,omitempty"` // files an interrupted earlier patch was rolled back in
 }
 
-// ReadShellInput implements core.ShellInput: `git diff | agentbox patch`.
+// ReadShellInput implements core.ShellInput: `git diff | agentbox patch --dry-run` or
+// `git diff | agentbox patch -`. With neither patch text nor a patch file on the command
+// line, the patch comes from stdin, as it does for git apply.
 func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
-	if p.Patch != "" || p.File != "-" || stdin == nil || isTerminal {
+	if p.Patch != "" || (p.File != "" && p.File != "-") || stdin == nil {
 		return nil
+	}
+	if isTerminal {
+		return core.Errorf(core.CodeInvalidParams, "no patch given: pipe it on stdin (git diff | agentbox patch), or name a patch file (agentbox patch fix.diff)")
 	}
 	p.File = ""
 	b, err := io.ReadAll(io.LimitReader(stdin, core.MaxRequestBytes+1))
 	if err != nil {
 		return core.Errorf(core.CodeIOError, "reading the patch from stdin: %v", err)
+	}
+	if len(b) > core.MaxRequestBytes {
+		return core.Errorf(core.CodeTooLarge, "the patch on stdin is larger than %d MiB; split it into smaller patches", core.MaxRequestBytes>>20)
 	}
 	p.Patch = string(b)
 	return nil
@@ -267,7 +275,11 @@ func (r PatchResult) RenderText(p *core.Printer) {
 	if r.DryRun {
 		verb = "Would patch"
 	}
-	p.Printf("%s %d files:\n", verb, len(r.Files))
+	files := "files"
+	if len(r.Files) == 1 {
+		files = "file"
+	}
+	p.Printf("%s %d %s:\n", verb, len(r.Files), files)
 	for _, f := range r.Files {
 		name := f.Path
 		if f.NewPath != "" {

@@ -46,7 +46,10 @@ func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		tools = prompt.Search(tools, p.Search, p.Limit)
 	}
 	var out []byte
-	if p.Format == "markdown" && p.Search == "" {
+	if p.Format == "markdown" && p.Search != "" {
+		// tool_search: the matching tools with the schemas a model needs to call them.
+		out = prompt.MarkdownSearch(tools, p.Search)
+	} else if p.Format == "markdown" {
 		var skills []prompt.Skill
 		for _, s := range discoverSkills(env).Skills {
 			skills = append(skills, prompt.Skill{Name: s.Name, Description: s.Description})

@@ -18,7 +18,7 @@ import (
 // Limits of search, used by the code and quoted in the descriptions.
 const (
 	SearchDefaultResults = 5
-	SearchTimeout        = 15 * time.Second // reference 002
+	SearchTimeout        = 15 * time.Second // reference 002 (AGENTBOX_SEARCH_TIMEOUT_MS overrides)
 	SearchSessionCap     = 25               // reference 002 (AGENTBOX_SEARCH_CAP overrides)
 	braveEndpoint        = "https://api.search.brave.com/res/v1/web/search"
 )
@@ -96,14 +96,23 @@ func (s *Search) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	h.Write([]byte(env.Session.ID))
 	prov := provs[int(h.Sum32())%len(provs)]
 	u, _ := url.Parse(prov.endpoint)
-	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: u.Hostname(), Summary: fmt.Sprintf("web search %q via %s", s.Query, prov.kind)})
+	// The gate sees host:port, as for fetch, so the same host rules apply to both.
+	d, err := env.Authorize(ctx, core.Request{Capability: core.CapNetFetch, Target: hostTarget(u), Summary: fmt.Sprintf("web search %q via %s", s.Query, prov.kind)})
 	if err != nil {
 		return nil, err
+	}
+	timeout := SearchTimeout
+	if v := env.Getenv("AGENTBOX_SEARCH_TIMEOUT_MS"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms <= 0 {
+			return nil, core.Errorf(core.CodeInvalidParams, "AGENTBOX_SEARCH_TIMEOUT_MS=%q is not a positive number of milliseconds", v)
+		}
+		timeout = time.Duration(ms) * time.Millisecond
 	}
 	if err := capCalls(ctx, env, "search", "AGENTBOX_SEARCH_CAP", SearchSessionCap); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, SearchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	q := u.Query()
 	q.Set("q", s.Query)
@@ -119,10 +128,10 @@ func (s *Search) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if prov.kind == "brave" {
 		req.Header.Set("X-Subscription-Token", env.Getenv("AGENTBOX_BRAVE_API_KEY"))
 	}
-	resp, err := (&http.Client{Timeout: SearchTimeout}).Do(req)
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, core.Errorf(core.CodeTimeout, "the %s search provider did not answer within %s; try again later", prov.kind, SearchTimeout)
+			return nil, core.Errorf(core.CodeTimeout, "the %s search provider did not answer within %s; try again later, or ask the user to raise AGENTBOX_SEARCH_TIMEOUT_MS", prov.kind, timeout)
 		}
 		return nil, core.Errorf(core.CodeIOError, "the %s search provider failed: %v", prov.kind, err)
 	}

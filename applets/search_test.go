@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
@@ -25,6 +26,12 @@ func TestSearchProviders(t *testing.T) {
 	mux.HandleFunc("/brave", func(w http.ResponseWriter, r *http.Request) {
 		gotKey = r.Header.Get("X-Subscription-Token")
 		fmt.Fprint(w, `{"web":{"results":[{"title":"Brave hit","url":"https://brave.example","description":"from brave"}]}}`)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
 	})
 	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `<html>`) })
 	srv := httptest.NewServer(mux)
@@ -72,6 +79,16 @@ func TestSearchProviders(t *testing.T) {
 		if err == nil || !strings.Contains(err.Message, want) {
 			t.Errorf("%q: got %v, want %q", vars, err, want)
 		}
+	}
+
+	// The per-call timeout is host configuration.
+	env = fetchEnv(t, map[string]string{"AGENTBOX_SEARCH_PROVIDERS": "searxng=" + srv.URL + "/slow", "AGENTBOX_SEARCH_TIMEOUT_MS": "300"})
+	start := time.Now()
+	if _, err := coretest.Call(t, env, &Search{}, `{"query":"x"}`); err == nil || err.Code != core.CodeTimeout || !strings.Contains(err.Message, "300ms") {
+		t.Errorf("timeout: %v", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the 300 ms timeout took %v", took)
 	}
 
 	env = fetchEnv(t, map[string]string{"AGENTBOX_SEARCH_PROVIDERS": "searxng=" + srv.URL + "/searx", "AGENTBOX_SEARCH_CAP": "1"})

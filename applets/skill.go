@@ -17,7 +17,7 @@ import (
 // name and a description (reference 002's skill, reference 000's list_skills).
 type Skill struct {
 	Action string `json:"action" arg:"" optional:"" enum:"list,load" default:"list" help:"list the available skills, or load one skill's body"`
-	Name   string `json:"name" arg:"" optional:"" alias:"skill,skill_name" help:"the skill to load (with action load)"`
+	Name   string `json:"name" arg:"" optional:"" alias:"skill,skill_name" help:"the skill to load (a name alone loads it: {\"name\": \"deploy\"})"`
 }
 
 // SkillInfo describes one discovered skill.
@@ -72,6 +72,9 @@ type skillDir struct{ path, source string }
 // Run implements core.Command.
 func (s *Skill) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	list := discoverSkills(env)
+	if s.Name != "" {
+		s.Action = "load" // a name means the model wants that skill, not the list
+	}
 	switch s.Action {
 	case "load":
 		if s.Name == "" {

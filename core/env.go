@@ -52,6 +52,10 @@ type Decision struct {
 	Rule   string `json:"rule,omitempty"`
 	Scope  string `json:"scope,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Pattern is the pattern of the rule or grant that decided ("" when the mode or
+	// the watchdog did, or the rule has none): fetch reaches a private address only for
+	// a host a rule names.
+	Pattern string `json:"-"`
 }
 
 // Gate is the permission check every side effect goes through.

@@ -105,6 +105,7 @@ func CoreDecision(d policy.Decision) Decision {
 	case d.Rule != nil:
 		cd.Rule = d.Rule.String()
 		cd.Scope = string(d.Rule.Scope)
+		cd.Pattern = d.Rule.Pattern
 	case d.Mode != "":
 		cd.Rule = "mode " + string(d.Mode)
 		cd.Scope = "mode"

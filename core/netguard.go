@@ -17,8 +17,9 @@ type GuardOptions struct {
 	// AllowPrivate says whether host may be reached at a private, loopback,
 	// link-local or metadata address on port. Nil refuses them all.
 	AllowPrivate func(host, port string) bool
-	// OnRedirect is told every hop (for the reported redirect chain).
-	OnRedirect func(url string)
+	// OnRedirect is told every hop before it is followed (for the reported redirect
+	// chain, and to authorize a new host); an error stops the fetch with that error.
+	OnRedirect func(req *http.Request) error
 }
 
 // BlockedAddressError is returned when a host resolves to an address the guard refuses.
@@ -103,7 +104,7 @@ func NewGuardedClient(opt GuardOptions) *http.Client {
 				return fmt.Errorf("redirect to a %s: URL, which fetch does not follow", req.URL.Scheme)
 			}
 			if opt.OnRedirect != nil {
-				opt.OnRedirect(req.URL.String())
+				return opt.OnRedirect(req)
 			}
 			return nil
 		},

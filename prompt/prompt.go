@@ -172,7 +172,7 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 	case "json":
 		v = map[string]any{"tools": tools}
 	case "openai":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			fn := map[string]any{"name": t.Name, "description": t.Description, "parameters": schema(t)}
 			if strict {
@@ -182,7 +182,7 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 		}
 		v = map[string]any{"tools": out}
 	case "openai-responses":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			fn := map[string]any{"type": "function", "name": t.Name, "description": t.Description, "parameters": schema(t)}
 			if strict {
@@ -192,7 +192,7 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 		}
 		v = map[string]any{"tools": out}
 	case "anthropic":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			tool := map[string]any{"name": t.Name, "description": t.Description, "input_schema": schema(t)}
 			if strict {
@@ -202,13 +202,13 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 		}
 		v = map[string]any{"tools": out}
 	case "gemini":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "parametersJsonSchema": GeminiJSONSchema(t.InputSchema)})
 		}
 		v = map[string]any{"tools": []any{map[string]any{"functionDeclarations": out}}}
 	case "gemini-legacy":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			fn := map[string]any{"name": t.Name, "description": t.Description}
 			// Gemini refuses an OBJECT without properties; a tool without parameters
@@ -220,7 +220,7 @@ func Render(tools []Tool, format string, strict bool) ([]byte, error) {
 		}
 		v = map[string]any{"tools": []any{map[string]any{"functionDeclarations": out}}}
 	case "mcp":
-		var out []any
+		out := []any{}
 		for _, t := range tools {
 			out = append(out, map[string]any{"name": t.Name, "description": t.Description, "inputSchema": t.InputSchema, "outputSchema": t.OutputSchema, "annotations": t.Annotations})
 		}
@@ -265,6 +265,26 @@ func Markdown(tools []Tool) []byte {
 	return b.Bytes()
 }
 
+// MarkdownSearch renders the result of a tool search as Markdown: each matching tool
+// with its description and its input schema, which is what a model needs to call it.
+func MarkdownSearch(tools []Tool, query string) []byte {
+	var b bytes.Buffer
+	if len(tools) == 0 {
+		fmt.Fprintf(&b, "No tool matches %q; search with other words, or list them all with prompt --format markdown.\n", query)
+		return b.Bytes()
+	}
+	fmt.Fprintf(&b, "Tools matching %q:\n", query)
+	for _, t := range tools {
+		var schema bytes.Buffer
+		enc := json.NewEncoder(&schema)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(t.InputSchema)
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\nInput schema:\n\n```json\n%s```\n", t.Name, t.Description, schema.String())
+	}
+	return b.Bytes()
+}
+
 // Search ranks tools for a query (reference 002's tool_search over agentbox's own
 // table): "select:read,edit" picks tools by name; otherwise every query word found in a
 // tool's name (weight 3), summary (2) or description (1) adds to its score. At most n
@@ -272,7 +292,7 @@ func Markdown(tools []Tool) []byte {
 func Search(tools []Tool, query string, n int) []Tool {
 	query = strings.ToLower(strings.TrimSpace(query))
 	if names, ok := strings.CutPrefix(query, "select:"); ok {
-		var out []Tool
+		out := []Tool{}
 		for _, name := range strings.Split(names, ",") {
 			for _, t := range tools {
 				if t.Name == strings.TrimSpace(name) {
@@ -307,7 +327,7 @@ func Search(tools []Tool, query string, n int) []Tool {
 		}
 	}
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].score > ranked[j].score })
-	var out []Tool
+	out := []Tool{}
 	for i := 0; i < len(ranked) && i < n; i++ {
 		out = append(out, ranked[i].t)
 	}
