@@ -150,6 +150,18 @@ func (p *Policy) WithGrants(rules []*Rule) *Policy {
 
 // Checks expands a request into the pieces that are decided one by one.
 func (p *Policy) Checks(req Request) []Check {
+	if len(req.Targets) > 0 {
+		var out []Check
+		for _, t := range append([]string{req.Target}, req.Targets...) {
+			if t == "" {
+				continue
+			}
+			one := req
+			one.Target, one.Targets = t, nil
+			out = append(out, p.Checks(one)...)
+		}
+		return out
+	}
 	capability := req.Capability
 	k := capKinds[capability]
 	if capability == "" {
