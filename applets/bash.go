@@ -183,8 +183,12 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 
 	// The watchdog first: it refuses what no permission may allow.
+	wcfg, err := core.ShellWatchdog(env)
+	if err != nil {
+		return nil, err
+	}
 	a, _ := shell.Analyze(b.Command)
-	verdict := shell.Check(a, shell.Config{Strict: env.Getenv("AGENTBOX_BASH_STRICT") == "1", Home: env.Getenv("HOME")})
+	verdict := shell.Check(a, wcfg)
 	if verdict.Action == shell.Deny {
 		return nil, (&core.Error{Code: core.CodePermissionDenied, Message: "the watchdog refused this command: " + verdict.Reason}).
 			WithDetails(map[string]any{"watchdog": verdict})

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/core/shell"
 	"github.com/agentbox/agentbox/core/tty"
 )
 
@@ -132,4 +133,22 @@ func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
 		return nil, policy.Resolver{}, err
 	}
 	return pol, res, nil
+}
+
+// ShellWatchdog is the configuration of the bash watchdog for env: the built-in lists
+// plus the "watchdog" sections of the manifest, user and project configs, strict when
+// one of them says so or AGENTBOX_BASH_STRICT=1, and env's home directory.
+func ShellWatchdog(env *Env) (shell.Config, error) {
+	g, ok := env.Gate.(*PolicyGate)
+	if !ok {
+		g = &PolicyGate{Split: ShellSplit}
+	}
+	pol, err := g.Policy(env)
+	if err != nil {
+		return shell.Config{}, Errorf(CodeInvalidParams, "%v", err)
+	}
+	cfg := pol.ShellWatchdog
+	cfg.Strict = cfg.Strict || env.Getenv("AGENTBOX_BASH_STRICT") == "1"
+	cfg.Home = env.Getenv("HOME")
+	return cfg, nil
 }
