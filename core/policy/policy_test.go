@@ -555,6 +555,12 @@ func TestNeedsInputUncertain(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--mode accept-edits") || !strings.Contains(err.Error(), `"permission":"write","pattern":"/w/proj/a"`) {
 		t.Errorf("write needs_input: %v", err)
 	}
+	// A part of another kind than its applet's (the file fetch downloads to) is
+	// suggested as its capability, which can allow it.
+	_, err = p.Authorize(context.Background(), file("fetch", CapFSWrite, ws+"/dl.txt"), Resolver{Headless: true})
+	if err == nil || !strings.Contains(err.Error(), `"permission":"fs.write","pattern":"/w/proj/dl.txt"`) || strings.Contains(err.Error(), "analysed") {
+		t.Errorf("fetch download needs_input: %v", err)
+	}
 }
 
 func TestLoadWatchdog(t *testing.T) {
