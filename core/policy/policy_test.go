@@ -60,6 +60,9 @@ func TestCommandPatterns(t *testing.T) {
 		{"a?c", "ac", false},
 		{"go test *", "/usr/local/go/bin/go test ./...", true},
 		{"go test *", "./go test ./...", false},           // a local script is not the go tool
+		{"npm test *", "npm test && rm -rf ~", false},     // every part needs its own allow
+		{"npm test *", "npm test && rm -rf build", false}, // (not only the parts the watchdog knows)
+		{"npm test *", "npm test $(rm x)", false},
 	}
 	for _, c := range cases {
 		p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", c.pat, Allow))
