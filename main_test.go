@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agentbox/agentbox/applets"
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -40,6 +42,18 @@ func TestScripts(t *testing.T) {
 			e.Setenv("AGENTBOX_HEADLESS", "1")
 			e.Setenv("AGENTBOX_MODE", "bypass")
 			return nil
+		},
+		// [landlock]: the kernel can confine a sandboxed command's writes; [netcut]: it can
+		// also cut its network (user namespaces, or Landlock's TCP rules).
+		Condition: func(cond string) (bool, error) {
+			caps := sandbox.Probe()
+			switch cond {
+			case "landlock":
+				return caps.LandlockABI > 0, nil
+			case "netcut":
+				return caps.UserNS || caps.LandlockABI >= 4, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// httpserve DIR: serves DIR over HTTP on loopback for the rest of the script and

@@ -91,6 +91,7 @@ func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 	var job *proc.Job
+	var meta map[string]any
 	out := &BashResult{action: b.Action}
 	switch b.Action {
 	case "output":
@@ -106,16 +107,18 @@ func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			job, err = jobs.Get(b.JobID)
 		}
 	case "kill":
-		if _, err = env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID}); err != nil {
-			return nil, err
+		d, aerr := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID})
+		if aerr != nil {
+			return nil, aerr
 		}
+		meta = map[string]any{"decision": d}
 		job, err = jobs.Kill(b.JobID, proc.DefaultGrace)
 	}
 	if err != nil {
 		return nil, jobError(err)
 	}
 	out.Job = job
-	return &core.Result{Data: out}, nil
+	return &core.Result{Data: out, Meta: meta}, nil
 }
 
 func jobError(err error) error {
@@ -183,8 +186,12 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 
 	// The watchdog first: it refuses what no permission may allow.
+	wcfg, err := core.ShellWatchdog(env)
+	if err != nil {
+		return nil, err
+	}
 	a, _ := shell.Analyze(b.Command)
-	verdict := shell.Check(a, shell.Config{Strict: env.Getenv("AGENTBOX_BASH_STRICT") == "1", Home: env.Getenv("HOME")})
+	verdict := shell.Check(a, wcfg)
 	if verdict.Action == shell.Deny {
 		return nil, (&core.Error{Code: core.CodePermissionDenied, Message: "the watchdog refused this command: " + verdict.Reason}).
 			WithDetails(map[string]any{"watchdog": verdict})

@@ -2,6 +2,7 @@ package applets
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,65 @@ func BenchmarkBashTrue(b *testing.B) {
 		if err := exec.Command(bash, "-c", "true").Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// withVars returns env with more environment variables.
+func withVars(env *core.Env, vars map[string]string) *core.Env {
+	get := env.Getenv
+	env.Getenv = func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return get(k)
+	}
+	return env
+}
+
+func TestBashStrictAndConfiguredWatchdog(t *testing.T) {
+	uncertain := `{"command":"X=echo; $X hi"}`
+	env := withVars(coretest.Env(t, "bash"), map[string]string{"AGENTBOX_BASH_STRICT": "1"})
+	if _, _, err := bashCall(t, env, uncertain); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "Strict mode") {
+		t.Errorf("AGENTBOX_BASH_STRICT=1 let an unanalysable line run: %v", err)
+	}
+
+	// The user config adds to the lists and turns strict mode on.
+	env = coretest.Env(t, "bash")
+	cfgDir := t.TempDir()
+	env = withVars(env, map[string]string{"XDG_CONFIG_HOME": cfgDir})
+	writeConfig(t, filepath.Join(cfgDir, "agentbox", "config.json"), `{"watchdog":{"strict":true,"deny_commands":["terraform"],"protected_files":["/srv/data/*"]}}`)
+	for line, want := range map[string]string{
+		`terraform destroy -auto-approve`: "deny list",
+		`echo x > /srv/data/db`:           "protected",
+		`X=echo; $X hi`:                   "Strict mode",
+		`rm -rf /`:                        "rm -r on /", // the built-in list still holds
+	} {
+		_, _, err := bashCall(t, env, `{"command":`+quoteJSON(line)+`}`)
+		if err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, want) {
+			t.Errorf("%s: %v, want a watchdog refusal mentioning %q", line, err, want)
+		}
+	}
+	if r, _, err := bashCall(t, env, `{"command":"echo fine"}`); err != nil || r.Stdout != "fine\n" {
+		t.Errorf("an ordinary line: %+v %v", r, err)
+	}
+
+	// A project config may add but not switch rules off; the error names file and key.
+	proj := filepath.Join(coretest.Root(env), ".agentbox", "config.json")
+	writeConfig(t, proj, `{"watchdog":{"disable":["rm-tree"]}}`)
+	env2 := withVars(coretest.Env(t, "bash"), map[string]string{"XDG_CONFIG_HOME": cfgDir})
+	env2.WS, env2.Cwd = env.WS, env.Cwd
+	_, _, err := bashCall(t, env2, `{"command":"true"}`)
+	if err == nil || err.Code != core.CodeInvalidParams || !strings.Contains(err.Message, proj) || !strings.Contains(err.Message, "watchdog.disable") {
+		t.Errorf("project disabling a rule: %v", err)
+	}
+}
+
+func writeConfig(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

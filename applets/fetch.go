@@ -147,9 +147,11 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("save %s to %s (%d bytes)", res.FinalURL, p.Abs, len(raw))}); err != nil {
+		wd, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("save %s to %s (%d bytes)", res.FinalURL, p.Abs, len(raw))})
+		if err != nil {
 			return nil, err
 		}
+		meta["download_decision"] = wd
 		info, err := env.WS.WriteAtomic(p, raw, core.WriteOptions{CreateDirs: true})
 		if err != nil {
 			return nil, err

@@ -189,10 +189,15 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	var diff strings.Builder
 	var targets []string
+	var touched []string // every path written or removed: a move's source too
 	for _, f := range prepared.Files {
 		pf := PatchFile{Op: f.Op.String(), Path: f.Path, NewPath: f.NewPath, Added: f.Added, Removed: f.Removed, Hunks: f.Hunks}
 		res.Files = append(res.Files, pf)
 		targets = append(targets, f.Target())
+		touched = append(touched, f.Path)
+		if f.NewPath != "" && f.NewPath != f.Path {
+			touched = append(touched, f.NewPath)
+		}
 		from, to := "a/"+f.Path, "b/"+f.Target()
 		if f.Old == nil {
 			from = "/dev/null"
@@ -220,7 +225,7 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	res.Diff = capDiff(env, "patch-diff", diff.String(), result)
 	res.DryRun = p.DryRun
 	if !p.DryRun && prepared.Changed() {
-		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: strings.Join(targets, " "), Summary: fmt.Sprintf("apply a patch to %d files (%s)", len(targets), strings.Join(targets, ", "))})
+		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: touched[0], Targets: touched[1:], Summary: fmt.Sprintf("apply a patch to %s (%s)", plural(len(targets), "file"), strings.Join(targets, ", "))})
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,10 @@ type Request struct {
 	Applet     string // the applet id (write, edit, bash, ...)
 	Capability string // fs.read, fs.write, shell.run, net.fetch
 	Target     string // the path, command line or host
-	Summary    string // what will happen, for a person who is asked ("overwrite x.go (120 bytes)")
+	// Targets are more targets of the same kind decided together with Target (the
+	// files of a multi-file patch); the strictest verdict wins.
+	Targets []string
+	Summary string // what will happen, for a person who is asked ("overwrite x.go (120 bytes)")
 }
 
 // Decision is the gate's verdict, reported in the result's metadata.

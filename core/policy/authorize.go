@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -179,8 +180,9 @@ func DeniedText(req Request, d Decision) string {
 // suggest is the narrowest rule that would allow one check: its exact target.
 func suggest(c Check) (RuleSpec, bool) {
 	perm := c.Applet
-	if _, known := appletKinds[perm]; !known || c.Applet == "bash" && c.kind == kindPath {
-		// A redirection of a bash line is a file write: grant it as fs.write.
+	if k, known := appletKinds[perm]; !known || k != c.kind {
+		// A part of another kind than the applet's own (a redirection of a bash line,
+		// the file fetch downloads to) is granted by its capability: fs.write.
 		perm = c.Capability
 	}
 	if perm == "" {
@@ -261,8 +263,10 @@ func (p *Policy) NeedsInputText(req Request, d Decision, userConfig string) stri
 	}
 	if d.Rule != nil {
 		fmt.Fprintf(&b, "No narrower rule can allow it while %s applies; the user would have to remove or change that rule", d.Rule)
-	} else {
+	} else if d.Asks != nil && slices.ContainsFunc(d.Asks, func(c Check) bool { return c.Uncertain || slices.Contains(c.Partial, true) }) {
 		b.WriteString("No rule can allow it as written (the command could not be fully analysed); rewrite it without computed parts ($VAR, $(...), eval)")
+	} else {
+		b.WriteString("No single rule can allow it as written; the user would have to allow it in the configuration")
 	}
 	if m := p.modeThatAllows(req); m != "" {
 		fmt.Fprintf(&b, ", or run with --mode %s (AGENTBOX_MODE=%s).", m, m)

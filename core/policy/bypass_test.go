@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -134,6 +135,8 @@ func TestBypassSuite(t *testing.T) {
 		{"ansi-c quoting", sh(`$'\x72\x6d' x`)},
 		{"brace expansion name", sh("{rm,x} y")},
 		{"tilde in redirect", sh("echo x > ~/../../etc/passwd")},
+		{"second file of a multi-file patch", Request{Applet: "patch", Capability: CapFSWrite, Target: root + "/src/ok.go", Targets: []string{strings.Repeat("../", 30) + "etc/passwd"}, Cwd: root + "/src"}},
+		{"one of many files", Request{Applet: "patch", Capability: CapFSWrite, Target: "src/a", Targets: []string{"src/b", "/etc/x", "src/c"}, Cwd: root}},
 	}
 	if len(cases) < 40 {
 		t.Fatalf("only %d attempts", len(cases))

@@ -23,8 +23,9 @@ import (
 //	    "trusted_roots": ["~/src/myproject"]       // user config only
 //	}}
 //
-// Other top-level keys belong to other parts of agentbox and are not read here; inside
-// "permissions" an unknown key is an error.
+// The "watchdog" object tunes the bash watchdog (see ParseWatchdog). Other top-level
+// keys belong to other parts of agentbox and are not read here; inside "permissions"
+// and "watchdog" an unknown key is an error.
 // Section is the "permissions" object of a config file.
 type Section struct {
 	Mode         string     `json:"mode,omitempty"`
@@ -194,6 +195,11 @@ func Load(src Sources, env Env) (*Policy, error) {
 			}
 			return nil, nil, &ConfigError{File: file, Scope: scope, Msg: err.Error()}
 		}
+		w, err := ParseWatchdog(data, file, scope)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.addWatchdog(w)
 		return ParseSection(data, file, scope)
 	}
 	mode := ""

@@ -67,13 +67,25 @@ func FuzzShorthand(f *testing.F) {
 	})
 }
 
-// FuzzSection: any config file either loads or fails with a ConfigError.
+// FuzzSection: any config file either loads or fails with a ConfigError (its
+// permission and watchdog sections alike).
 func FuzzSection(f *testing.F) {
 	for _, s := range []string{`{"permissions":{"allow":["bash(go test *)"],"rules":[{"permission":"write","pattern":"src/**","action":"deny"}]}}`,
-		`{"permissions":{"mode":"bypass","trusted_roots":["/x"]}}`, `{}`, `{"permissions":null}`, `[]`} {
+		`{"permissions":{"mode":"bypass","trusted_roots":["/x"]}}`, `{}`, `{"permissions":null}`, `[]`,
+		`{"watchdog":{"strict":true,"disable":["kill-all"],"deny_commands":["terraform"],"protected_files":["/srv/*"]}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		for _, scope := range []Scope{ScopeUser, ScopeProject} {
+			w, err := ParseWatchdog([]byte(s), "/c.json", scope)
+			if err != nil {
+				if _, ok := err.(*ConfigError); !ok {
+					t.Fatalf("watchdog error is %T, not a ConfigError: %v", err, err)
+				}
+			} else if w != nil && scope == ScopeProject && len(w.Disable) > 0 {
+				t.Fatalf("a project config switched watchdog rules off: %+v", w)
+			}
+		}
 		_, rules, err := ParseSection([]byte(s), "/c.json", ScopeUser)
 		if err != nil {
 			if _, ok := err.(*ConfigError); !ok {

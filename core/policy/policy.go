@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Analysis is what the shell analyser (core/shell) reports about a command line:
@@ -46,6 +48,10 @@ type Policy struct {
 	// Watchdog refuses categories of calls no rule or mode can allow (it holds in
 	// bypass mode too). Nil means DefaultWatchdog; set NoWatchdog to disable it.
 	Watchdog func(c *Check) (reason string, refuse bool)
+	// ShellWatchdog configures the bash applet's watchdog (core/shell): the built-in
+	// lists plus the "watchdog" sections of the config files (see ParseWatchdog). The
+	// zero value is the built-in configuration.
+	ShellWatchdog shell.Config
 
 	rules   []*Rule // manifest, user, trusted project, session
 	tighten []*Rule // untrusted project rules: they may only make a verdict stricter
@@ -150,6 +156,18 @@ func (p *Policy) WithGrants(rules []*Rule) *Policy {
 
 // Checks expands a request into the pieces that are decided one by one.
 func (p *Policy) Checks(req Request) []Check {
+	if len(req.Targets) > 0 {
+		var out []Check
+		for _, t := range append([]string{req.Target}, req.Targets...) {
+			if t == "" {
+				continue
+			}
+			one := req
+			one.Target, one.Targets = t, nil
+			out = append(out, p.Checks(one)...)
+		}
+		return out
+	}
 	capability := req.Capability
 	k := capKinds[capability]
 	if capability == "" {

@@ -6,8 +6,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 const ws = "/w/proj"
@@ -56,7 +59,10 @@ func TestCommandPatterns(t *testing.T) {
 		{"a?c", "abc", true},
 		{"a?c", "ac", false},
 		{"go test *", "/usr/local/go/bin/go test ./...", true},
-		{"go test *", "./go test ./...", false}, // a local script is not the go tool
+		{"go test *", "./go test ./...", false},           // a local script is not the go tool
+		{"npm test *", "npm test && rm -rf ~", false},     // every part needs its own allow
+		{"npm test *", "npm test && rm -rf build", false}, // (not only the parts the watchdog knows)
+		{"npm test *", "npm test $(rm x)", false},
 	}
 	for _, c := range cases {
 		p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", c.pat, Allow))
@@ -551,5 +557,76 @@ func TestNeedsInputUncertain(t *testing.T) {
 	_, err = p.Authorize(context.Background(), file("write", CapFSWrite, ws+"/a"), Resolver{Headless: true})
 	if err == nil || !strings.Contains(err.Error(), "--mode accept-edits") || !strings.Contains(err.Error(), `"permission":"write","pattern":"/w/proj/a"`) {
 		t.Errorf("write needs_input: %v", err)
+	}
+	// A part of another kind than its applet's (the file fetch downloads to) is
+	// suggested as its capability, which can allow it.
+	_, err = p.Authorize(context.Background(), file("fetch", CapFSWrite, ws+"/dl.txt"), Resolver{Headless: true})
+	if err == nil || !strings.Contains(err.Error(), `"permission":"fs.write","pattern":"/w/proj/dl.txt"`) || strings.Contains(err.Error(), "analysed") {
+		t.Errorf("fetch download needs_input: %v", err)
+	}
+}
+
+func TestLoadWatchdog(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "proj")
+	user := filepath.Join(dir, "cfg", "agentbox", "config.json")
+	manifest := filepath.Join(dir, "manifest.json")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() (*Policy, error) {
+		return Load(Sources{Manifest: manifest, User: user, Projects: []string{root}}, Env{Roots: []string{root}})
+	}
+	// No section anywhere: the built-in configuration (the zero value).
+	write(manifest, `{}`)
+	write(user, `{}`)
+	p, err := load()
+	if err != nil || p.ShellWatchdog.DenyCommands != nil || p.ShellWatchdog.Strict {
+		t.Fatalf("no watchdog section: %+v %v", p.ShellWatchdog, err)
+	}
+	// Every scope adds; strict anywhere holds; disable from the user config.
+	write(manifest, `{"watchdog":{"strict":true,"deny_commands":["kubectl"]}}`)
+	write(user, `{"watchdog":{"strict":false,"disable":["kill-all"],"protected_trees":["/srv"]}}`)
+	write(ProjectConfigPath(root), `{"watchdog":{"interpreters":["jshell"],"downloaders":["gh"]}}`)
+	p, err = load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.ShellWatchdog
+	if !c.Strict || !slices.Contains(c.DenyCommands, "kubectl") || !slices.Contains(c.DenyCommands, "mkfs") ||
+		!slices.Contains(c.ProtectedTrees, "/srv") || !slices.Contains(c.ProtectedTrees, "/etc") ||
+		!slices.Contains(c.Interpreters, "jshell") || !slices.Contains(c.Downloaders, "gh") || !slices.Equal(c.Disable, []string{"kill-all"}) {
+		t.Errorf("merged watchdog config: %+v", c)
+	}
+	for _, line := range []string{"kubectl delete ns prod", "rm -rf /srv", "gh api x | jshell"} {
+		a, _ := shell.Analyze(line)
+		if v := shell.Check(a, c); v.Action != shell.Deny {
+			t.Errorf("%q with the configured lists: %s", line, v.Action)
+		}
+	}
+
+	bad := []struct{ file, content, want string }{
+		{user, `{"watchdog":{"disable":["rm-everything"]}}`, `watchdog.disable[0]: unknown rule "rm-everything"`},
+		{user, `{"watchdog":{"deny":["x"]}}`, `unknown field "deny"`},
+		{user, `{"watchdog":{"deny_commands":["/usr/bin/x"]}}`, "watchdog.deny_commands[0]"},
+		{user, `{"watchdog":{"protected_files":["[x"]}}`, "not a valid glob"},
+		{user, `{"watchdog":{"protected_trees":["srv"]}}`, "absolute path"},
+		{ProjectConfigPath(root), `{"watchdog":{"disable":["rm-tree"]}}`, "project config " + ProjectConfigPath(root) + " watchdog.disable: a project config may not"},
+	}
+	for _, b := range bad {
+		write(user, `{}`)
+		write(ProjectConfigPath(root), `{}`)
+		write(b.file, b.content)
+		_, err := load()
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s: %v, want a ConfigError containing %q", b.content, err, b.want)
+		}
 	}
 }

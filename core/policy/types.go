@@ -129,8 +129,11 @@ type Request struct {
 	Applet     string // applet id: write, bash, fetch, ...
 	Capability string // fs.read, fs.write, shell.run, net.fetch
 	Target     string // a path, a command line or a URL / host
-	Summary    string // what will happen, for a person who is asked
-	Cwd        string // resolves relative path targets; defaults to the first root
+	// Targets are more targets of the same kind, decided with Target as one call
+	// (the files of a multi-file patch): the strictest verdict of them all wins.
+	Targets []string
+	Summary string // what will happen, for a person who is asked
+	Cwd     string // resolves relative path targets; defaults to the first root
 }
 
 // Decision is a verdict and what made it.

@@ -161,3 +161,45 @@ func TestJobUnknownID(t *testing.T) {
 }
 
 func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(strings.TrimSpace(s), pid) }
+
+// TestOldJobsCleanedOnStart: starting a job removes the files of jobs that finished
+// more than DefaultJobMaxAge ago, and keeps recent and running ones.
+func TestOldJobsCleanedOnStart(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	var ids []string
+	for _, cmd := range []string{"true", "exit 3", "sleep 30"} {
+		job, err := j.Start(StartOptions{Command: cmd, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, job.ID)
+	}
+	defer j.Kill(ids[2], 100*time.Millisecond)
+	for _, id := range ids[:2] {
+		if job, err := j.Wait(id, 5*time.Second); err != nil || job.State != "exited" {
+			t.Fatalf("job %s: %+v %v", id, job, err)
+		}
+	}
+	// Job 1 finished long ago.
+	var ef exitFile
+	if err := readJSON(j.path(ids[0], "exit.json"), &ef); err != nil {
+		t.Fatal(err)
+	}
+	ef.Ended = time.Now().Add(-DefaultJobMaxAge - time.Hour)
+	if err := writeJSON(j.path(ids[0], "exit.json"), ef); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Start(StartOptions{Command: "true", Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(j.path(ids[0], "stdout")); !os.IsNotExist(err) {
+		t.Errorf("the old job's files are still there: %v", err)
+	}
+	for _, id := range ids[1:] {
+		if job, err := j.Get(id); err != nil {
+			t.Errorf("job %s (recent or running) was removed: %v", id, err)
+		} else if id == ids[1] && (job.ExitCode == nil || *job.ExitCode != 3) {
+			t.Errorf("finished job %s reported without its exit status: %+v", id, job)
+		}
+	}
+}
