@@ -291,7 +291,8 @@ func nextPlanID(env *core.Env, dir core.Path) string {
 	highest := 0
 	entries, _ := env.WS.ReadDir(dir)
 	for _, e := range entries {
-		if m := planIDPattern().FindStringSubmatch(strings.TrimSuffix(e.Name(), ".md")); m != nil {
+		id, isMD := strings.CutSuffix(e.Name(), ".md")
+		if m := planIDPattern().FindStringSubmatch(id); m != nil && isMD {
 			if n, _ := strconv.Atoi(m[1]); n > highest {
 				highest = n
 			}

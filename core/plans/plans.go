@@ -1,4 +1,4 @@
-// Package plans is the durable markdown plan store: one file per plan, plan-NNN.md, in a
+// Package plans is the format of the durable markdown plans: one file per plan, plan-NNN.md, in a
 // directory the caller chooses (agentbox uses <root>/.agentbox/plans). A plan has a title,
 // an id, a status (draft, active, completed, abandoned), a creation date and numbered
 // steps, each with a checkbox marker ([ ] pending, [~] in progress, [x] completed,
@@ -18,13 +18,11 @@
 //
 // The files are meant to be read and edited by people too, so the parser accepts what a
 // person is likely to write (list-item metadata, blank lines, prose between sections), and
-// UpdateStep changes only the one marker in place, keeping every other byte of a
-// hand-edited file. What it cannot understand it reports with the line number and never
-// rewrites.
+// SetStep changes only the one marker in place, keeping every other byte of a hand-edited
+// file. What it cannot understand it reports with the line number and never rewrites.
 //
-// Every change is a read-modify-write under an exclusive file lock (gofrs/flock, one lock
-// file per plan) and lands with an atomic rename, so concurrent processes never lose each
-// other's updates and readers never see half a file.
+// The package holds no files itself: the plan applet reads and writes through the
+// workspace (confinement, a lock per plan, atomic renames), so this is the format alone.
 package plans
 
 import (
@@ -33,6 +31,11 @@ import (
 	"strconv"
 	"strings"
 )
+
+// InputError is a request the format refuses (a step out of range, a bad status).
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
 
 // Status is a plan's status.
 type Status string
