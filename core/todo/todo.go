@@ -99,33 +99,3 @@ func Validate(items []Item, allowMulti bool) error {
 	}
 	return nil
 }
-
-// Render writes the list as a checklist: "[x] done", "[~] Doing (active form)", "[ ] todo",
-// with a count line at the end.
-func Render(items []Item) string {
-	if len(items) == 0 {
-		return "The todo list is empty.\n"
-	}
-	var b strings.Builder
-	for _, it := range items {
-		mark := "[ ]"
-		text := it.Content
-		switch it.Status {
-		case Completed:
-			mark = "[x]"
-		case InProgress:
-			mark = "[~]"
-			if it.ActiveForm != "" {
-				text = it.ActiveForm
-			}
-		}
-		b.WriteString(mark + " " + text)
-		if it.ID != "" {
-			b.WriteString("  (" + it.ID + ")")
-		}
-		b.WriteByte('\n')
-	}
-	c := Count(items)
-	fmt.Fprintf(&b, "%d/%d completed, %d in progress, %d pending\n", c.Completed, len(items), c.InProgress, c.Pending)
-	return b.String()
-}

@@ -35,13 +35,3 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestRender(t *testing.T) {
-	got := Render([]Item{{Content: "Run tests", ActiveForm: "Running tests", Status: InProgress}, {ID: "b", Content: "Fix", Status: Pending}, {Content: "Read", Status: Completed}})
-	want := "[~] Running tests\n[ ] Fix  (b)\n[x] Read\n1/3 completed, 1 in progress, 1 pending\n"
-	if got != want {
-		t.Fatalf("got %q want %q", got, want)
-	}
-	if Render(nil) != "The todo list is empty.\n" {
-		t.Error(Render(nil))
-	}
-}
