@@ -34,4 +34,3 @@ func TestValidate(t *testing.T) {
 		t.Error("accepted an oversized list")
 	}
 }
-
