@@ -120,3 +120,36 @@ func newBashCmd() core.Command {
 	b.TimeoutMs = int(10 * time.Second / time.Millisecond)
 	return b
 }
+
+// TestPlanThroughTheGate: plan writes pass the gate like any other write. The mode lets
+// the plan applet's own folder through where it would ask for other writes; read-only
+// mode and deny rules refuse before anything, the folder included, is created.
+func TestPlanThroughTheGate(t *testing.T) {
+	create := `{"action":"create","title":"T","steps":[{"description":"a"}]}`
+	env := policyEnv(t, "plan", `{}`)
+	res, cerr := coretest.Call(t, env, &Plan{}, create)
+	if cerr != nil {
+		t.Fatalf("default mode refused a plan: %v", cerr)
+	}
+	if d, ok := res.Meta["decision"].(core.Decision); !ok || d.Action != "allow" || d.Scope != "mode" {
+		t.Errorf("decision %#v, want allow by the mode", res.Meta["decision"])
+	}
+	// The same mode still asks for a write elsewhere (headless: needs_input).
+	if _, cerr := coretest.Call(t, env, &Write{}, `{"file_path":".agentbox/other.md","content":"x"}`); cerr == nil || cerr.Code != core.CodeNeedsInput {
+		t.Errorf("a write outside the plan folder: %v, want needs_input", cerr)
+	}
+
+	for name, env := range map[string]*core.Env{
+		"read-only": withVars(policyEnv(t, "plan", `{}`), map[string]string{"AGENTBOX_MODE": "read-only"}),
+		"deny rule": policyEnv(t, "plan", `{"permissions":{"deny":["plan"]}}`),
+	} {
+		for _, req := range []string{create, `{"action":"update_step","plan_id":"plan-001","step":1,"status":"completed"}`} {
+			if _, cerr := coretest.Call(t, env, &Plan{}, req); cerr == nil || cerr.Code != core.CodePermissionDenied {
+				t.Errorf("%s: %s: %v, want permission_denied", name, req, cerr)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(coretest.Root(env), PlanDir)); !os.IsNotExist(err) {
+			t.Errorf("%s: the plan folder was created: %v", name, err)
+		}
+	}
+}

@@ -13,10 +13,11 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/plans"
+	"github.com/agentbox/agentbox/core/policy"
 )
 
 // PlanDir is where plans live, relative to the first workspace root.
-const PlanDir = ".agentbox/plans"
+const PlanDir = policy.PlanDir
 
 // PlanStep is one step given to create or update.
 type PlanStep struct {
@@ -179,18 +180,24 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		for _, s := range p.Steps {
 			doc.Steps = append(doc.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: "pending"})
 		}
-		if err := env.WS.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
 		// create locks the folder (to allocate the next id); update locks the plan itself,
-		// the same lock update_step takes.
-		lockOn := dir
+		// the same lock update_step takes. The gate sees that target before anything,
+		// the folder included, is created.
+		lockOn, summary := dir, fmt.Sprintf("create a plan in %s (%s)", dir.Abs, doc.Title)
 		if p.Action == "update" {
 			if lockOn, err = p.planPath(env, p.PlanID); err != nil {
 				return nil, err
 			}
+			summary = fmt.Sprintf("overwrite plan %s (%s)", lockOn.Abs, doc.Title)
 		}
-		err := env.WS.WithFileLock(ctx, lockOn, func() error {
+		decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: lockOn.Abs, Summary: summary})
+		if err != nil {
+			return nil, err
+		}
+		if err := env.WS.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		err = env.WS.WithFileLock(ctx, lockOn, func() error {
 			if p.Action == "create" {
 				doc.ID = nextPlanID(env, dir)
 			} else {
@@ -215,12 +222,16 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}}, nil
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}, Meta: map[string]any{"decision": decision}}, nil
 	case "update_step":
 		if !stepStatuses[p.Status] {
 			return nil, core.Errorf(core.CodeInvalidParams, "update_step needs status pending, in_progress, completed or skipped")
 		}
 		path, err := p.planPath(env, p.PlanID)
+		if err != nil {
+			return nil, err
+		}
+		decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: path.Abs, Summary: fmt.Sprintf("set step %d of %s to %s", p.Step, path.Abs, p.Status)})
 		if err != nil {
 			return nil, err
 		}
@@ -243,7 +254,7 @@ func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}}, nil
+		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}, Meta: map[string]any{"decision": decision}}, nil
 	case "read":
 		path, err := p.planPath(env, p.PlanID)
 		if err != nil {

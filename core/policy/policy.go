@@ -355,6 +355,8 @@ func (p *Policy) modeDecision(c *Check) Decision {
 		d.Action, d.Reason = Allow, "reads inside the workspace are allowed"
 	case c.Capability == CapFSRead:
 		d.Reason = "a read outside the workspace needs approval"
+	case c.Capability == CapFSWrite && c.Applet == "plan" && c.Inside && isPlanPath(c.Path):
+		d.Action, d.Reason = Allow, "the plan applet's own files under "+PlanDir+" are allowed in mode "+string(mode)
 	case c.Capability == CapFSWrite && mode == ModeAcceptEdits && c.Inside && !c.Uncertain:
 		d.Action, d.Reason = Allow, "mode accept-edits allows writes inside the workspace"
 	case c.Capability == CapFSWrite:
@@ -436,4 +438,9 @@ func (p *Policy) strictest(rules []*Rule, c *Check) *Rule {
 		}
 	}
 	return top.r
+}
+
+// isPlanPath reports whether path is a workspace's plan folder or inside it.
+func isPlanPath(path string) bool {
+	return strings.HasSuffix(path, "/"+PlanDir) || strings.Contains(path, "/"+PlanDir+"/")
 }

@@ -66,12 +66,18 @@ func Stricter(a, b Action) Action {
 	return a
 }
 
+// PlanDir is where the plan applet keeps its files, relative to a workspace root. Its
+// writes there are the agent's own notes, like the session's todo list: the modes
+// that ask for other writes allow them (read-only still refuses, and rules still apply).
+const PlanDir = ".agentbox/plans"
+
 // Mode is the permission mode: the fallback when no rule matches.
 type Mode string
 
 // The permission modes.
 //
-//	default       reads inside the workspace allowed; writes, commands, fetches ask
+//	default       reads inside the workspace allowed; writes, commands, fetches ask;
+//	              the plan applet's own files (PlanDir) allowed
 //	accept-edits  as default, and writes inside the workspace allowed
 //	read-only     everything but reads denied
 //	bypass        everything allowed but manifest denies (the watchdog still runs)
