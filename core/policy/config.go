@@ -26,6 +26,7 @@ import (
 // The "watchdog" object tunes the bash watchdog (see ParseWatchdog). Other top-level
 // keys belong to other parts of agentbox and are not read here; inside "permissions"
 // and "watchdog" an unknown key is an error.
+
 // Section is the "permissions" object of a config file.
 type Section struct {
 	Mode         string     `json:"mode,omitempty"`
