@@ -243,6 +243,60 @@ func TestLsTreeOrderPatternAndSpill(t *testing.T) {
 	}
 }
 
+// TestWalkBudgetFromEnv: AGENTBOX_WALK_BUDGET replaces the time budget of ls, glob and
+// grep; a spent budget gives a partial result marked truncated with the reason, and a
+// value that is not a positive duration leaves the applets' own budgets.
+func TestWalkBudgetFromEnv(t *testing.T) {
+	env := coretest.Env(t, "search")
+	for i := 0; i < 300; i++ {
+		writeFile(t, env, fmt.Sprintf("d%d/f%03d.txt", i%3, i), "needle\n")
+	}
+	base := env.Getenv
+	budget := ""
+	env.Getenv = func(k string) string {
+		if k == "AGENTBOX_WALK_BUDGET" {
+			return budget
+		}
+		return base(k)
+	}
+	calls := []struct {
+		cmd core.Command
+		req string
+	}{
+		{&Ls{}, `{"depth":3}`},
+		{&Glob{}, `{"pattern":"**/*.txt"}`},
+		{&Grep{}, `{"pattern":"needle","head_limit":1000}`},
+	}
+	partial := func(d any) string {
+		switch r := d.(type) {
+		case LsResult:
+			return r.Partial
+		case GlobResult:
+			return r.Partial
+		case GrepResult:
+			return r.Partial
+		}
+		return "?"
+	}
+	for _, b := range []string{"1ns", "soon", "-1s"} {
+		budget = b
+		for _, c := range calls {
+			res, err := coretest.Call(t, env, c.cmd, c.req)
+			if err != nil {
+				t.Fatalf("%T with budget %s: %v", c.cmd, b, err)
+			}
+			got := partial(res.Data)
+			if b == "1ns" {
+				if got != "time budget of 1ns exhausted" || !res.Truncated || res.OutputPath == "" {
+					t.Errorf("%T with budget %s: partial %q, truncated %v, output_path %q", c.cmd, b, got, res.Truncated, res.OutputPath)
+				}
+			} else if got != "" || res.Truncated {
+				t.Errorf("%T with the invalid budget %q: partial %q, truncated %v; want the default budget", c.cmd, b, got, res.Truncated)
+			}
+		}
+	}
+}
+
 func TestSkillFrontMatter(t *testing.T) {
 	meta, body, err := parseFrontMatter([]byte("---\nname: a\ndescription: 'does b'\n---\nbody\n"))
 	if err != nil || meta["name"] != "a" || meta["description"] != "does b" || body != "body\n" {
