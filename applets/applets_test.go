@@ -200,6 +200,103 @@ func TestLsSortAndLimit(t *testing.T) {
 	}
 }
 
+// TestLsTreeOrderPatternAndSpill pins the tree view: pre-order, each folder sorted
+// (directories first), levels and relative paths, a pattern keeping folders with a
+// match inside, the limit and the sidecar holding the whole listing in the same order.
+func TestLsTreeOrderPatternAndSpill(t *testing.T) {
+	env := coretest.Env(t, "ls")
+	for _, f := range []string{"t/b.go", "t/a.txt", "t/sub/z.go", "t/sub/y.md", "t/sub/deep/x.go", "t/empty/.keep", "t/zz/w.md"} {
+		writeFile(t, env, f, "x")
+	}
+	show := func(r LsResult) string {
+		var b []string
+		for _, e := range r.Entries {
+			b = append(b, fmt.Sprintf("%d:%s:%s:%s", e.level, e.Name, e.Path, e.Type))
+		}
+		return strings.Join(b, " ")
+	}
+	res, err := coretest.Call(t, env, &Ls{}, `{"path":"t","depth":2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "0:empty:empty:dir 0:sub:sub:dir 1:deep:sub/deep:dir 1:y.md:sub/y.md:file 1:z.go:sub/z.go:file 0:zz:zz:dir 1:w.md:zz/w.md:file 0:a.txt:a.txt:file 0:b.go:b.go:file"
+	if got := show(res.Data.(LsResult)); got != want {
+		t.Errorf("depth 2:\n got %s\nwant %s", got, want)
+	}
+	res, _ = coretest.Call(t, env, &Ls{}, `{"path":"t","depth":3,"pattern":"*.go"}`)
+	want = "0:sub:sub:dir 1:deep:sub/deep:dir 2:x.go:sub/deep/x.go:file 1:z.go:sub/z.go:file 0:b.go:b.go:file"
+	if got := show(res.Data.(LsResult)); got != want || res.Data.(LsResult).Total != 5 {
+		t.Errorf("depth 3, *.go:\n got %s\nwant %s", got, want)
+	}
+	res, _ = coretest.Call(t, env, &Ls{}, `{"path":"t","depth":3,"limit":3,"sort_by":"name","reverse":true}`)
+	r := res.Data.(LsResult)
+	want = "0:zz:zz:dir 1:w.md:zz/w.md:file 0:sub:sub:dir"
+	if got := show(r); got != want || r.Total != 10 || r.More != 7 || !res.Truncated {
+		t.Fatalf("limit 3, reversed:\n got %s (total %d, more %d)\nwant %s", got, r.Total, r.More, want)
+	}
+	spill, rerr := os.ReadFile(res.OutputPath)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if want := "zz/\nzz/w.md\nsub/\nsub/deep/\nsub/deep/x.go\nsub/z.go\nsub/y.md\nempty/\nb.go\na.txt\n"; string(spill) != want {
+		t.Errorf("sidecar:\n%s\nwant\n%s", spill, want)
+	}
+}
+
+// TestWalkBudgetFromEnv: AGENTBOX_WALK_BUDGET replaces the time budget of ls, glob and
+// grep; a spent budget gives a partial result marked truncated with the reason, and a
+// value that is not a positive duration leaves the applets' own budgets.
+func TestWalkBudgetFromEnv(t *testing.T) {
+	env := coretest.Env(t, "search")
+	for i := 0; i < 300; i++ {
+		writeFile(t, env, fmt.Sprintf("d%d/f%03d.txt", i%3, i), "needle\n")
+	}
+	base := env.Getenv
+	budget := ""
+	env.Getenv = func(k string) string {
+		if k == "AGENTBOX_WALK_BUDGET" {
+			return budget
+		}
+		return base(k)
+	}
+	calls := []struct {
+		cmd core.Command
+		req string
+	}{
+		{&Ls{}, `{"depth":3}`},
+		{&Glob{}, `{"pattern":"**/*.txt"}`},
+		{&Grep{}, `{"pattern":"needle","head_limit":1000}`},
+	}
+	partial := func(d any) string {
+		switch r := d.(type) {
+		case LsResult:
+			return r.Partial
+		case GlobResult:
+			return r.Partial
+		case GrepResult:
+			return r.Partial
+		}
+		return "?"
+	}
+	for _, b := range []string{"1ns", "soon", "-1s"} {
+		budget = b
+		for _, c := range calls {
+			res, err := coretest.Call(t, env, c.cmd, c.req)
+			if err != nil {
+				t.Fatalf("%T with budget %s: %v", c.cmd, b, err)
+			}
+			got := partial(res.Data)
+			if b == "1ns" {
+				if got != "time budget of 1ns exhausted" || !res.Truncated || res.OutputPath == "" {
+					t.Errorf("%T with budget %s: partial %q, truncated %v, output_path %q", c.cmd, b, got, res.Truncated, res.OutputPath)
+				}
+			} else if got != "" || res.Truncated {
+				t.Errorf("%T with the invalid budget %q: partial %q, truncated %v; want the default budget", c.cmd, b, got, res.Truncated)
+			}
+		}
+	}
+}
+
 func TestSkillFrontMatter(t *testing.T) {
 	meta, body, err := parseFrontMatter([]byte("---\nname: a\ndescription: 'does b'\n---\nbody\n"))
 	if err != nil || meta["name"] != "a" || meta["description"] != "does b" || body != "body\n" {

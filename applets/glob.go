@@ -1,10 +1,10 @@
 package applets
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -80,12 +80,17 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	result := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
 		result.Truncated = true
-		var all strings.Builder
-		for _, m := range found.Matches {
-			all.WriteString(m.Path)
-			all.WriteByte('\n')
-		}
-		if path, err := env.Session.Spill("glob", []byte(all.String())); err == nil {
+		// Streamed: a million paths are not built into one string first.
+		path, err := env.Session.SpillStream("glob", func(w *bufio.Writer) error {
+			for _, m := range found.Matches {
+				w.WriteString(m.Path)
+				if err := w.WriteByte('\n'); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
 			result.OutputPath = path
 		}
 	}

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -132,6 +133,8 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if found.Truncated {
 		res.Partial = found.Reason
 	}
+	// Content entries are made here; a file or count entry is made from its File when
+	// shown or spilled (a million matching files are not held twice).
 	var all []grepEntry
 	for i := range found.Files {
 		f := &found.Files[i]
@@ -157,21 +160,23 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 				prev = l.Num
 			}
 			f.Lines = nil // let the collector have them once rendered
-		case grep.Count:
-			all = append(all, grepEntry{path: f.Path, count: f.Matches})
-		default:
-			all = append(all, grepEntry{path: f.Path})
 		}
 	}
-	page := all
-	if g.Offset < len(page) {
-		page = page[g.Offset:]
-	} else {
-		page = nil
+	n, entry := len(all), func(i int) grepEntry { return all[i] }
+	if opt.Mode != grep.Content {
+		n = len(found.Files)
+		entry = func(i int) grepEntry {
+			return grepEntry{path: found.Files[i].Path, count: found.Files[i].Matches}
+		}
 	}
-	if len(page) > g.HeadLimit {
-		res.More = len(page) - g.HeadLimit
-		page = page[:g.HeadLimit]
+	from, to := min(g.Offset, n), n
+	if to-from > g.HeadLimit {
+		res.More = to - from - g.HeadLimit
+		to = from + g.HeadLimit
+	}
+	page := make([]grepEntry, 0, to-from)
+	for i := from; i < to; i++ {
+		page = append(page, entry(i))
 	}
 	res.page = page
 	lines := make([]string, len(page))
@@ -189,12 +194,16 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	result := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
 		result.Truncated = true
-		var b strings.Builder
-		for _, e := range all {
-			b.WriteString(g.render(opt.Mode, e))
-			b.WriteByte('\n')
-		}
-		if path, err := env.Session.Spill("grep", []byte(b.String())); err == nil {
+		path, err := env.Session.SpillStream("grep", func(w *bufio.Writer) error {
+			for i := 0; i < n; i++ {
+				w.WriteString(g.render(opt.Mode, entry(i)))
+				if err := w.WriteByte('\n'); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
 			result.OutputPath = path
 		}
 	}

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -90,40 +91,37 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		skip = []string{}
 	}
 	defer grep.PauseGC(SearchGCLimit)()
+	// The walk keeps a compact node per entry (a tree of a million files must fit in a
+	// few hundred MB); full entries are made only for the page, and the sidecar is
+	// streamed.
 	var (
 		mu       sync.Mutex
-		children = map[string][]LsEntry{} // parent rel ("" for the folder) -> entries
+		children = map[string][]lsNode{} // parent rel ("" for the folder) -> entries
 	)
 	st, err := walk.Walk(ctx, p.Abs, opt, func(e *walk.Entry) error {
-		ent := LsEntry{Name: e.Name, Type: "file", level: strings.Count(e.Rel, "/")}
-		if depth > 1 {
-			ent.Path = e.Rel
-		}
+		n := lsNode{name: strings.Clone(e.Name), kind: lsFile}
 		typ := e.D.Type()
 		if info, err := e.D.Info(); err == nil {
-			ent.Size, ent.Modified = info.Size(), info.ModTime()
-			if l.LongFormat {
-				ent.Mode = info.Mode().String()
-			}
+			n.size, n.mtime, n.mode, n.stat = info.Size(), info.ModTime().UnixNano(), info.Mode(), true
 		}
 		switch {
 		case e.IsDir:
-			ent.Type = "dir"
+			n.kind = lsDir
 		case typ&fs.ModeSymlink != 0:
-			ent.Type = "symlink"
+			n.kind = lsSymlink
 			child := core.Path{Abs: e.Path, Root: p.Root, Rel: filepath.Join(p.Rel, filepath.FromSlash(e.Rel))}
 			if t, err := env.WS.Stat(child); err == nil && t.IsDir() {
-				ent.Target = "dir"
+				n.toDir = true
 			}
 		case !typ.IsRegular():
-			ent.Type = "other"
+			n.kind = lsOther
 		}
 		parent := path.Dir(e.Rel)
 		if parent == "." {
 			parent = ""
 		}
 		mu.Lock()
-		children[parent] = append(children[parent], ent)
+		children[parent] = append(children[parent], n)
 		mu.Unlock()
 		if e.IsDir && walk.Skipped(skip, e.Name) {
 			return fs.SkipDir // listed, not descended into
@@ -136,89 +134,165 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "cannot list %s: %v", p.Abs, err)
 	}
-	entries := l.flatten(children, "", depth)
-	all := entries
-	res := LsResult{Path: p.Abs, Total: len(entries), long: l.LongFormat}
+	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
+	total := t.count("", 0)
+	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, Entries: []LsEntry{}}
 	if st.Truncated {
 		res.Partial = st.Reason
 	}
-	if len(entries) > l.Limit {
-		res.More = len(entries) - l.Limit
-		entries = entries[:l.Limit]
+	if total > l.Limit {
+		res.More = total - l.Limit
 	}
-	if !l.LongFormat {
-		for i := range entries {
-			entries[i].Modified = time.Time{}
+	t.each("", 0, func(n *lsNode, rel string, level int) bool {
+		if len(res.Entries) == l.Limit {
+			return false
 		}
-	}
-	res.Entries = entries
-	if res.Entries == nil {
-		res.Entries = []LsEntry{}
-	}
+		res.Entries = append(res.Entries, n.entry(rel, level, depth > 1, l.LongFormat))
+		return true
+	})
 	r := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
 		r.Truncated = true
-		var b strings.Builder
-		for _, e := range all {
-			if e.Path != "" {
-				b.WriteString(e.Path)
-			} else {
-				b.WriteString(e.Name)
-			}
-			if e.Type == "dir" {
-				b.WriteByte('/')
-			}
-			b.WriteByte('\n')
-		}
-		if out, err := env.Session.Spill("ls", []byte(b.String())); err == nil {
+		out, err := env.Session.SpillStream("ls", func(w *bufio.Writer) error {
+			t.each("", 0, func(n *lsNode, rel string, _ int) bool {
+				if depth > 1 {
+					w.WriteString(rel)
+				} else {
+					w.WriteString(n.name)
+				}
+				if n.kind == lsDir {
+					w.WriteByte('/')
+				}
+				return w.WriteByte('\n') == nil
+			})
+			return nil // a write error is sticky: Flush reports it
+		})
+		if err == nil {
 			r.OutputPath = out
 		}
 	}
 	return r, nil
 }
 
-// flatten returns the entries under parent in display order: each folder's entries
-// sorted, each directory followed by its own (a pre-order tree walk). With a pattern,
-// files must match it; in a tree, a folder stays when something inside it does.
-func (l *Ls) flatten(children map[string][]LsEntry, parent string, depth int) []LsEntry {
-	list := children[parent]
-	l.sort(list)
-	var out []LsEntry
-	for _, e := range list {
-		var sub []LsEntry
-		if e.Type == "dir" && depth > 1 {
-			sub = l.flatten(children, path.Join(parent, e.Name), depth)
-		}
-		if l.Pattern != "" {
-			ok, _ := doublestar.Match(l.Pattern, e.Name)
-			if !ok && (depth == 1 || e.Type != "dir" || len(sub) == 0) {
-				continue
-			}
-		}
-		out = append(out, e)
-		out = append(out, sub...)
-	}
-	return out
+// lsNode is what ls keeps of one walked entry until the listing is put in order.
+type lsNode struct {
+	name  string
+	size  int64
+	mtime int64 // Unix nanoseconds
+	mode  fs.FileMode
+	kind  uint8
+	toDir bool // a symbolic link to a directory
+	stat  bool // size, mtime and mode are known
 }
 
-func (l *Ls) sort(entries []LsEntry) {
-	less := func(a, b LsEntry) bool {
+const (
+	lsFile uint8 = iota
+	lsDir
+	lsSymlink
+	lsOther
+)
+
+var lsKinds = [...]string{lsFile: "file", lsDir: "dir", lsSymlink: "symlink", lsOther: "other"}
+
+func (n *lsNode) entry(rel string, level int, tree, long bool) LsEntry {
+	e := LsEntry{Name: n.name, Type: lsKinds[n.kind], Size: n.size, level: level}
+	if tree {
+		e.Path = rel
+	}
+	if n.toDir {
+		e.Target = "dir"
+	}
+	if long && n.stat {
+		e.Mode, e.Modified = n.mode.String(), time.Unix(0, n.mtime)
+	}
+	return e
+}
+
+// lsTree puts the walked entries in display order: each folder's entries sorted, each
+// directory followed by its own (a pre-order tree walk). With a pattern, files must
+// match it; in a tree, a folder stays when something inside it does.
+type lsTree struct {
+	l        *Ls
+	children map[string][]lsNode
+	depth    int
+	kept     map[string]int // folder rel -> entries shown below it
+}
+
+// count sorts the entries below parent (at level) and returns how many are shown,
+// remembering each folder's count for each.
+func (t *lsTree) count(parent string, level int) int {
+	list := t.children[parent]
+	t.l.sort(list)
+	n := 0
+	for i := range list {
+		e := &list[i]
+		sub := 0
+		if e.kind == lsDir && level+1 < t.depth {
+			rel := joinRel(parent, e.name)
+			sub = t.count(rel, level+1)
+			t.kept[rel] = sub
+		}
+		if t.shown(e, sub) {
+			n += 1 + sub
+		}
+	}
+	return n
+}
+
+func (t *lsTree) shown(e *lsNode, sub int) bool {
+	if t.l.Pattern == "" {
+		return true
+	}
+	ok, _ := doublestar.Match(t.l.Pattern, e.name)
+	return ok || (t.depth > 1 && e.kind == lsDir && sub > 0)
+}
+
+// each calls fn for the shown entries below parent in display order, until fn returns
+// false; it reports whether fn wanted more. count must have run first.
+func (t *lsTree) each(parent string, level int, fn func(n *lsNode, rel string, level int) bool) bool {
+	list := t.children[parent]
+	for i := range list {
+		e := &list[i]
+		rel := joinRel(parent, e.name)
+		sub := t.kept[rel] // 0 for files and unexpanded folders
+		if !t.shown(e, sub) {
+			continue
+		}
+		if !fn(e, rel, level) {
+			return false
+		}
+		if sub > 0 && !t.each(rel, level+1, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+func joinRel(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "/" + name
+}
+
+func (l *Ls) sort(entries []lsNode) {
+	less := func(a, b *lsNode) bool {
 		switch l.SortBy {
 		case "size":
-			if a.Size != b.Size {
-				return a.Size > b.Size
+			if a.size != b.size {
+				return a.size > b.size
 			}
 		case "modified":
-			if !a.Modified.Equal(b.Modified) {
-				return a.Modified.After(b.Modified)
+			if a.mtime != b.mtime {
+				return a.mtime > b.mtime
 			}
 		}
-		return a.Name < b.Name
+		return a.name < b.name
 	}
 	sort.SliceStable(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		if l.DirectoriesFirst && (a.Type == "dir") != (b.Type == "dir") {
-			return a.Type == "dir"
+		a, b := &entries[i], &entries[j]
+		if l.DirectoriesFirst && (a.kind == lsDir) != (b.kind == lsDir) {
+			return a.kind == lsDir
 		}
 		if l.Reverse {
 			return less(b, a)

@@ -13,6 +13,18 @@ import (
 // never collects, small enough that a million-file tree stays within a few hundred MB.
 const SearchGCLimit = 192 << 20
 
+// walkBudget is the time budget of one ls, glob or grep call: the applet's own, or
+// AGENTBOX_WALK_BUDGET (a Go duration such as "5s" or "500ms") when the host sets a
+// valid positive one.
+func walkBudget(env *core.Env, def time.Duration) time.Duration {
+	if v := env.Getenv("AGENTBOX_WALK_BUDGET"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return def
+}
+
 // walkOptions builds the one walker's options for ls, glob, grep and read's did-you-mean,
 // so every applet leaves out the same things: hidden entries unless asked, the
 // always-skipped folders (walk.DefaultSkipDirs, or AGENTBOX_SKIP_DIRS) and whatever the
@@ -24,7 +36,7 @@ func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Durati
 		NoIgnore: !respect,
 		SkipDirs: walk.ParseSkipDirs(env.Getenv("AGENTBOX_SKIP_DIRS")),
 		Follow:   follow,
-		Budget:   budget,
+		Budget:   walkBudget(env, budget),
 		Ignore:   ignore.Options{Home: env.Getenv("HOME"), ConfigHome: env.Getenv("XDG_CONFIG_HOME")},
 	}
 	if !respect {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -118,6 +119,29 @@ func (s *Session) SpillFile(applet string) (*os.File, error) {
 		return nil, err
 	}
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+// SpillStream writes a sidecar file through write, buffered, without holding the
+// whole output in memory (a million paths), and returns its path for output_path. On
+// an error the partial file is removed.
+func (s *Session) SpillStream(applet string, write func(w *bufio.Writer) error) (string, error) {
+	f, err := s.SpillFile(applet)
+	if err != nil {
+		return "", Errorf(CodeIOError, "cannot create the spill file: %v", err)
+	}
+	w := bufio.NewWriterSize(f, 256<<10)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", Errorf(CodeIOError, "cannot write the spill file %s: %v", f.Name(), err)
+	}
+	return f.Name(), nil
 }
 
 // WithLock runs fn while holding the session's exclusive file lock called name.

@@ -302,6 +302,7 @@ type fileState struct {
 	done     bool // FilesWithMatches: one match is enough
 	lines    *atomic.Int64
 	cut      *atomic.Bool
+	halt     func() bool // reports (after a chunk) that the search must stop
 }
 
 // Search searches root (a file or a directory) and returns files in path order (or
@@ -319,9 +320,36 @@ func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
 			return nil, err
 		}
 	}
+	// The walk's time budget and cancellation also bound the searching itself, checked
+	// between files and between the chunks of a file: one multi-GB file (searched alone
+	// or met by the walk) cannot hold the call past its budget.
+	var deadline time.Time
+	if b := m.opt.Walk.Budget; b > 0 {
+		deadline = time.Now().Add(b)
+	}
+	var stopped atomic.Pointer[string]
+	halt := func() bool {
+		if stopped.Load() != nil {
+			return true
+		}
+		var why string
+		switch {
+		case ctx.Err() != nil:
+			why = "cancelled"
+		case !deadline.IsZero() && time.Now().After(deadline):
+			why = "time budget of " + m.opt.Walk.Budget.String() + " exhausted"
+		default:
+			return false
+		}
+		stopped.CompareAndSwap(nil, &why)
+		return true
+	}
 	searchOne := func(path, rel string, d fs.DirEntry) {
+		if halt() {
+			return
+		}
 		w := workers.Get().(*worker)
-		f, status := m.searchFile(w, path, &lines, &cut)
+		f, status := m.searchFile(w, path, &lines, &cut, halt)
 		workers.Put(w)
 		switch status {
 		case statusBinary:
@@ -375,6 +403,9 @@ func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
 		}
 		res.Truncated, res.Reason = st.Truncated, st.Reason
 	}
+	if why := stopped.Load(); why != nil && !res.Truncated {
+		res.Truncated, res.Reason = true, *why
+	}
 	res.Searched, res.Binary, res.TooLarge, res.Errors = int(nsrch.Load()), int(nbin.Load()), int(nbig.Load()), int(nerr.Load())
 	if cut.Load() && !res.Truncated {
 		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern or path", m.opt.MaxLines)
@@ -409,13 +440,13 @@ const (
 )
 
 // searchFile reads and searches one file with raw system calls.
-func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool) (File, status) {
+func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool, halt func() bool) (File, status) {
 	fd, err := openRead(path)
 	if err != nil {
 		return File{}, statusError
 	}
 	defer syscall.Close(fd)
-	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: lines, cut: cut}
+	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: lines, cut: cut, halt: halt}
 	if m.opt.Multiline {
 		return m.searchMultiline(w, fd, st)
 	}
@@ -466,7 +497,7 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 			}
 		}
 		m.searchChunk(w, st, buf[:end], from, eof)
-		if eof || st.done {
+		if eof || st.done || (st.halt != nil && st.halt()) {
 			break
 		}
 		// Keep the last Before lines (for context) and the partial line.
@@ -658,6 +689,12 @@ func lineEnd(buf []byte, p int) int {
 
 // searchMultiline reads the whole file and lets matches span lines.
 func (m *Matcher) searchMultiline(w *worker, fd int, st *fileState) (File, status) {
+	// A file known to be too large is skipped without reading (and buffering) the
+	// first MultilineMaxBytes of it; the loop below still stops one that grows.
+	var sys syscall.Stat_t
+	if syscall.Fstat(fd, &sys) == nil && sys.Size > MultilineMaxBytes {
+		return File{}, statusTooLarge
+	}
 	buf := w.buf[:0]
 	for {
 		if len(buf) == cap(buf) {

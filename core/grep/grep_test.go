@@ -8,10 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentbox/agentbox/core/walk"
 )
@@ -302,6 +304,89 @@ func TestChunkedContext(t *testing.T) {
 	}
 	if len(nums) != 80*5-2 || !sort.IntsAreSorted(nums) {
 		t.Fatalf("%d lines", len(nums))
+	}
+}
+
+// cancelAfter is a context whose Err turns to Canceled after it has been asked n times.
+type cancelAfter struct {
+	context.Context
+	asked, n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.asked++; c.asked > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestStopsBetweenChunks: cancellation (and so the time budget, checked at the same
+// place) stops the search of one big file between its chunks, not after the whole
+// file: the matches found so far are returned, marked truncated with the reason.
+func TestStopsBetweenChunks(t *testing.T) {
+	var b bytes.Buffer
+	for b.Len() < 4*ChunkSize {
+		b.WriteString("an ordinary line of text\n")
+		if b.Len() < ChunkSize/2 || b.Len() > 3*ChunkSize {
+			b.WriteString("MARK\n") // in the first chunk and in the last
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := Compile(Options{Pattern: "MARK", Mode: Count})
+	all, err := m.Search(context.Background(), path)
+	if err != nil || len(all.Files) != 1 || all.Truncated {
+		t.Fatalf("uncancelled: %v %+v", err, all)
+	}
+	// Asked once before the file, once after its first chunk: cancelled there.
+	r, err := m.Search(&cancelAfter{Context: context.Background(), n: 1}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Files) != 1 || r.Files[0].Matches == 0 || r.Files[0].Matches >= all.Files[0].Matches {
+		t.Fatalf("got %+v; want the first chunk's matches only (of %d)", r.Files, all.Files[0].Matches)
+	}
+	if !r.Truncated || r.Reason != "cancelled" {
+		t.Errorf("truncated %v, reason %q; want truncated, cancelled", r.Truncated, r.Reason)
+	}
+	// Cancelled before it starts: nothing searched, and it says so.
+	r, _ = m.Search(&cancelAfter{Context: context.Background()}, path)
+	if len(r.Files) != 0 || r.Searched != 0 || !r.Truncated || r.Reason != "cancelled" {
+		t.Errorf("cancelled before the start: %+v", r)
+	}
+	// A budget already spent reads as such.
+	m, _ = Compile(Options{Pattern: "MARK", Mode: Count, Walk: walk.Options{Budget: time.Nanosecond}})
+	r, _ = m.Search(context.Background(), path)
+	if !r.Truncated || r.Reason != "time budget of 1ns exhausted" || len(r.Files) != 0 {
+		t.Errorf("spent budget: truncated %v, reason %q, %d files", r.Truncated, r.Reason, len(r.Files))
+	}
+}
+
+// TestMultilineTooLargeUnread: multiline search skips a file over MultilineMaxBytes by
+// its size, without reading and buffering its first MultilineMaxBytes.
+func TestMultilineTooLargeUnread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("alpha\nbeta\n")
+	if err := f.Truncate(1 << 30); err != nil { // sparse: costs no disk
+		t.Skipf("cannot make a sparse file: %v", err)
+	}
+	f.Close()
+	m, _ := Compile(Options{Pattern: `alpha\nbeta`, Multiline: true})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r, err := m.Search(context.Background(), path)
+	runtime.ReadMemStats(&after)
+	if err != nil || r.TooLarge != 1 || len(r.Files) != 0 {
+		t.Fatalf("%v %+v; want the file skipped as too large", err, r)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Errorf("allocated %d MB to skip a file by its size", n>>20)
 	}
 }
 
