@@ -9,6 +9,9 @@
 //     its line and runs the regexp on that line only; when the literals are the whole
 //     pattern no regexp runs at all. Line numbers come from counting newlines
 //     incrementally between hits.
+//   - Neighbour classes. When the literal sits between a class that must match there
+//     and the rest (`\w+Error\b`: a \w right before "Error"), a hit whose neighbour is
+//     outside that class (`err.Error()`) is skipped without running the regexp.
 //   - Case-insensitive search scans an ASCII-lowercased copy of the buffer for lowercased
 //     literals. A literal with non-ASCII letters, 'k' or 's' is cut to its longest part
 //     without them, because KELVIN SIGN (U+212A) and LONG S (U+017F) fold to k and s.
@@ -45,6 +48,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/walk"
 )
@@ -128,6 +132,9 @@ type Matcher struct {
 	re2   func([]byte) [][]int
 	types *nameFilter
 	globs *globFilter
+	// before/after: classes the character just before/after a literal hit must be in
+	// for a match to be there (see neighbours); nil: no condition.
+	before, after []rune
 }
 
 // Compile checks the options and prepares the pattern. Errors say where a pattern
@@ -187,6 +194,9 @@ func Compile(opt Options) (*Matcher, error) {
 			m.lits = append(m.lits, []byte(l))
 		}
 		m.exact = info.exact != nil && info.complete && !opt.Word && sameSet(info.exact, lits, m.fold)
+		if !m.exact && !m.fold && !opt.Multiline {
+			m.before, m.after = neighbours(parsed.Simplify(), lits)
+		}
 	}
 	if len(opt.Types) > 0 {
 		var globs []string
@@ -523,7 +533,7 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 	for pos < len(buf) && !st.done {
 		var ls, le int
 		if len(m.lits) > 0 {
-			p := -1
+			p, pl := -1, 0
 			for i, lit := range m.lits {
 				if next[i] < pos && next[i] != -2 {
 					if k := bytes.Index(hay[pos:], lit); k >= 0 {
@@ -533,11 +543,15 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 					}
 				}
 				if next[i] >= 0 && (p < 0 || next[i] < p) {
-					p = next[i]
+					p, pl = next[i], len(lit)
 				}
 			}
 			if p < 0 {
 				break
+			}
+			if !m.neighboursOK(buf, p, p+pl) {
+				pos = p + 1 // no match can be here; the next hit may be on this line
+				continue
 			}
 			ls = bytes.LastIndexByte(buf[:p], '\n') + 1
 			le = lineEnd(buf, p)
@@ -647,6 +661,29 @@ func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 		cut, e = e-k, k
 	}
 	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut})
+}
+
+// neighboursOK reports whether a literal hit at buf[s:e] may be part of a match: the
+// bytes around it are in the before/after classes. A non-ASCII neighbour is let through
+// (the regexp decides), and the line's edges count as no neighbour.
+func (m *Matcher) neighboursOK(buf []byte, s, e int) bool {
+	if m.before != nil {
+		if s == 0 || buf[s-1] == '\n' {
+			return false
+		}
+		if c := buf[s-1]; c < utf8.RuneSelf && !inClass(m.before, c) {
+			return false
+		}
+	}
+	if m.after != nil {
+		if e >= len(buf) || buf[e] == '\n' {
+			return false
+		}
+		if c := buf[e]; c < utf8.RuneSelf && !inClass(m.after, c) {
+			return false
+		}
+	}
+	return true
 }
 
 func lineEnd(buf []byte, p int) int {

@@ -35,6 +35,26 @@ func TestLiterals(t *testing.T) {
 		{`a|b`, false, nil, false},
 		{`x+y`, false, nil, false},
 	}
+	for _, c := range []struct {
+		pat           string
+		before, after bool
+	}{
+		{`\w+Error\b`, true, false},
+		{`[a-z]+_test\.go`, true, false},
+		{`Error[a-z]{2,}\(`, false, true},
+		{`[a-z]Error[A-Z]`, true, true},
+		{`.*Error`, false, false},
+		{`\w*Error`, false, false},
+		{`func main`, false, false},
+	} {
+		m, err := Compile(Options{Pattern: c.pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.before != nil) != c.before || (m.after != nil) != c.after {
+			t.Errorf("%q: neighbour classes before %v after %v; want %v %v", c.pat, m.before != nil, m.after != nil, c.before, c.after)
+		}
+	}
 	for _, c := range cases {
 		m, err := Compile(Options{Pattern: c.pat, IgnoreCase: c.icase})
 		if err != nil {
@@ -164,6 +184,12 @@ var rgTable = []Options{
 	{Pattern: `func main`, Mode: Content, IgnoreCase: true},
 	{Pattern: `(Lock|Unlock)\(\)`, Mode: Content},
 	{Pattern: `\w+Error\b`, Mode: Count},
+	{Pattern: `\w+Error\b`, Mode: Content},
+	{Pattern: `\w+Error\b`, Mode: Count, Word: true},
+	{Pattern: `[A-Z]\w*Test[a-z]+`, Mode: Count},
+	{Pattern: `\w+\.Lock\(\)`, Mode: Content},
+	{Pattern: `Error[a-zA-Z]+\(`, Mode: Count},
+	{Pattern: `[^ ]+err\.err[a-z]`, Mode: Count},
 	{Pattern: `[a-z]+_[a-z]+\(`, Mode: Content},
 	{Pattern: `^package \w+$`, Mode: Count},
 	{Pattern: `^\s*//`, Mode: Count},
@@ -240,7 +266,7 @@ func genTree(t *testing.T) string {
 	w("binary.bin", "func main\x00\x01\x02")
 	w("late-nul.txt", "func main first\n"+strings.Repeat("x\n", 10)+"\x00 func main after\n")
 	w("early-nul.txt", "\x00func main\n")
-	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\n2024-01 2025-12\na.b axb\n")
+	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\nαError ß.Error xError\tError\nError\nErrorα\n\xffError \xe2Error\nerr.errα ýerr.errx\n2024-01 2025-12\na.b axb\n")
 	w("long.txt", strings.Repeat("y", 3<<20)+" func main\n"+strings.Repeat("line TODO\n", 200000))
 	w(".hidden/secret.go", "func main\n")
 	w(".hiddenfile", "func main\n")
