@@ -26,7 +26,8 @@ func TestLiterals(t *testing.T) {
 		{`func main`, false, []string{"func main"}, true},
 		{`(Lock|Unlock)\(\)`, false, []string{"Lock()", "Unlock()"}, true},
 		{`\w+Error\b`, false, []string{"Error"}, false},
-		{`[a-z]+_[a-z]+\(`, false, nil, false},
+		{`[a-z]+_[a-z]+\(`, false, []string{"_"}, false}, // one byte, letters on both sides
+		{`_[a-z]+\(`, false, nil, false},                 // one byte, a class on one side only
 		{`foo.*bar`, false, []string{"foo"}, false},
 		{`^package \w+`, false, []string{"package "}, false},
 		{`func main`, true, []string{"func main"}, true},
@@ -187,6 +188,8 @@ var rgTable = []Options{
 	{Pattern: `\w+Error\b`, Mode: Content},
 	{Pattern: `\w+Error\b`, Mode: Count, Word: true},
 	{Pattern: `[A-Z]\w*Test[a-z]+`, Mode: Count},
+	{Pattern: `[a-z]+_[a-z]+\(`, Mode: Count},
+	{Pattern: `\w+ \w+\(`, Mode: Count}, // one-byte prefilter too dense: go-re2 takes over
 	{Pattern: `\w+\.Lock\(\)`, Mode: Content},
 	{Pattern: `Error[a-zA-Z]+\(`, Mode: Count},
 	{Pattern: `[^ ]+err\.err[a-z]`, Mode: Count},
@@ -328,6 +331,63 @@ func TestChunkedContext(t *testing.T) {
 	}
 	if len(nums) != 80*5-2 || !sort.IntsAreSorted(nums) {
 		t.Fatalf("%d lines", len(nums))
+	}
+}
+
+// TestTentativePrefilter checks both ends of the one-byte prefilter: kept where the
+// regexp runs on few lines, handed over to go-re2 where it would run on most, with the
+// same answers either way.
+func TestTentativePrefilter(t *testing.T) {
+	for _, c := range []struct {
+		line, rare string
+		switched   bool
+	}{
+		{"nothing to see here, move on\n", "x_y(z)\n", false},
+		{"call foo(bar) and baz(qux)\n", "", true},
+	} {
+		var b bytes.Buffer
+		want := 0
+		for i := 0; b.Len() < 2*tentativeProbe; i++ {
+			if c.rare != "" && i%1000 == 0 {
+				b.WriteString(c.rare)
+				want++
+			} else {
+				b.WriteString(c.line)
+				if c.rare == "" {
+					want++
+				}
+			}
+		}
+		dir := t.TempDir()
+		for i := range 4 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), b.Bytes(), 0o644)
+		}
+		pat := `[a-z]+_[a-z]+\(`
+		if c.rare == "" {
+			pat = `\w+ \w+\(`
+		}
+		m, err := Compile(Options{Pattern: pat, Mode: Count})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.tentative {
+			t.Fatalf("%q: no tentative one-byte prefilter", pat)
+		}
+		r, err := m.Search(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Files) != 4 {
+			t.Fatalf("%q: %d files match, want 4", pat, len(r.Files))
+		}
+		for _, f := range r.Files {
+			if f.Matches != want {
+				t.Errorf("%q: %s has %d matching lines, want %d", pat, f.Rel, f.Matches, want)
+			}
+		}
+		if m.switched.Load() != c.switched {
+			t.Errorf("%q: switched to go-re2 = %v, want %v", pat, m.switched.Load(), c.switched)
+		}
 	}
 }
 
