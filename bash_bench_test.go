@@ -43,7 +43,8 @@ func execMedian(b *testing.B, mk func() *exec.Cmd) {
 // BenchmarkBashOverhead compares one `agentbox bash` JSON call (process start,
 // request decoding, watchdog, policy, bash, envelope) with plain `bash -c true`, and
 // `agentbox read` with /bin/true, end to end. The differences of the medians are
-// the overhead per call (target for bash: under 5 ms). scripts/bench prints them.
+// the overhead per call (target for bash: under 5 ms). scripts/bench times the same
+// comparison with hyperfine (rows bash/bash-c and startup-*).
 func BenchmarkBashOverhead(b *testing.B) {
 	bin := buildAgentbox(b)
 	bash, err := proc.FindBash("/usr/bin:/bin")

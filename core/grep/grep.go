@@ -9,10 +9,16 @@
 //     its line and runs the regexp on that line only; when the literals are the whole
 //     pattern no regexp runs at all. Line numbers come from counting newlines
 //     incrementally between hits.
+//   - Neighbour classes. When the literal sits between a class that must match there
+//     and the rest (`\w+Error\b`: a \w right before "Error"), a hit whose neighbour is
+//     outside that class (`err.Error()`) is skipped without running the regexp.
 //   - Case-insensitive search scans an ASCII-lowercased copy of the buffer for lowercased
 //     literals. A literal with non-ASCII letters, 'k' or 's' is cut to its longest part
 //     without them, because KELVIN SIGN (U+212A) and LONG S (U+017F) fold to k and s.
-//   - No usable literal (e.g. `[a-z]+_[a-z]+\(`): github.com/wasilibs/go-re2 runs over
+//   - One byte between two such classes (`[a-z]+_[a-z]+\(`: "_" with a letter on each
+//     side) is tried as a prefilter too; when it makes the regexp run on more than one
+//     line per 512 bytes searched (after 4 MB), the search switches to go-re2.
+//   - No usable literal (e.g. `[a-z]+[0-9]+\(`): github.com/wasilibs/go-re2 runs over
 //     the whole buffer (Go's regexp is 6-8x slower there). It is loaded on first use so
 //     calls that do not need it pay nothing; a match that crosses a line break is
 //     re-checked line by line with Go's regexp, which stays the authority.
@@ -45,6 +51,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/walk"
 )
@@ -128,6 +135,15 @@ type Matcher struct {
 	re2   func([]byte) [][]int
 	types *nameFilter
 	globs *globFilter
+	// before/after: classes the character just before/after a literal hit must be in
+	// for a match to be there (see neighbours); nil: no condition.
+	before, after []rune
+	// tentative: the prefilter is one byte with neighbour classes, kept only while the
+	// regexp runs on few enough lines; switched then tells every worker to use go-re2.
+	tentative    bool
+	switched     atomic.Bool
+	re2Once      sync.Once
+	runs, volume atomic.Int64 // regexp runs and bytes searched with the tentative prefilter
 }
 
 // Compile checks the options and prepares the pattern. Errors say where a pattern
@@ -187,6 +203,18 @@ func Compile(opt Options) (*Matcher, error) {
 			m.lits = append(m.lits, []byte(l))
 		}
 		m.exact = info.exact != nil && info.complete && !opt.Word && sameSet(info.exact, lits, m.fold)
+		if !m.exact && !m.fold && !opt.Multiline {
+			m.before, m.after = neighbours(parsed.Simplify(), lits)
+		}
+	} else if score(lits) == 1 && len(lits) == 1 && !m.fold && !opt.Multiline {
+		// One byte is a poor prefilter on its own, but with a class required on both
+		// sides of it (`[a-z]+_[a-z]+\(`: a letter, "_", a letter) few hits may survive.
+		// Whether they do depends on the text, so the search measures it and hands
+		// over to go-re2 when the regexp runs on too many lines (see tooDense).
+		if before, after := neighbours(parsed.Simplify(), lits); before != nil && after != nil {
+			m.lits, m.before, m.after = [][]byte{[]byte(lits[0])}, before, after
+			m.tentative = true
+		}
 	}
 	if len(opt.Types) > 0 {
 		var globs []string
@@ -280,7 +308,25 @@ func (m *Matcher) Literals() ([]string, bool) {
 }
 
 // UsesRE2 reports whether the search needs go-re2 (no usable literal).
-func (m *Matcher) UsesRE2() bool { return len(m.lits) == 0 && !m.opt.Multiline }
+func (m *Matcher) UsesRE2() bool {
+	return (len(m.lits) == 0 || m.switched.Load()) && !m.opt.Multiline
+}
+
+// Thresholds of the tentative single-byte prefilter: after tentativeProbe bytes, a
+// regexp run per tentativeMaxDensity bytes or more means go-re2 over the whole buffer
+// is cheaper than Go's regexp line by line (measured on GOROOT/src: `[a-z]+_[a-z]+\(`
+// runs it about once per 2 KB and is 1.5x faster than go-re2 that way).
+const (
+	tentativeProbe      = 4 << 20
+	tentativeMaxDensity = 512
+)
+
+// tooDense records one chunk searched with the tentative prefilter and reports
+// whether the search should switch to go-re2.
+func (m *Matcher) tooDense(runs, bytes int) bool {
+	r, v := m.runs.Add(int64(runs)), m.volume.Add(int64(bytes))
+	return v >= tentativeProbe && r*tentativeMaxDensity >= v
+}
 
 // worker holds the reused buffers of one searching goroutine.
 type worker struct {
@@ -529,8 +575,19 @@ var nl = []byte{'\n'}
 // searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
 // the last at EOF). Context may reach back before from.
 func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
+	lits, tentative := m.lits, m.tentative
+	var re2 func([]byte) [][]int
+	switch {
+	case !m.tentative:
+		re2 = m.re2
+	case m.switched.Load():
+		// m.re2 is written once, by the worker that switches, before switched is set:
+		// read it only after seeing switched.
+		lits, re2, tentative = nil, m.re2, false
+	}
+	runs := 0
 	hay := buf
-	if m.fold && len(m.lits) > 0 {
+	if m.fold && len(lits) > 0 {
 		if cap(w.lower) < len(buf) {
 			w.lower = make([]byte, len(buf)+len(buf)/4)
 		}
@@ -539,23 +596,23 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 	}
 	cur, curLine := 0, st.lineBase // a line start and its number
 	pos := from
-	if cap(w.next) < len(m.lits) {
-		w.next = make([]int, len(m.lits))
+	if cap(w.next) < len(lits) {
+		w.next = make([]int, len(lits))
 	}
-	next := w.next[:len(m.lits)]
+	next := w.next[:len(lits)]
 	for i := range next {
 		next[i] = -1
 	}
 	var re2hits [][]int
-	if m.re2 != nil && len(m.lits) == 0 {
-		re2hits = m.re2(buf[from:])
+	if re2 != nil && len(lits) == 0 {
+		re2hits = re2(buf[from:])
 	}
 	h := 0
 	for pos < len(buf) && !st.done {
 		var ls, le int
-		if len(m.lits) > 0 {
-			p := -1
-			for i, lit := range m.lits {
+		if len(lits) > 0 {
+			p, pl := -1, 0
+			for i, lit := range lits {
 				if next[i] < pos && next[i] != -2 {
 					if k := bytes.Index(hay[pos:], lit); k >= 0 {
 						next[i] = pos + k
@@ -564,19 +621,26 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 					}
 				}
 				if next[i] >= 0 && (p < 0 || next[i] < p) {
-					p = next[i]
+					p, pl = next[i], len(lit)
 				}
 			}
 			if p < 0 {
 				break
 			}
-			ls = bytes.LastIndexByte(buf[:p], '\n') + 1
-			le = lineEnd(buf, p)
-			if !m.exact && !m.re.Match(buf[ls:le]) {
-				pos = le + 1
+			if !m.neighboursOK(buf, p, p+pl) {
+				pos = p + 1 // no match can be here; the next hit may be on this line
 				continue
 			}
-		} else if m.re2 != nil {
+			ls = bytes.LastIndexByte(buf[:p], '\n') + 1
+			le = lineEnd(buf, p)
+			if !m.exact {
+				runs++
+				if !m.re.Match(buf[ls:le]) {
+					pos = le + 1
+					continue
+				}
+			}
+		} else if re2 != nil {
 			for h < len(re2hits) && from+re2hits[h][0] < pos {
 				h++
 			}
@@ -631,6 +695,13 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 	if m.opt.Mode == Content && st.after > 0 {
 		m.emitTo(st, buf, len(buf), -1)
 	}
+	if tentative && m.tooDense(runs, len(buf)-from) {
+		m.re2Once.Do(func() {
+			if m.loadRE2() == nil && m.re2 != nil {
+				m.switched.Store(true)
+			}
+		})
+	}
 }
 
 // emitTo emits owed after-context lines, then before-context lines, up to the line
@@ -678,6 +749,29 @@ func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 		cut, e = e-k, k
 	}
 	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut})
+}
+
+// neighboursOK reports whether a literal hit at buf[s:e] may be part of a match: the
+// bytes around it are in the before/after classes. A non-ASCII neighbour is let through
+// (the regexp decides), and the line's edges count as no neighbour.
+func (m *Matcher) neighboursOK(buf []byte, s, e int) bool {
+	if m.before != nil {
+		if s == 0 || buf[s-1] == '\n' {
+			return false
+		}
+		if c := buf[s-1]; c < utf8.RuneSelf && !inClass(m.before, c) {
+			return false
+		}
+	}
+	if m.after != nil {
+		if e >= len(buf) || buf[e] == '\n' {
+			return false
+		}
+		if c := buf[e]; c < utf8.RuneSelf && !inClass(m.after, c) {
+			return false
+		}
+	}
+	return true
 }
 
 func lineEnd(buf []byte, p int) int {

@@ -28,7 +28,8 @@ func TestLiterals(t *testing.T) {
 		{`func main`, false, []string{"func main"}, true},
 		{`(Lock|Unlock)\(\)`, false, []string{"Lock()", "Unlock()"}, true},
 		{`\w+Error\b`, false, []string{"Error"}, false},
-		{`[a-z]+_[a-z]+\(`, false, nil, false},
+		{`[a-z]+_[a-z]+\(`, false, []string{"_"}, false}, // one byte, letters on both sides
+		{`_[a-z]+\(`, false, nil, false},                 // one byte, a class on one side only
 		{`foo.*bar`, false, []string{"foo"}, false},
 		{`^package \w+`, false, []string{"package "}, false},
 		{`func main`, true, []string{"func main"}, true},
@@ -36,6 +37,26 @@ func TestLiterals(t *testing.T) {
 		{`[Hh]ello`, false, []string{"hello"}, false}, // (?i:h)ello: "ello" stays case-sensitive
 		{`a|b`, false, nil, false},
 		{`x+y`, false, nil, false},
+	}
+	for _, c := range []struct {
+		pat           string
+		before, after bool
+	}{
+		{`\w+Error\b`, true, false},
+		{`[a-z]+_test\.go`, true, false},
+		{`Error[a-z]{2,}\(`, false, true},
+		{`[a-z]Error[A-Z]`, true, true},
+		{`.*Error`, false, false},
+		{`\w*Error`, false, false},
+		{`func main`, false, false},
+	} {
+		m, err := Compile(Options{Pattern: c.pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m.before != nil) != c.before || (m.after != nil) != c.after {
+			t.Errorf("%q: neighbour classes before %v after %v; want %v %v", c.pat, m.before != nil, m.after != nil, c.before, c.after)
+		}
 	}
 	for _, c := range cases {
 		m, err := Compile(Options{Pattern: c.pat, IgnoreCase: c.icase})
@@ -166,6 +187,14 @@ var rgTable = []Options{
 	{Pattern: `func main`, Mode: Content, IgnoreCase: true},
 	{Pattern: `(Lock|Unlock)\(\)`, Mode: Content},
 	{Pattern: `\w+Error\b`, Mode: Count},
+	{Pattern: `\w+Error\b`, Mode: Content},
+	{Pattern: `\w+Error\b`, Mode: Count, Word: true},
+	{Pattern: `[A-Z]\w*Test[a-z]+`, Mode: Count},
+	{Pattern: `[a-z]+_[a-z]+\(`, Mode: Count},
+	{Pattern: `\w+ \w+\(`, Mode: Count}, // one-byte prefilter too dense: go-re2 takes over
+	{Pattern: `\w+\.Lock\(\)`, Mode: Content},
+	{Pattern: `Error[a-zA-Z]+\(`, Mode: Count},
+	{Pattern: `[^ ]+err\.err[a-z]`, Mode: Count},
 	{Pattern: `[a-z]+_[a-z]+\(`, Mode: Content},
 	{Pattern: `^package \w+$`, Mode: Count},
 	{Pattern: `^\s*//`, Mode: Count},
@@ -242,7 +271,7 @@ func genTree(t *testing.T) string {
 	w("binary.bin", "func main\x00\x01\x02")
 	w("late-nul.txt", "func main first\n"+strings.Repeat("x\n", 10)+"\x00 func main after\n")
 	w("early-nul.txt", "\x00func main\n")
-	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\n2024-01 2025-12\na.b axb\n")
+	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\nαError ß.Error xError\tError\nError\nErrorα\n\xffError \xe2Error\nerr.errα ýerr.errx\n2024-01 2025-12\na.b axb\n")
 	w("long.txt", strings.Repeat("y", 3<<20)+" func main\n"+strings.Repeat("line TODO\n", 200000))
 	w(".hidden/secret.go", "func main\n")
 	w(".hiddenfile", "func main\n")
@@ -387,6 +416,63 @@ func TestMultilineTooLargeUnread(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
 		t.Errorf("allocated %d MB to skip a file by its size", n>>20)
+	}
+}
+
+// TestTentativePrefilter checks both ends of the one-byte prefilter: kept where the
+// regexp runs on few lines, handed over to go-re2 where it would run on most, with the
+// same answers either way.
+func TestTentativePrefilter(t *testing.T) {
+	for _, c := range []struct {
+		line, rare string
+		switched   bool
+	}{
+		{"nothing to see here, move on\n", "x_y(z)\n", false},
+		{"call foo(bar) and baz(qux)\n", "", true},
+	} {
+		var b bytes.Buffer
+		want := 0
+		for i := 0; b.Len() < 2*tentativeProbe; i++ {
+			if c.rare != "" && i%1000 == 0 {
+				b.WriteString(c.rare)
+				want++
+			} else {
+				b.WriteString(c.line)
+				if c.rare == "" {
+					want++
+				}
+			}
+		}
+		dir := t.TempDir()
+		for i := range 4 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), b.Bytes(), 0o644)
+		}
+		pat := `[a-z]+_[a-z]+\(`
+		if c.rare == "" {
+			pat = `\w+ \w+\(`
+		}
+		m, err := Compile(Options{Pattern: pat, Mode: Count})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.tentative {
+			t.Fatalf("%q: no tentative one-byte prefilter", pat)
+		}
+		r, err := m.Search(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Files) != 4 {
+			t.Fatalf("%q: %d files match, want 4", pat, len(r.Files))
+		}
+		for _, f := range r.Files {
+			if f.Matches != want {
+				t.Errorf("%q: %s has %d matching lines, want %d", pat, f.Rel, f.Matches, want)
+			}
+		}
+		if m.switched.Load() != c.switched {
+			t.Errorf("%q: switched to go-re2 = %v, want %v", pat, m.switched.Load(), c.switched)
+		}
 	}
 }
 

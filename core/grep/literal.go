@@ -254,3 +254,95 @@ func lowerASCII(c byte) byte {
 	}
 	return c
 }
+
+// neighbours finds, in a concatenation whose prefilter literals come from one run of
+// exact children, the character classes of the children just before and after that run
+// when they must match at least one character there (a class, or a class repeated at
+// least once): `\w+Error\b` → before: \w. Every match then holds a literal occurrence
+// with a character of before right in front of it (and of after right behind it), so a
+// literal hit without one cannot be where a match is, and the regexp need not run for
+// it. nil means no such class.
+func neighbours(re *syntax.Regexp, lits []string) (before, after []rune) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat || len(lits) == 0 {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for _, l := range lits {
+		want[l] = true
+	}
+	subs := re.Sub
+	for i := range subs {
+		// The run of exact children starting at i, grown until it spells lits.
+		run := []string{""}
+		for j := i; j < len(subs); j++ {
+			in := analyze(subs[j])
+			if in.exact == nil {
+				break
+			}
+			if run = cross(run, in.exact); run == nil {
+				break
+			}
+			if len(run) != len(want) || !allIn(run, want) {
+				continue
+			}
+			if i > 0 {
+				before = edgeClass(subs[i-1], true)
+			}
+			if j+1 < len(subs) {
+				after = edgeClass(subs[j+1], false)
+			}
+			if before != nil || after != nil {
+				return before, after
+			}
+		}
+	}
+	return nil, nil
+}
+
+func allIn(set []string, want map[string]bool) bool {
+	for _, s := range set {
+		if !want[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// edgeClass returns the class the first (last, with last set) character of every match
+// of re is in, when re must match at least one character and that character is a
+// class; nil otherwise.
+func edgeClass(re *syntax.Regexp, last bool) []rune {
+	switch re.Op {
+	case syntax.OpCharClass:
+		return re.Rune
+	case syntax.OpPlus, syntax.OpCapture:
+		return edgeClass(re.Sub[0], last)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return edgeClass(re.Sub[0], last)
+		}
+	case syntax.OpConcat:
+		if last {
+			return edgeClass(re.Sub[len(re.Sub)-1], last)
+		}
+		return edgeClass(re.Sub[0], last)
+	}
+	return nil
+}
+
+// inClass reports whether ASCII byte c is in the class (sorted lo, hi pairs).
+func inClass(class []rune, c byte) bool {
+	r := rune(c)
+	for i := 0; i < len(class); i += 2 {
+		if r < class[i] {
+			return false
+		}
+		if r <= class[i+1] {
+			return true
+		}
+	}
+	return false
+}
