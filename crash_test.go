@@ -290,5 +290,9 @@ func TestCrashDuringPlanUpdates(t *testing.T) {
 			t.Fatalf("round %d: the plan no longer reads after a kill: %v %.400s", round, err, out)
 		}
 	}
+	// One more update runs to the end and sweeps what the last kill may have left.
+	if out, err := c.cmd("final", "plan", map[string]any{"action": "update_step", "plan_id": "plan-001", "step": 1, "status": "completed"}).CombinedOutput(); err != nil {
+		t.Fatalf("an update after the crashes failed: %v %.300s", err, out)
+	}
 	c.noTemps(t)
 }
