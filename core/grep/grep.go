@@ -12,8 +12,11 @@
 //   - Neighbour classes. When the literal sits between a class that must match there
 //     and the rest (`\w+Error\b`: a \w right before "Error"), a hit whose neighbour is
 //     outside that class (`err.Error()`) is skipped without running the regexp.
-//   - Case-insensitive search scans an ASCII-lowercased copy of the buffer for lowercased
-//     literals. A literal with non-ASCII letters, 'k' or 's' is cut to its longest part
+//   - Case-insensitive search looks for each lowercased literal's rarest byte (by a static
+//     byte-frequency rank of source code, counting both its cases) with bytes.IndexByte,
+//     once per case, and compares the literal ASCII-case-insensitively around each
+//     candidate: no lowercased copy of the buffer, whose extra pass cost as much as the
+//     search. A literal with non-ASCII letters, 'k' or 's' is cut to its longest part
 //     without them, because KELVIN SIGN (U+212A) and LONG S (U+017F) fold to k and s.
 //   - One byte between two such classes (`[a-z]+_[a-z]+\(`: "_" with a letter on each
 //     side) is tried as a prefilter too; when it makes the regexp run on more than one
@@ -38,7 +41,6 @@ package grep
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -129,7 +131,8 @@ type Matcher struct {
 	opt   Options
 	re    *regexp.Regexp // authority for line matching (and multiline)
 	lits  [][]byte       // prefilter literals (lowercased when fold)
-	fold  bool           // search the ASCII-lowercased buffer
+	fold  bool           // the literals are searched ASCII case folded
+	folds []foldLit      // when fold: the finder of each literal
 	exact bool           // a literal hit is a match: no regexp needed
 	reSrc string         // the source handed to go-re2 when there is no literal
 	re2   func([]byte) [][]int
@@ -187,8 +190,8 @@ func Compile(opt Options) (*Matcher, error) {
 	lits := info.required
 	m.fold = info.fold
 	if m.fold {
-		// Lowercased literals over a lowercased buffer: a hit is a match only when
-		// every literal is case-folded, ASCII and free of k and s.
+		// Lowercased literals, found ASCII case folded (foldLit): a hit is a match only
+		// when every literal is case-folded, ASCII and free of k and s.
 		safe := !info.sensitive
 		for i, l := range lits {
 			if !foldSafe(l) {
@@ -203,6 +206,11 @@ func Compile(opt Options) (*Matcher, error) {
 			m.lits = append(m.lits, []byte(l))
 		}
 		m.exact = info.exact != nil && info.complete && !opt.Word && sameSet(info.exact, lits, m.fold)
+		if m.fold {
+			for _, l := range m.lits {
+				m.folds = append(m.folds, newFoldLit(l))
+			}
+		}
 		if !m.exact && !m.fold && !opt.Multiline {
 			m.before, m.after = neighbours(parsed.Simplify(), lits)
 		}
@@ -331,8 +339,8 @@ func (m *Matcher) tooDense(runs, bytes int) bool {
 // worker holds the reused buffers of one searching goroutine.
 type worker struct {
 	buf   []byte
-	lower []byte
-	next  []int // per literal: next known hit in the current chunk, -1 unknown
+	next  []int    // per literal: next known hit in the current chunk, -1 unknown
+	fnext [][2]int // per folded literal: foldLit.index's scan state
 }
 
 var workers = sync.Pool{New: func() any { return &worker{buf: make([]byte, ChunkSize)} }}
@@ -586,14 +594,7 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 		lits, re2, tentative = nil, m.re2, false
 	}
 	runs := 0
-	hay := buf
-	if m.fold && len(lits) > 0 {
-		if cap(w.lower) < len(buf) {
-			w.lower = make([]byte, len(buf)+len(buf)/4)
-		}
-		hay = w.lower[:len(buf)]
-		lowerInto(hay[from:], buf[from:])
-	}
+	folds := m.folds
 	cur, curLine := 0, st.lineBase // a line start and its number
 	pos := from
 	if cap(w.next) < len(lits) {
@@ -602,6 +603,13 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 	next := w.next[:len(lits)]
 	for i := range next {
 		next[i] = -1
+	}
+	if cap(w.fnext) < len(folds) {
+		w.fnext = make([][2]int, len(folds))
+	}
+	fnext := w.fnext[:len(folds)]
+	for i := range fnext {
+		fnext[i] = [2]int{-1, -1}
 	}
 	var re2hits [][]int
 	if re2 != nil && len(lits) == 0 {
@@ -614,9 +622,14 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 			p, pl := -1, 0
 			for i, lit := range lits {
 				if next[i] < pos && next[i] != -2 {
-					if k := bytes.Index(hay[pos:], lit); k >= 0 {
-						next[i] = pos + k
-					} else {
+					k := -1
+					if folds != nil {
+						k = folds[i].index(buf, pos, &fnext[i])
+					} else if k = bytes.Index(buf[pos:], lit); k >= 0 {
+						k += pos
+					}
+					next[i] = k
+					if k < 0 {
 						next[i] = -2 // no more hits in this chunk
 					}
 				}
@@ -864,24 +877,6 @@ func (m *Matcher) searchMultiline(w *worker, fd int, st *fileState) (File, statu
 		m.emitTo(st, buf, len(buf), -1)
 	}
 	return st.file, statusOK
-}
-
-// lowerInto writes the ASCII-lowercased src into dst (same length), eight bytes at a
-// time: for each byte in 'A'..'Z' the 0x20 bit is set, other bytes are kept.
-func lowerInto(dst, src []byte) {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		v := binary.LittleEndian.Uint64(src[i:])
-		v7 := v &^ high               // low 7 bits of each byte: sums below cannot carry
-		ge := v7 + (128-'A')*ones     // high bit set where byte >= 'A'
-		gt := v7 + (128-'Z'-1)*ones   // high bit set where byte > 'Z'
-		upper := ge &^ gt &^ v & high // ASCII upper-case letters
-		binary.LittleEndian.PutUint64(dst[i:], v|upper>>2)
-	}
-	for ; i < len(src); i++ {
-		dst[i] = lowerASCII(src[i])
-	}
 }
 
 func openRead(path string) (int, error) {

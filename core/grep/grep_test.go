@@ -70,23 +70,6 @@ func TestLiterals(t *testing.T) {
 	}
 }
 
-func TestLowerInto(t *testing.T) {
-	var src []byte
-	for i := 0; i < 256; i++ {
-		src = append(src, byte(i), byte(255-i), 'A'+byte(i%26))
-	}
-	for off := 0; off < 9; off++ {
-		s := src[off:]
-		dst := make([]byte, len(s))
-		lowerInto(dst, s)
-		for i := range s {
-			if want := lowerASCII(s[i]); dst[i] != want {
-				t.Fatalf("byte %#x lowered to %#x, want %#x", s[i], dst[i], want)
-			}
-		}
-	}
-}
-
 func TestInvalidPattern(t *testing.T) {
 	_, err := Compile(Options{Pattern: `foo(bar`})
 	if err == nil || !strings.Contains(err.Error(), "missing closing )") || !strings.Contains(err.Error(), "fixed_strings") {
@@ -203,6 +186,9 @@ var rgTable = []Options{
 	{Pattern: `if err != nil`, Mode: Content, After: 2},
 	{Pattern: `unlock`, Mode: Count, IgnoreCase: true},
 	{Pattern: `KEY`, Mode: Count, IgnoreCase: true},
+	{Pattern: `(Lock|Unlock)\(\)`, Mode: Content, IgnoreCase: true},
+	{Pattern: `return nil`, Mode: Content, IgnoreCase: true, Before: 1},
+	{Pattern: `\w+error\b`, Mode: Count, IgnoreCase: true},
 	{Pattern: `err`, Mode: Count, Word: true},
 	{Pattern: `a.b`, Mode: Count, FixedStrings: true},
 	{Pattern: `[0-9]{4}-[0-9]{2}`, Mode: Count},
@@ -481,6 +467,9 @@ func TestTentativePrefilter(t *testing.T) {
 func FuzzPrefilter(f *testing.F) {
 	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+Error\b`, `[a-z]+_[a-z]+\(`, `^a|b$`, `(?i)kelvin`, `x*`} {
 		f.Add(s, "func main() {\n\tmu.Lock()\n\tioError x_y(\n\u212Aelvin KELVIN\n", false)
+	}
+	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+error\b`, `main|x_Y|ioerror`} {
+		f.Add(s, "FUNC Main() {\n\tmu.LOCK()\n\tioError x_y(\nfunc main\n", true) // folded literal finder
 	}
 	f.Fuzz(func(t *testing.T, pat, text string, icase bool) {
 		if strings.ContainsRune(text, 0) || strings.Contains(pat, `\n`) {
