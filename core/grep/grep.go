@@ -183,7 +183,8 @@ func Compile(opt Options) (*Matcher, error) {
 		return nil, patternError(opt.Pattern, err)
 	}
 	m.reSrc = src
-	if !opt.Multiline && strings.Contains(opt.Pattern, `\n`) {
+	// A raw newline, like an escaped one, can never match inside one line.
+	if !opt.Multiline && (strings.Contains(opt.Pattern, `\n`) || strings.Contains(opt.Pattern, "\n")) {
 		return nil, fmt.Errorf("the pattern %q contains \\n, which never matches within one line: set multiline to search across lines", opt.Pattern)
 	}
 	info := analyze(parsed.Simplify())

@@ -598,3 +598,16 @@ func TestParentIgnoreGitIsRight(t *testing.T) {
 		}
 	}
 }
+
+// TestRawNewlineRefused: a pattern holding a newline character, not only the escape,
+// is refused outside multiline mode (fuzzing found -i reporting a line it cannot match).
+func TestRawNewlineRefused(t *testing.T) {
+	for _, o := range []Options{{Pattern: "\n"}, {Pattern: "a\nb", IgnoreCase: true}, {Pattern: "a\nb", FixedStrings: true}} {
+		if _, err := Compile(o); err == nil || !strings.Contains(err.Error(), "set multiline") {
+			t.Errorf("%q: %v, want the multiline hint", o.Pattern, err)
+		}
+	}
+	if _, err := Compile(Options{Pattern: "a\nb", Multiline: true}); err != nil {
+		t.Errorf("multiline: %v", err)
+	}
+}
