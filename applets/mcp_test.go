@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -15,23 +16,8 @@ func TestMCPServerInMemory(t *testing.T) {
 	env := coretest.Env(t, "mcp")
 	env.Specs = All
 	writeFile(t, env, "a.txt", "alpha\n")
-	server, err := NewMCPServer(env, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectMCP(t, env)
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,20 +49,8 @@ func TestMCPToolSearch(t *testing.T) {
 	for _, c := range []struct{ dialect, tool string }{{"", "prompt"}, {"ref002", "tool_search"}} {
 		env := coretest.Env(t, "mcp")
 		env.Specs, env.Dialect = All, c.dialect
-		server, err := NewMCPServer(env, "")
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx := context.Background()
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := connectMCP(t, env)
 		args := map[string]any{"search": "find files by glob pattern", "format": "mcp", "limit": 2}
 		if c.tool == "tool_search" {
 			args = map[string]any{"query": "find files by glob pattern", "max_results": 2}
@@ -98,7 +72,28 @@ func TestMCPToolSearch(t *testing.T) {
 		if first["name"] != "glob" || schema == nil {
 			t.Errorf("%s: best match %v (schema %v), want glob with its schema", c.tool, first["name"], schema)
 		}
-		cs.Close()
-		ss.Close()
 	}
+}
+
+// connectMCP serves env's applets over in-memory transports and returns a connected
+// client session; both ends close when the test ends.
+func connectMCP(t *testing.T, env *core.Env) *mcp.ClientSession {
+	t.Helper()
+	server, err := NewMCPServer(env, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
