@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -200,4 +202,125 @@ func TestPlanConcurrentStepUpdates(t *testing.T) {
 			t.Fatalf("round %d: %d of 8 steps are %s; updates were lost:\n%s", round, got, status, out)
 		}
 	}
+}
+
+// sleepPIDs returns the pids of live `sleep ARG` processes.
+func sleepPIDs(arg string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || string(cmdline) != "sleep\x00"+arg+"\x00" {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+				continue
+			}
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// waitFor polls cond every 10 ms until it holds or d has passed.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+func bashProcess(t *testing.T, bin, command string) *exec.Cmd {
+	state := t.TempDir()
+	cmd := exec.Command(bin, "bash")
+	// PATH without testscript's folder, where this test binary stands in as bash.
+	cmd.Env = append(os.Environ(), "PATH=/usr/local/bin:/usr/bin:/bin", "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
+	cmd.Dir = state
+	cmd.Stdin = strings.NewReader(`{"command":` + strconv.Quote(command) + `}`)
+	return cmd
+}
+
+// TestSignalStopsTheCommandTree: SIGTERM, SIGINT or SIGHUP to agentbox while a command
+// runs stops the command's whole tree (a background grandchild too) and ends the call
+// with an error envelope and exit status 130.
+func TestSignalStopsTheCommandTree(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := agentboxBinary(t)
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		bg, fg := fmt.Sprintf("%d.5", 9700+i), fmt.Sprintf("%d.25", 9700+i)
+		cmd := bashProcess(t, bin, "sleep "+bg+" & sleep "+fg)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if !waitFor(10*time.Second, func() bool { return len(sleepPIDs(bg)) == 1 && len(sleepPIDs(fg)) == 1 }) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%v: the command's sleeps never started: %s", sig, out.String())
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("%v: agentbox ended with %v, want exit status 130", sig, err)
+		}
+		if !strings.Contains(out.String(), `"type":"error"`) || !strings.Contains(out.String(), "interrupted") {
+			t.Errorf("%v: no interrupted error envelope: %s", sig, out.String())
+		}
+		if !waitFor(5*time.Second, func() bool { return len(sleepPIDs(bg))+len(sleepPIDs(fg)) == 0 }) {
+			t.Errorf("%v: left running: sleep %s %v, sleep %s %v", sig, bg, sleepPIDs(bg), fg, sleepPIDs(fg))
+			for _, p := range append(sleepPIDs(bg), sleepPIDs(fg)...) {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// TestEarlySignalLeavesNothing sends SIGTERM at random moments of agentbox's first
+// milliseconds, while it subscribes to signals beside its start-up: whether agentbox
+// dies of the signal or reports the interruption, no process of the command survives.
+func TestEarlySignalLeavesNothing(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := agentboxBinary(t)
+	const bg, fg = "9799.5", "9799.25"
+	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
+	outcomes := map[string]int{}
+	for i := 0; i < 40; i++ {
+		cmd := bashProcess(t, bin, "sleep "+bg+" & sleep "+fg)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Intn(8000)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee) && ee.ExitCode() == 130:
+			outcomes["reported"]++
+		case errors.As(err, &ee) && ee.ExitCode() == -1:
+			outcomes["killed by the signal"]++
+		default:
+			outcomes[fmt.Sprint(err)]++
+		}
+		if !waitFor(5*time.Second, func() bool { return len(sleepPIDs(bg))+len(sleepPIDs(fg)) == 0 }) {
+			left := append(sleepPIDs(bg), sleepPIDs(fg)...)
+			for _, p := range left {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			t.Fatalf("round %d (%v): the command's processes %v outlived agentbox", i, err, left)
+		}
+	}
+	t.Logf("outcomes: %v", outcomes)
 }

@@ -207,6 +207,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		vw = &verdict
 	}
 
+	env.ReadyToSpawn()
 	if b.RunInBackground {
 		jobs, err := bashJobs(env)
 		if err != nil {

@@ -33,6 +33,18 @@ type Env struct {
 	// Dialect is the tool-name dialect of the call (--dialect or AGENTBOX_DIALECT); prompt
 	// and mcp present the tools in it.
 	Dialect string
+	// signalsReady closes once a signal to agentbox cancels the call's context (see
+	// callContext); nil when signals are not watched (in-process calls).
+	signalsReady <-chan struct{}
+}
+
+// ReadyToSpawn returns once a signal to agentbox (SIGINT, SIGTERM, SIGHUP) would cancel
+// the call's context rather than end agentbox on the spot, so a process started after it
+// is always stopped with the call. An applet calls it before it starts any process.
+func (e *Env) ReadyToSpawn() {
+	if e.signalsReady != nil {
+		<-e.signalsReady
+	}
 }
 
 // Resolve resolves a path argument against the working directory and the workspace.

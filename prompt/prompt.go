@@ -124,7 +124,7 @@ func (t Tool) aliasFor(name string) string {
 		return ""
 	}
 	for _, a := range f.Aliases {
-		if GeminiParamPattern.MatchString(a) {
+		if ValidGeminiParam(a) {
 			return a
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentbox/agentbox/applets"
@@ -15,6 +16,38 @@ import (
 // geminiName is Gemini's function-name rule: a letter or underscore first, then
 // letters, digits, underscores, dots, colons or dashes, at most 64 in all.
 var geminiName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$`)
+
+// The providers' documented rules, as regexps: the oracle for the validators.
+var (
+	toolNameRule    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	geminiParamRule = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
+)
+
+func TestNameValidatorsMatchTheRules(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for _, s := range []string{"", "a", "_", "-", "9", "9a", "a9", "read_file", "web-fetch", "a.b", "a b", "é", "a\n",
+		long, long + "a", "_" + long[1:], "-" + long, "Grep", "ab:c", "\x00"} {
+		if got, want := prompt.ValidToolName(s), toolNameRule.MatchString(s); got != want {
+			t.Errorf("ValidToolName(%q) = %v, the rule says %v", s, got, want)
+		}
+		if got, want := prompt.ValidGeminiParam(s), geminiParamRule.MatchString(s); got != want {
+			t.Errorf("ValidGeminiParam(%q) = %v, the rule says %v", s, got, want)
+		}
+	}
+}
+
+func FuzzNameValidators(f *testing.F) {
+	f.Add("read_file")
+	f.Add("9-a")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := prompt.ValidToolName(s), toolNameRule.MatchString(s); got != want {
+			t.Errorf("ValidToolName(%q) = %v, the rule says %v", s, got, want)
+		}
+		if got, want := prompt.ValidGeminiParam(s), geminiParamRule.MatchString(s); got != want {
+			t.Errorf("ValidGeminiParam(%q) = %v, the rule says %v", s, got, want)
+		}
+	})
+}
 
 // TestSchemasFollowProviderRules renders every dialect in every format (and every
 // strict variant) and checks each emitted tool against the provider's documented rules:
@@ -105,7 +138,7 @@ func checkTool(t *testing.T, where, format string, strict bool, tool map[string]
 		if !geminiName.MatchString(name) {
 			t.Errorf("%s: name breaks Gemini's rule", where)
 		}
-	} else if !prompt.ToolNamePattern.MatchString(name) {
+	} else if !prompt.ValidToolName(name) {
 		t.Errorf("%s: name breaks ^[a-zA-Z0-9_-]{1,64}$", where)
 	}
 	if d, _ := tool["description"].(string); d == "" {
@@ -190,7 +223,7 @@ func checkNode(t *testing.T, where, format string, strict bool, s map[string]any
 		t.Errorf("%s: %s is a free-form map, which strict mode cannot take", where, pathOr(path))
 	}
 	for name, ps := range props {
-		if format == "gemini-legacy" && !prompt.GeminiParamPattern.MatchString(name) {
+		if format == "gemini-legacy" && !prompt.ValidGeminiParam(name) {
 			t.Errorf("%s: parameter %q breaks Gemini's parameter-name rule", where, name)
 		}
 		if format == "anthropic" && strict && !regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,64}$`).MatchString(name) {

@@ -2,7 +2,6 @@ package prompt
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -31,11 +30,38 @@ var (
 	geminiOpenAPIKeywords = set("type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum")
 )
 
-// ToolNamePattern is the tool-name rule OpenAI, Anthropic and MCP clients share.
-var ToolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// ValidToolName reports whether name fits the tool-name rule OpenAI, Anthropic and MCP
+// clients share, ^[a-zA-Z0-9_-]{1,64}$. A loop, not a regexp: a package-level regexp
+// with a counted repetition is compiled at every start of every applet.
+func ValidToolName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
-// GeminiParamPattern is the rule for parameter names in Gemini's legacy parameters.
-var GeminiParamPattern = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
+// ValidGeminiParam reports whether name fits the rule for parameter names in Gemini's
+// legacy parameters, ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$.
+func ValidGeminiParam(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isWordByte(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
 
 // KeywordsFor returns the JSON Schema keywords a format's schemas may use (nil: any).
 func KeywordsFor(format string, strict bool) map[string]bool {
@@ -192,7 +218,7 @@ func rewrite(s map[string]any, r rewriteRules) map[string]any {
 }
 
 func newName(name string, r rewriteRules) string {
-	if r.rename != nil && r.upper && !GeminiParamPattern.MatchString(name) {
+	if r.rename != nil && r.upper && !ValidGeminiParam(name) {
 		if n := r.rename(name); n != "" {
 			return n
 		}

@@ -68,42 +68,39 @@ var fallbacks = []string{"/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash", "/
 var bashCache sync.Map // PATH -> string
 
 // FindBash returns the absolute path of the real bash: the first on pathList (then
-// the usual places) that is not this very binary, even through symlinks, so
-// agentbox installed as "bash" never runs itself.
+// the usual places) that is not this very binary, so agentbox installed as "bash"
+// never runs itself. Identity is the file's device and inode (os.Stat follows
+// symlinks), which catches a symlink or a hard link to agentbox; a plain stat per
+// candidate keeps this off the per-call overhead that resolving every path would add.
 func FindBash(pathList string) (string, error) {
 	if v, ok := bashCache.Load(pathList); ok {
 		return v.(string), nil
 	}
-	self, _ := os.Executable()
 	var selfInfo os.FileInfo
-	if self != "" {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
+	if self, err := os.Executable(); err == nil {
 		selfInfo, _ = os.Stat(self)
 	}
-	var cands []string
-	for _, dir := range filepath.SplitList(pathList) {
+	try := func(c string) bool {
+		st, err := os.Stat(c)
+		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+			return false
+		}
+		return selfInfo == nil || !os.SameFile(st, selfInfo)
+	}
+	for dir := range strings.SplitSeq(pathList, string(os.PathListSeparator)) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue // a relative PATH entry could be anything the command created
 		}
-		cands = append(cands, filepath.Join(dir, "bash"))
+		if c := filepath.Join(dir, "bash"); try(c) {
+			bashCache.Store(pathList, c)
+			return c, nil
+		}
 	}
-	cands = append(cands, fallbacks...)
-	for _, c := range cands {
-		real, err := filepath.EvalSymlinks(c)
-		if err != nil {
-			continue
+	for _, c := range fallbacks {
+		if try(c) {
+			bashCache.Store(pathList, c)
+			return c, nil
 		}
-		st, err := os.Stat(real)
-		if err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			continue
-		}
-		if real == self || selfInfo != nil && os.SameFile(st, selfInfo) {
-			continue
-		}
-		bashCache.Store(pathList, real)
-		return real, nil
 	}
 	return "", fmt.Errorf("no bash found on PATH (%s) or in %s; install bash", pathList, strings.Join(fallbacks, ", "))
 }

@@ -528,7 +528,7 @@ func supervise(dir string) int {
 	}
 	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
 	cmd.Dir = spec.Dir
-	t := &tree{id: newRunID()}
+	t := newTree()
 	cmd.Env = append(CleanEnv(spec.BaseEnv, spec.Env), RunVar+"="+t.id)
 	becomeSubreaper()
 	sigs := make(chan os.Signal, 1)

@@ -209,6 +209,22 @@ func TestFindBashSkipsSelf(t *testing.T) {
 	}
 }
 
+// A hard link is no symlink to resolve: only the file's identity tells it is agentbox.
+func TestFindBashSkipsSelfHardLink(t *testing.T) {
+	self, _ := os.Executable()
+	dir := t.TempDir()
+	if err := os.Link(self, filepath.Join(dir, "bash")); err != nil {
+		t.Skipf("cannot hard-link the test binary here (%v)", err)
+	}
+	got, err := FindBash(dir + ":/usr/bin:/bin")
+	if err != nil {
+		t.Skipf("no bash: %v", err)
+	}
+	if filepath.Dir(got) == dir {
+		t.Fatalf("FindBash returned a hard link to agentbox itself: %s", got)
+	}
+}
+
 func TestClampTimeout(t *testing.T) {
 	for in, want := range map[time.Duration]time.Duration{0: DefaultTimeout, 10 * time.Millisecond: time.Second,
 		time.Hour: MaxTimeout, 5 * time.Second: 5 * time.Second} {

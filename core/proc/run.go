@@ -126,7 +126,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
 	cmd.Dir = dir
-	t := &tree{id: newRunID()}
+	t := newTree()
 	cmd.Env = append(env, RunVar+"="+t.id)
 	becomeSubreaper()
 	reapLingering()

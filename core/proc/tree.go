@@ -2,8 +2,7 @@ package proc
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -43,10 +42,26 @@ func becomeSubreaper() {
 // supervisors): they are children of this process but never adopted orphans.
 var own sync.Map // pid -> struct{}
 
-func newRunID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+// newTree describes a command about to start: a fresh mark, and the time from which
+// an orphan that turns up as this process's child can be the command's. Both are taken
+// without touching the file system (a /proc read per call was measurable overhead).
+func newTree() *tree {
+	return &tree{id: strconv.FormatUint(rand.Uint64(), 16), since: bootTicks()}
+}
+
+// userHZ is the unit of /proc/<pid>/stat's starttime: USER_HZ, 100 on every
+// architecture Go supports on Linux.
+const userHZ = 100
+
+// bootTicks is the time since boot in starttime's unit, rounded down as the kernel
+// rounds starttime, so every process started after the call has a starttime at least
+// as large. 0 (every orphan qualifies) if the clock cannot be read.
+func bootTicks() uint64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return 0
+	}
+	return uint64(ts.Nano()) / (1e9 / userHZ)
 }
 
 type procStat struct {
@@ -110,7 +125,7 @@ func hasMark(pid int, id string) bool {
 type tree struct {
 	root  int    // bash
 	id    string // the RunVar mark
-	since uint64 // bash's start time (clock ticks)
+	since uint64 // a lower bound of bash's start time (clock ticks after boot)
 	// killed holds every member signalled, so the adopted ones can be reaped.
 	killed map[int]bool
 }
@@ -118,9 +133,6 @@ type tree struct {
 func (t *tree) begin(pid int) {
 	own.Store(pid, struct{}{})
 	t.root = pid
-	if s, ok := readStat(strconv.Itoa(pid)); ok {
-		t.since = s.start
-	}
 }
 
 func (t *tree) end() { own.Delete(t.root) }

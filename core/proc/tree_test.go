@@ -2,6 +2,7 @@ package proc
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,6 +116,33 @@ func TestJobKillAndTimeoutReachEscapedProcesses(t *testing.T) {
 				killPid(pid)
 			}
 			t.Errorf("sleep %s (pids %v) outlived job %s (%s)", c.n, pids, job.ID, job.State)
+		}
+	}
+}
+
+// bootTicks must be a lower bound of the starttime /proc gives a process started after
+// it (the adoption test in members relies on it), and no later than now.
+func TestBootTicksBoundsStartTime(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	for i := 0; i < 20; i++ {
+		before := bootTicks()
+		cmd := exec.Command("sleep", "1")
+		if err := cmd.Start(); err != nil {
+			t.Skip("no sleep:", err)
+		}
+		st, ok := readStat(strconv.Itoa(cmd.Process.Pid))
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !ok {
+			t.Fatal("cannot read the child's stat")
+		}
+		if st.start < before {
+			t.Fatalf("child started at tick %d, before bootTicks() = %d", st.start, before)
+		}
+		if after := bootTicks(); st.start > after {
+			t.Fatalf("child started at tick %d, after the later bootTicks() = %d: the unit is wrong", st.start, after)
 		}
 	}
 }
