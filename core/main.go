@@ -302,6 +302,9 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	}
 
 	env.signalsReady = signalsReady
+	if jsonOut {
+		go warmEncoders(spec)
+	}
 	res, err := cmd.Run(ctx, env)
 	interrupted := ctx.Err() != nil && host.Signals
 	if err != nil {
@@ -352,6 +355,18 @@ func callContext(host Host) (context.Context, <-chan struct{}) {
 		cancel()
 	}()
 	return ctx, ready
+}
+
+// warmEncoders has encoding/json build its encoders for the envelope and the types
+// the applet's result may hold, beside the applet's run (a command's run leaves a core
+// idle), so writing the envelope afterwards does no reflection on the way out. A
+// failure here only means the encoder is built later, so it is ignored.
+func warmEncoders(spec *Spec) {
+	defer func() { _ = recover() }()
+	_, _ = json.Marshal(Envelope{Metadata: map[string]any{"decision": Decision{}}})
+	for _, v := range spec.Output {
+		_, _ = json.Marshal(v)
+	}
 }
 
 // RenderText prints a result the way text mode does.

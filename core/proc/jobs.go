@@ -545,13 +545,14 @@ func supervise(dir string) int {
 		}
 		cmd.SysProcAttr.Setpgid = true
 	}
-	if err := cmd.Start(); err != nil {
+	c, err := startChild(cmd)
+	if err != nil {
 		return fail(err)
 	}
 	inR.Close()
 	stdout.Close()
 	stderr.Close()
-	pid := cmd.Process.Pid
+	pid := c.pid
 	t.begin(pid)
 	if err := writeJSON(filepath.Join(dir, "pid.json"), pidFile{PID: pid, Supervisor: os.Getpid(), Started: time.Now()}); err != nil {
 		syscall.Kill(-pid, syscall.SIGKILL)
@@ -563,10 +564,10 @@ func supervise(dir string) int {
 
 	go pumpStdin(fifo, inW)
 
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
+	waitErr := make(chan exited, 1)
+	go func() { waitErr <- c.wait() }()
 	var ef exitFile
-	var werr error
+	var werr exited
 	var timeout <-chan time.Time
 	if spec.Timeout > 0 {
 		timer := time.NewTimer(spec.Timeout)
@@ -581,7 +582,7 @@ func supervise(dir string) int {
 	case <-sigs: // Jobs.Kill
 		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
 	}
-	ef.ExitCode, ef.Signal = exitStatus(werr, cmd.ProcessState)
+	ef.ExitCode, ef.Signal = exitStatus(werr)
 	ef.Ended = time.Now()
 	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil && !ef.TimedOut {
 		ef.Killed = true

@@ -23,7 +23,6 @@ package proc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -186,7 +185,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
 
 	start := time.Now()
-	err = cmd.Start()
+	c, err := startChild(cmd)
 	outW.Close()
 	errW.Close()
 	pwdW.Close()
@@ -196,7 +195,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		pwdR.Close()
 		return nil, fmt.Errorf("cannot start %s: %v", bash, err)
 	}
-	pgid := cmd.Process.Pid
+	pgid := c.pid
 	t.begin(pgid)
 	defer t.end()
 
@@ -220,13 +219,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		close(pwdDone)
 	}()
 
-	waitErr := make(chan error, 1)
-	go func() { waitErr <- cmd.Wait() }()
+	waitErr := make(chan exited, 1)
+	go func() { waitErr <- c.wait() }()
 
 	timeout := ClampTimeout(opts.Timeout)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var werr error
+	var werr exited
 	select {
 	case werr = <-waitErr:
 	case <-timer.C:
@@ -262,13 +261,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if d := pwdBuf.String(); d != "" && filepath.IsAbs(d) {
 		res.Dir = d
 	}
-	res.ExitCode, res.Signal = exitStatus(werr, cmd.ProcessState)
+	res.ExitCode, res.Signal = exitStatus(werr)
 	return res, nil
 }
 
 // kill stops the whole command: its process group and every process that left it
 // (see tree.go).
-func (t *tree) kill(pgid int, grace time.Duration, waitErr <-chan error) error {
+func (t *tree) kill(pgid int, grace time.Duration, waitErr <-chan exited) exited {
 	start := time.Now()
 	t.killed = map[int]bool{}
 	ps := t.members()
@@ -283,20 +282,20 @@ func (t *tree) kill(pgid int, grace time.Duration, waitErr <-chan error) error {
 
 // killGroup sends SIGTERM to the process group, SIGKILL after grace, and waits
 // for bash to be reaped and the group's live members to be gone.
-func killGroup(pgid int, grace time.Duration, waitErr <-chan error) error {
+func killGroup(pgid int, grace time.Duration, waitErr <-chan exited) exited {
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	syscall.Kill(-pgid, syscall.SIGCONT) // a stopped process would not act on SIGTERM
 	deadline := time.NewTimer(grace)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	var werr error
+	var werr exited
 	reaped := false
 	for {
 		if reaped && !groupAlive(pgid) {
 			return werr
 		}
-		var wc <-chan error
+		var wc <-chan exited
 		if !reaped {
 			wc = waitErr
 		}
@@ -348,21 +347,17 @@ func groupAlive(pgid int) bool {
 	return false
 }
 
-// exitStatus turns a wait result into bash's exit code convention.
-func exitStatus(err error, ps *os.ProcessState) (int, string) {
-	if ps == nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			ps = ee.ProcessState
-		}
-	}
-	if ps == nil {
+// exitStatus turns how bash ended into bash's exit code convention: 128+n for a
+// signal n; -1 if it could not be reaped.
+func exitStatus(e exited) (int, string) {
+	switch ws := e.status; {
+	case e.err != nil:
 		return -1, ""
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	case ws.Signaled():
 		return 128 + int(ws.Signal()), signalName(ws.Signal())
+	default:
+		return ws.ExitStatus(), ""
 	}
-	return ps.ExitCode(), ""
 }
 
 func signalName(s syscall.Signal) string {
