@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
@@ -55,16 +56,17 @@ type ReadResult struct {
 // tests can lower it).
 var readHashMaxBytes int64 = EditMaxFileBytes
 
-// binaryExtensions are refused without looking at the content (reference 000).
-var binaryExtensions = map[string]bool{}
-
-func init() {
+// binaryExtensions are refused without looking at the content (reference 000). Built
+// on first use: every applet's start-up would pay for it otherwise.
+var binaryExtensions = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, e := range strings.Fields(`.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .exe .dll .so .dylib .o .a .lib
 		.class .pyc .pyo .wasm .png .jpg .jpeg .gif .bmp .ico .webp .tiff .psd .pdf .doc .docx .xls .xlsx .ppt .pptx
 		.odt .mp3 .mp4 .m4a .wav .flac .ogg .avi .mov .mkv .webm .ttf .otf .woff .woff2 .bin .dat .db .sqlite .iso .dmg`) {
-		binaryExtensions[e] = true
+		m[e] = true
 	}
-}
+	return m
+})
 
 // Run implements core.Command.
 func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
@@ -97,7 +99,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, e
 	}
 	defer f.Close()
-	if binaryExtensions[strings.ToLower(filepath.Ext(p.Abs))] {
+	if binaryExtensions()[strings.ToLower(filepath.Ext(p.Abs))] {
 		return nil, core.Errorf(core.CodeBinaryFile, "%s is a binary file (%s); read shows text only. Inspect it with bash (e.g. file, xxd, unzip -l) instead", p.Abs, filepath.Ext(p.Abs))
 	}
 

@@ -387,7 +387,7 @@ func (t *Table) Resolve(dialect, name string) (*ToolRef, error) {
 		// No dialect chosen: a name that only a dialect gives a meaning of its own
 		// (update_plan_step is plan with action update_step) runs that tool, rather
 		// than the bare applet it is an alias of, which would ignore the fixed action.
-		if s := t.byName[name]; s == nil || s.Name != name {
+		if s := t.exact(name); s == nil || s.Name != name {
 			if ref := t.fixedTool(name); ref != nil {
 				return ref, nil
 			}

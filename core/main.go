@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -460,34 +461,37 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	}, nil
 }
 
-// Table is the applet table with its lookups.
+// Table is the applet table with its lookups. Lookups scan the table: about a hundred
+// names compare in a microsecond, where indexing them in maps cost every call tens.
 type Table struct {
-	Specs  []Spec
-	byName map[string]*Spec
-	lower  map[string]*Spec
+	Specs []Spec
 }
 
-// NewTable indexes specs by name and alias.
-func NewTable(specs []Spec) *Table {
-	t := &Table{Specs: specs, byName: map[string]*Spec{}, lower: map[string]*Spec{}}
-	for i := range specs {
-		s := &specs[i]
-		for _, n := range append([]string{s.Name}, s.Aliases...) {
-			t.byName[n] = s
-			if _, ok := t.lower[strings.ToLower(n)]; !ok {
-				t.lower[strings.ToLower(n)] = s
-			}
+// NewTable wraps the applet table.
+func NewTable(specs []Spec) *Table { return &Table{Specs: specs} }
+
+// exact finds an applet by its exact name or alias.
+func (t *Table) exact(name string) *Spec {
+	for i := range t.Specs {
+		if s := &t.Specs[i]; s.Name == name || slices.Contains(s.Aliases, name) {
+			return s
 		}
 	}
-	return t
+	return nil
 }
 
 // Lookup finds an applet by name or alias, exactly or ignoring case.
 func (t *Table) Lookup(name string) *Spec {
-	if s := t.byName[name]; s != nil {
+	if s := t.exact(name); s != nil {
 		return s
 	}
-	return t.lower[strings.ToLower(name)]
+	for i := range t.Specs {
+		s := &t.Specs[i]
+		if strings.EqualFold(s.Name, name) || slices.ContainsFunc(s.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
+			return s
+		}
+	}
+	return nil
 }
 
 // ResolveArgv0 is ByArgv0 in a dialect: a link named after a dialect's tool
@@ -531,15 +535,18 @@ func (t *Table) ByArgv0(argv0 string) *Spec {
 
 // Suggest returns the closest applet name to a misspelt one, or "".
 func (t *Table) Suggest(name string) string {
-	best, bestD := "", 3
-	names := make([]string, 0, len(t.byName))
-	for n := range t.byName {
-		names = append(names, n)
+	type named struct{ name, applet string }
+	var names []named
+	for _, s := range t.Specs {
+		for _, n := range append([]string{s.Name}, s.Aliases...) {
+			names = append(names, named{n, s.Name})
+		}
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return names[i].name < names[j].name })
+	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
-			best, bestD = t.byName[n].Name, d
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n.name)); d < bestD {
+			best, bestD = n.applet, d
 		}
 	}
 	return best
