@@ -207,12 +207,12 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		vw = &verdict
 	}
 
-	env.ReadyToSpawn()
 	if b.RunInBackground {
 		jobs, err := bashJobs(env)
 		if err != nil {
 			return nil, err
 		}
+		env.ReadyToSpawn()
 		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: b.Env, Stdin: b.Stdin,
 			Timeout: time.Duration(b.BackgroundTimeout) * time.Millisecond, Sandbox: sb})
 		if err != nil {
@@ -234,6 +234,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		Command: b.Command, Dir: dir, Env: b.Env,
 		Timeout:  proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Millisecond),
 		SpillDir: filepath.Dir(spillFile), Sandbox: sb, Self: env.Executable,
+		BeforeStart: env.ReadyToSpawn,
 	}
 	if b.Stdin != "" {
 		opts.Stdin = strings.NewReader(b.Stdin)

@@ -276,3 +276,51 @@ func BenchmarkBashTrue(b *testing.B) {
 		}
 	}
 }
+
+// The start gate: bash is started before BeforeStart returns, but the command runs only
+// after it; a call cancelled meanwhile never runs the command at all.
+func TestStartGate(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	var sawBash bool
+	r := run(t, Options{Dir: dir, Command: "echo ran > " + marker + "; echo out; exit 7", BeforeStart: func() {
+		time.Sleep(300 * time.Millisecond) // ample time for bash to run ahead if the gate leaked
+		_, err := os.Stat(marker)
+		sawBash = err == nil
+	}})
+	if sawBash {
+		t.Fatal("the command ran before BeforeStart returned")
+	}
+	if r.ExitCode != 7 || r.Stdout.Text != "out\n" {
+		t.Fatalf("after the gate opened: exit %d, stdout %q, stderr %q", r.ExitCode, r.Stdout.Text, r.Stderr.Text)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the command did not run after the gate opened")
+	}
+
+	// Cancelled while waiting at the gate (a signal during agentbox's start-up).
+	ctx, cancel := context.WithCancel(context.Background())
+	marker2 := filepath.Join(dir, "ran2")
+	r2, err := Run(ctx, Options{Dir: dir, Command: "echo ran > " + marker2, BeforeStart: cancel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Canceled {
+		t.Errorf("a call cancelled at the gate is not reported as cancelled: %+v", r2)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Stat(marker2); err == nil {
+		t.Fatal("the command ran although the call was cancelled before the gate opened")
+	}
+
+	// A syntax error on the first line ends bash before the gate, as without one.
+	r3 := run(t, Options{Dir: dir, Command: "echo a; if", BeforeStart: func() { time.Sleep(50 * time.Millisecond) }})
+	if r3.ExitCode != 2 || !strings.Contains(r3.Stderr.Text, "syntax error") {
+		t.Fatalf("first-line syntax error: exit %d, stderr %q", r3.ExitCode, r3.Stderr.Text)
+	}
+	// The gate leaves nothing behind for the command: no REPLY, no fd 4.
+	r4 := run(t, Options{Dir: dir, Command: `echo "[${REPLY-unset}]"; [ -e /proc/self/fd/4 ] && echo fd4 || echo nofd4`})
+	if r4.Stdout.Text != "[unset]\nnofd4\n" {
+		t.Fatalf("the gate leaked into the command: %q", r4.Stdout.Text)
+	}
+}

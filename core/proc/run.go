@@ -7,7 +7,11 @@
 // agentbox itself even when agentbox is installed as "bash" first on PATH) with a
 // one-line prelude that moves a side pipe to a high fd and traps EXIT to print the
 // final working directory there, so the caller learns where a `cd` left the
-// command without parsing its output. stdout and stderr are read as they come into
+// command without parsing its output. The prelude also waits at a start gate (a
+// pipe on fd 4) until the caller is ready to stop the command, so bash's own
+// start-up runs beside the caller's last preparations (see Options.BeforeStart),
+// and bash (started with syscall.ForkExec, see spawn.go) never runs the command
+// for a caller that died or was cancelled first. stdout and stderr are read as they come into
 // bounded captures (see Output): past a cap the whole stream goes to a spill file
 // and the result keeps the head and the tail.
 //
@@ -68,6 +72,11 @@ type Options struct {
 	Self      string            // agentbox binary for the sandbox helper; "" = os.Executable()
 	// OnStdout/OnStderr, if set, also receive the streams as they arrive (live display).
 	OnStdout, OnStderr io.Writer
+	// BeforeStart, if set, must return before the command runs: the caller's wait for
+	// its signal handling. bash is started first and waits at its start gate until
+	// then, so its own start-up overlaps the wait; if this process dies before it
+	// returns, the gate closes and bash exits without running the command.
+	BeforeStart func()
 }
 
 // Result is what happened.
@@ -102,8 +111,10 @@ func ClampTimeout(d time.Duration) time.Duration {
 
 // prelude runs before the command, on the same line so error line numbers match.
 // fd 3 (the pwd pipe) moves to a high fd the command is unlikely to touch; the
-// EXIT trap prints the final directory there.
-var prelude = fmt.Sprintf(`exec %d>&3 3>&-; trap 'builtin printf "%%s" "$PWD" >&%d' EXIT; `, pwdFD, pwdFD)
+// EXIT trap prints the final directory there. fd 4 is the start gate: bash waits
+// for a line on it before the command runs, and exits if it closes without one (see
+// Options.BeforeStart).
+var prelude = fmt.Sprintf(`exec %d>&3 3>&-; builtin read -r -u 4 || builtin exit 125; exec 4<&-; unset REPLY; trap 'builtin printf "%%s" "$PWD" >&%d' EXIT; `, pwdFD, pwdFD)
 
 // Run runs opts.Command and reports what happened. The error is for failures to
 // start (no bash, bad directory); a command that fails is a Result with its exit code.
@@ -178,8 +189,13 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer gateW.Close()
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{pwdW}
+	cmd.ExtraFiles = []*os.File{pwdW, gateR}
 
 	capOut := newCapture(orDefault(opts.StdoutCap, DefaultStdoutCap), opts.SpillDir, "stdout", orDefault64(opts.SpillMax, DefaultSpillMax))
 	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
@@ -189,6 +205,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	outW.Close()
 	errW.Close()
 	pwdW.Close()
+	gateR.Close()
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -198,6 +215,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	pgid := c.pid
 	t.begin(pgid)
 	defer t.end()
+	if opts.BeforeStart != nil {
+		opts.BeforeStart()
+	}
+	// Open the gate, unless the call was cancelled meanwhile: closing it makes bash
+	// exit without running the command. A bash already gone (a syntax error on the
+	// first line ends it before the gate) makes the write fail, which is harmless.
+	gateOpened := ctx.Err() == nil
+	if gateOpened {
+		gateW.Write([]byte{'\n'})
+	}
+	gateW.Close()
 
 	var wg sync.WaitGroup
 	pump := func(r *os.File, c *capture, live io.Writer) {
@@ -236,6 +264,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		werr = t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
 	}
 	res.Duration = time.Since(start)
+	res.Canceled = res.Canceled || !gateOpened
 
 	// Drain: children left behind may keep the pipes open.
 	drained := make(chan struct{})
