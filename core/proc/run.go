@@ -34,7 +34,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -227,9 +226,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	gateW.Close()
 
-	var wg sync.WaitGroup
+	// Each pump reports on pumped when its stream is at EOF (or closed under it).
+	pumped := make(chan struct{}, 2)
 	pump := func(r *os.File, c *capture, live io.Writer) {
-		defer wg.Done()
+		defer func() { pumped <- struct{}{} }()
 		var w io.Writer = c
 		if live != nil {
 			w = io.MultiWriter(c, live)
@@ -237,15 +237,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		buf := make([]byte, 32<<10)
 		io.CopyBuffer(w, r, buf)
 	}
-	wg.Add(2)
 	go pump(outR, capOut, opts.OnStdout)
 	go pump(errR, capErr, opts.OnStderr)
-	var pwdBuf strings.Builder
-	pwdDone := make(chan struct{})
-	go func() {
-		io.Copy(&pwdBuf, io.LimitReader(pwdR, 1<<16))
-		close(pwdDone)
-	}()
 
 	waitErr := make(chan exited, 1)
 	go func() { waitErr <- c.wait() }()
@@ -267,31 +260,54 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.Canceled = res.Canceled || !gateOpened
 
 	// Drain: children left behind may keep the pipes open.
-	drained := make(chan struct{})
-	go func() { wg.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(drainAfterExit):
-		res.Lingering = true
-		t.noteLingering()
-		outR.Close()
-		errR.Close()
-		<-drained
+	drain := time.NewTimer(drainAfterExit)
+	for n := 0; n < 2; n++ {
+		select {
+		case <-pumped:
+		case <-drain.C:
+			res.Lingering = true
+			t.noteLingering()
+			outR.Close()
+			errR.Close()
+			<-pumped
+		}
 	}
-	select {
-	case <-pwdDone:
-	case <-time.After(drainAfterExit / 3):
-	}
+	drain.Stop()
+	// The EXIT trap wrote the directory before bash exited: it is in the pipe now,
+	// whoever else still holds the pipe open.
+	pwd := readAvailable(pwdR, 1<<16)
 	pwdR.Close()
 	outR.Close()
 	errR.Close()
 
 	res.Stdout, res.Stderr = capOut.result(), capErr.result()
-	if d := pwdBuf.String(); d != "" && filepath.IsAbs(d) {
+	if d := pwd; d != "" && filepath.IsAbs(d) {
 		res.Dir = d
 	}
 	res.ExitCode, res.Signal = exitStatus(werr)
 	return res, nil
+}
+
+// readAvailable returns what can be read from a pollable pipe without waiting, up to
+// max bytes.
+func readAvailable(f *os.File, max int) string {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return ""
+	}
+	var out []byte
+	buf := make([]byte, 4096)
+	rc.Read(func(fd uintptr) bool {
+		for len(out) < max {
+			n, err := syscall.Read(int(fd), buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			out = append(out, buf[:n]...)
+		}
+		return true
+	})
+	return string(out[:min(len(out), max)])
 }
 
 // kill stops the whole command: its process group and every process that left it
