@@ -50,7 +50,7 @@ func execMedian(b *testing.B, mk func() *exec.Cmd) {
 // and startup-*).
 func BenchmarkBashOverhead(b *testing.B) {
 	bin := buildAgentbox(b)
-	bash, err := proc.FindBash("/usr/bin:/bin")
+	bash, err := proc.FindBash(pathWithoutTestscript())
 	if err != nil {
 		b.Skip(err)
 	}
@@ -63,7 +63,8 @@ func BenchmarkBashOverhead(b *testing.B) {
 	if err := os.WriteFile(file, []byte("one\ntwo\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	env := append(os.Environ(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
+	// PATH without testscript's folders: there this test binary stands in as bash.
+	env := append(os.Environ(), "PATH="+pathWithoutTestscript(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
 	json := func(applet, req string) func() *exec.Cmd {
 		return func() *exec.Cmd {
 			cmd := exec.Command(bin, applet)

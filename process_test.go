@@ -237,11 +237,32 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
+// pathWithoutTestscript is $PATH less the folders where testscript.Main (TestMain)
+// linked this test binary under the applet names: a separately built agentbox must
+// find the real bash, not this binary standing in as "bash".
+func pathWithoutTestscript() string {
+	self, err := os.Executable()
+	if err != nil {
+		return os.Getenv("PATH")
+	}
+	selfInfo, err := os.Stat(self)
+	if err != nil {
+		return os.Getenv("PATH")
+	}
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if st, err := os.Stat(filepath.Join(dir, "bash")); err == nil && os.SameFile(st, selfInfo) {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
+}
+
 func bashProcess(t *testing.T, bin, command string) *exec.Cmd {
 	state := t.TempDir()
 	cmd := exec.Command(bin, "bash")
-	// PATH without testscript's folder, where this test binary stands in as bash.
-	cmd.Env = append(os.Environ(), "PATH=/usr/local/bin:/usr/bin:/bin", "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutTestscript(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
 	cmd.Dir = state
 	cmd.Stdin = strings.NewReader(`{"command":` + strconv.Quote(command) + `}`)
 	return cmd
