@@ -39,8 +39,10 @@ type Env struct {
 }
 
 // ReadyToSpawn returns once a signal to agentbox (SIGINT, SIGTERM, SIGHUP) would cancel
-// the call's context rather than end agentbox on the spot, so a process started after it
-// is always stopped with the call. An applet calls it before it starts any process.
+// the call's context rather than end agentbox on the spot, so whatever runs after it is
+// always stopped with the call. An applet calls it before a process it starts may do
+// anything: before starting one, or, as bash does, before opening the start gate of one
+// it started (see proc.Options.BeforeStart).
 func (e *Env) ReadyToSpawn() {
 	if e.signalsReady != nil {
 		<-e.signalsReady
