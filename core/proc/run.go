@@ -199,22 +199,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	capOut := newCapture(orDefault(opts.StdoutCap, DefaultStdoutCap), opts.SpillDir, "stdout", orDefault64(opts.SpillMax, DefaultSpillMax))
 	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
 
-	// The pumps start before bash, so no goroutine (and no thread for one) starts
-	// while bash runs. Each reports on pumped when its stream is at EOF (or closed
-	// under it).
-	pumped := make(chan struct{}, 2)
-	pump := func(r *os.File, c *capture, live io.Writer) {
-		defer func() { pumped <- struct{}{} }()
-		var w io.Writer = c
-		if live != nil {
-			w = io.MultiWriter(c, live)
-		}
-		buf := make([]byte, 32<<10)
-		io.CopyBuffer(w, r, buf)
-	}
-	go pump(outR, capOut, opts.OnStdout)
-	go pump(errR, capErr, opts.OnStderr)
-
 	start := time.Now()
 	c, err := startChild(cmd)
 	outW.Close()
@@ -241,6 +225,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		gateW.Write([]byte{'\n'})
 	}
 	gateW.Close()
+
+	// Each pump reports on pumped when its stream is at EOF (or closed under it).
+	pumped := make(chan struct{}, 2)
+	pump := func(r *os.File, c *capture, live io.Writer) {
+		defer func() { pumped <- struct{}{} }()
+		var w io.Writer = c
+		if live != nil {
+			w = io.MultiWriter(c, live)
+		}
+		buf := make([]byte, 32<<10)
+		io.CopyBuffer(w, r, buf)
+	}
+	go pump(outR, capOut, opts.OnStdout)
+	go pump(errR, capErr, opts.OnStderr)
 
 	waitErr := make(chan exited, 1)
 	go func() { waitErr <- c.wait() }()
