@@ -335,12 +335,12 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 // callContext is the context of one call: with Host.Signals, SIGINT, SIGTERM and
 // SIGHUP cancel it. Subscribing starts threads of os/signal's own (half a millisecond
 // of a 5 ms call here), so it runs beside the decoding of the request and the
-// applet's checks; the returned channel closes once it is in place, and Env.ReadyToSpawn
-// waits for it, so no process is ever started that a signal could leave behind. A
-// signal before then ends agentbox as it would without a handler, before any child
-// exists. The subscription is never stopped:
-// Signals is for the real process, which exits when Main returns (signal.Stop would
-// cost another round trip with the signal goroutine).
+// applet's checks. The returned channel closes once the subscription is in place, and
+// Env.ReadyToSpawn waits for it: bash waits at its start gate until then, so no
+// command ever runs that a signal could leave behind. A signal before then ends
+// agentbox as it would without a handler, and the gate closes with it. The
+// subscription is never stopped: Signals is for the real process, which exits when
+// Main returns (signal.Stop would cost another round trip with the signal goroutine).
 func callContext(host Host) (context.Context, <-chan struct{}) {
 	ready := make(chan struct{})
 	if !host.Signals {
