@@ -72,12 +72,18 @@ var bashCache sync.Map // PATH -> string
 // never runs itself. Identity is the file's device and inode (os.Stat follows
 // symlinks), which catches a symlink or a hard link to agentbox; a plain stat per
 // candidate keeps this off the per-call overhead that resolving every path would add.
-func FindBash(pathList string) (string, error) {
+func FindBash(pathList string) (string, error) { return findBash(pathList, "") }
+
+// findBash is FindBash for a caller that knows this binary's path (self; "" looks it up).
+func findBash(pathList, self string) (string, error) {
 	if v, ok := bashCache.Load(pathList); ok {
 		return v.(string), nil
 	}
+	if self == "" {
+		self, _ = os.Executable()
+	}
 	var selfInfo os.FileInfo
-	if self, err := os.Executable(); err == nil {
+	if self != "" {
 		selfInfo, _ = os.Stat(self)
 	}
 	try := func(c string) bool {

@@ -122,7 +122,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	bash := opts.Bash
 	if bash == "" {
 		var err error
-		if bash, err = FindBash(lookupEnv(env, "PATH")); err != nil {
+		if bash, err = findBash(lookupEnv(env, "PATH"), opts.Self); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +164,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	} else if opts.Stdin != nil {
 		// Feed through our own pipe so Wait never waits on the copy (children
 		// may keep the read end open).
-		inR, inW, err := os.Pipe()
+		inW, inR, err := childPipe(true)
 		if err != nil {
 			return nil, err
 		}
@@ -176,19 +176,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}()
 	}
 
-	outR, outW, err := os.Pipe()
+	outR, outW, err := childPipe(false)
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := childPipe(false)
 	if err != nil {
 		return nil, err
 	}
-	pwdR, pwdW, err := os.Pipe()
+	pwdR, pwdW, err := childPipe(false)
 	if err != nil {
 		return nil, err
 	}
-	gateR, gateW, err := os.Pipe()
+	gateW, gateR, err := childPipe(true)
 	if err != nil {
 		return nil, err
 	}

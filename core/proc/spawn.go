@@ -80,14 +80,42 @@ func startChild(cmd *exec.Cmd) (*child, error) {
 	return c, nil
 }
 
+// childPipe makes a pipe with one end for a child (the read end if childReads). That
+// end is a plain blocking file that never meets the netpoller: os.Pipe registers both
+// ends, and handing one to a child then costs two more fcntl calls. The end this
+// process keeps is nonblocking and pollable.
+func childPipe(childReads bool) (mine, childs *os.File, err error) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	m, c := p[0], p[1]
+	if childReads {
+		m, c = c, m
+	}
+	if err := syscall.SetNonblock(m, true); err != nil {
+		syscall.Close(m)
+		syscall.Close(c)
+		return nil, nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(m), "|pipe"), os.NewFile(uintptr(c), "|pipe"), nil
+}
+
 // streamFile is the file behind one of cmd's standard streams.
 func streamFile(s any, input bool) (*os.File, error) {
 	switch f := s.(type) {
 	case nil:
+		mode := syscall.O_WRONLY
 		if input {
-			return os.Open(os.DevNull)
+			mode = syscall.O_RDONLY
 		}
-		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		// A plain blocking file: os.Open would try to register /dev/null with the
+		// netpoller first.
+		fd, err := syscall.Open(os.DevNull, mode|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: os.DevNull, Err: err}
+		}
+		return os.NewFile(uintptr(fd), os.DevNull), nil
 	case *os.File:
 		return f, nil
 	}
