@@ -11,9 +11,9 @@
 // pipe on fd 4) until the caller is ready to stop the command, so bash's own
 // start-up runs beside the caller's last preparations (see Options.BeforeStart),
 // and bash (started with syscall.ForkExec, see spawn.go) never runs the command
-// for a caller that died or was cancelled first. stdout and stderr are read as they come into
-// bounded captures (see Output): past a cap the whole stream goes to a spill file
-// and the result keeps the head and the tail.
+// for a caller that died or was cancelled first. stdout and stderr are read as
+// they come into bounded captures (see Output): past a cap the whole stream goes
+// to a spill file and the result keeps the head and the tail.
 //
 // On timeout or cancellation the process group gets SIGTERM, then SIGKILL after a
 // grace period, and Run waits until the group is gone. A command that exits while
@@ -162,8 +162,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if f, ok := opts.Stdin.(*os.File); ok {
 		cmd.Stdin = f
 	} else if opts.Stdin != nil {
-		// Feed through our own pipe so Wait never waits on the copy (children
-		// may keep the read end open).
+		// Feed through our own pipe so waiting for bash never waits on the copy
+		// (children may keep the read end open).
 		inW, inR, err := childPipe(true)
 		if err != nil {
 			return nil, err
@@ -281,8 +281,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	errR.Close()
 
 	res.Stdout, res.Stderr = capOut.result(), capErr.result()
-	if d := pwd; d != "" && filepath.IsAbs(d) {
-		res.Dir = d
+	if pwd != "" && filepath.IsAbs(pwd) {
+		res.Dir = pwd
 	}
 	res.ExitCode, res.Signal = exitStatus(werr)
 	return res, nil
