@@ -258,6 +258,11 @@ func TestCrashDuringMultiFilePatch(t *testing.T) {
 		if s != "old,old,old,old" && s != "new,new,new,new" {
 			t.Fatalf("round %d: after the next call the patch is half applied: %s", round, s)
 		}
+		// Its recovery also swept the temporary file the kill may have left.
+		c.noTemps(t)
+		if t.Failed() {
+			t.Fatalf("round %d: a temporary file outlived the recovery", round)
+		}
 		if s != before {
 			landed++
 		}

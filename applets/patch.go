@@ -137,6 +137,15 @@ func (w *workspaceFS) Remove(name string) error {
 	return nil
 }
 
+// SweepTemp implements patch.TempSweeper.
+func (w *workspaceFS) SweepTemp(name string) error {
+	p, err := w.path(name)
+	if err != nil {
+		return err
+	}
+	return w.env.WS.SweepTemp(p)
+}
+
 // patchJournals is where commits keep their journals: shared by every session, so a
 // restarted harness with a new session still rolls back a patch killed half-way.
 func patchJournals(env *core.Env) (patch.Journals, error) {

@@ -269,6 +269,32 @@ func (w *Workspace) RemoveExpect(p Path, want Expectation) error {
 	})
 }
 
+// SweepTemp removes the temporary file an interrupted WriteAtomic of p may have left,
+// under the directory lock WriteAtomic holds while its temporary file exists, so a
+// write in progress is never touched. A missing file or directory is no error.
+func (w *Workspace) SweepTemp(p Path) error {
+	target, err := w.followLinks(p)
+	if err != nil {
+		return err
+	}
+	return w.do(target, func(rt *os.Root) error {
+		dir := filepath.Dir(target.Rel)
+		unlock, err := lockDir(rt, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		err = rt.Remove(filepath.Join(dir, tempName(filepath.Base(target.Rel))))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	})
+}
+
 // Rename moves a file within one root.
 func (w *Workspace) Rename(from, to Path) error {
 	if from.Root != to.Root {

@@ -136,3 +136,37 @@ func TestOpenRegularRefusesFIFO(t *testing.T) {
 		t.Fatalf("directory: %v", err)
 	}
 }
+
+// SweepTemp removes the temporary file a killed WriteAtomic of that file left, and
+// nothing else.
+func TestSweepTemp(t *testing.T) {
+	root := realTemp(t)
+	ws := NewWorkspace(root)
+	defer ws.Close()
+	p, _ := ws.Resolve(root, "dir/a.txt")
+	if _, err := ws.WriteAtomic(p, []byte("a"), WriteOptions{CreateDirs: true}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "dir")
+	for _, name := range []string{tempName("a.txt"), tempName("b.txt")} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("left by a killed writer"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ws.SweepTemp(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, tempName("a.txt"))); !os.IsNotExist(err) {
+		t.Errorf("a.txt's temporary file survived the sweep: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, tempName("b.txt"))); err != nil {
+		t.Errorf("b.txt's temporary file was swept with a.txt's: %v", err)
+	}
+	if b, _ := os.ReadFile(p.Abs); string(b) != "a" {
+		t.Errorf("a.txt = %q", b)
+	}
+	missing, _ := ws.Resolve(root, "nowhere/x.txt")
+	if err := ws.SweepTemp(missing); err != nil {
+		t.Errorf("sweeping in a missing directory: %v", err)
+	}
+}

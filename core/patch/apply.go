@@ -30,6 +30,13 @@ type Canonicalizer interface {
 	Canonical(name string) (string, error)
 }
 
+// TempSweeper is an optional FS method that removes what an interrupted WriteFile of
+// name may have left (its temporary file). Recover calls it for every file of the
+// interrupted commit, so a kill in the middle of a write leaves no litter behind.
+type TempSweeper interface {
+	SweepTemp(name string) error
+}
+
 // Error kinds.
 const (
 	KindNotFound  = "not_found"       // a file to update or delete does not exist

@@ -162,7 +162,8 @@ type Recovery struct {
 // Recover rolls back a commit that was interrupted (the process was killed between its
 // first and last write), using the journal Commit left behind. A file is restored only if
 // it holds the original or the patched content; a file edited since is left alone and
-// listed in Kept. The journal is removed once every file is settled. No journal: nothing
+// listed in Kept. With a TempSweeper FS, the temporary files of the commit's writes are
+// removed too. The journal is removed once every file is settled. No journal: nothing
 // to do.
 func Recover(journalPath string, fsys FS) (*Recovery, error) {
 	data, err := os.ReadFile(journalPath)
@@ -198,6 +199,10 @@ func Recover(journalPath string, fsys FS) (*Recovery, error) {
 			rec.Restored = append(rec.Restored, e.Path)
 		default:
 			rec.Kept = append(rec.Kept, e.Path)
+		}
+		if sw, ok := fsys.(TempSweeper); ok {
+			// Best effort: a leftover temporary file is litter, not data.
+			_ = sw.SweepTemp(e.Path)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -487,5 +488,43 @@ func TestCanonicalNamesMergeAliases(t *testing.T) {
 	}
 	if m.files["/w/a"] != "one\ntwo\n" || len(m.files) != 1 {
 		t.Fatalf("files %v", m.files)
+	}
+}
+
+// sweepFS records what Recover asks it to sweep.
+type sweepFS struct {
+	*memFS
+	swept []string
+}
+
+func (s *sweepFS) SweepTemp(name string) error {
+	s.swept = append(s.swept, name)
+	return nil
+}
+
+// A kill in the middle of a commit can leave the temporary file of the write it was
+// doing; Recover has the FS sweep the temporary files of every file of the commit,
+// whether it restored the file, found it untouched or left it alone.
+func TestRecoverSweepsTemporaryFiles(t *testing.T) {
+	m := &sweepFS{memFS: newMem(map[string]string{"a": "1\n", "b": "1\n"})}
+	p, _ := Parse("*** Begin Patch\n*** Update File: a\n-1\n+2\n*** Update File: b\n-1\n+2\n*** Add File: c\n+new\n*** End Patch")
+	r, err := Prepare(p, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := filepath.Join(t.TempDir(), "j")
+	if err := writeJournal(j, r.writes); err != nil {
+		t.Fatal(err)
+	}
+	m.files["a"] = "2\n" // written before the kill; b and c were not
+	if _, err := Recover(j, m); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(m.swept)
+	if strings.Join(m.swept, ",") != "a,b,c" {
+		t.Fatalf("swept %v, want a, b and c", m.swept)
+	}
+	if m.files["a"] != "1\n" {
+		t.Fatalf("a = %q, want it restored", m.files["a"])
 	}
 }
