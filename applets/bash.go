@@ -27,7 +27,7 @@ const (
 // Bash runs a command line, or acts on background jobs.
 type Bash struct {
 	Command           string            `json:"command" alias:"cmd,script" arg:"" optional:"" help:"the bash command line to run (bash --noprofile --norc -c)"`
-	TimeoutMs         int               `json:"timeout" alias:"timeout_ms" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds (default 120000, max 600000; below 1000 counts as 1000); on timeout the whole process group is killed"`
+	TimeoutMs         int               `json:"timeout" alias:"timeout_ms" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds (max 600000; below 1000 counts as 1000); on timeout the whole process group is killed"`
 	WorkingDir        string            `json:"working_dir" alias:"cwd,workdir,dir" help:"absolute directory to run in; it persists for the following calls of the session (as does a cd inside the command)"`
 	RunInBackground   bool              `json:"run_in_background" alias:"background" help:"start the command as a background job and return its job id and pid at once"`
 	BackgroundTimeout int               `json:"background_timeout" schema:"min=0" help:"kill a background job after this many milliseconds (default: none)"`
