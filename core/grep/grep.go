@@ -12,6 +12,10 @@
 //   - Neighbour classes. When the literal sits between a class that must match there
 //     and the rest (`\w+Error\b`: a \w right before "Error"), a hit whose neighbour is
 //     outside that class (`err.Error()`) is skipped without running the regexp.
+//   - Decided hits. When the pattern is the literal with at most one simple condition
+//     on each side (`\w+Error\b`, `^func \w+`, `\bmain\b`), the byte on each side of a
+//     hit says whether the line matches there, and the regexp runs only when that byte
+//     is not ASCII (decide.go).
 //   - Case-insensitive search looks for each lowercased literal's rarest byte (by a static
 //     byte-frequency rank of source code, counting both its cases) with bytes.IndexByte,
 //     once per case, and compares the literal ASCII-case-insensitively around each
@@ -34,8 +38,10 @@
 // to MultilineMaxBytes.
 //
 // The regex dialect is Go's RE2 syntax. Differences from PCRE/ripgrep: no backreferences
-// or lookaround; \b is ASCII-only. \w, \d and \s are rewritten to their Unicode
-// meaning, as in ripgrep.
+// or lookaround; \b is ASCII-only; in invalid UTF-8, `.` and negated classes match a
+// stray byte (ripgrep's do not). \w, \d and \s are rewritten to their Unicode meaning,
+// as in ripgrep. Outside multiline mode a literal newline is refused and a newline in a
+// class is dropped from it, as ripgrep does.
 package grep
 
 import (
@@ -47,6 +53,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -134,6 +141,7 @@ type Matcher struct {
 	fold  bool           // the literals are searched ASCII case folded
 	folds []foldLit      // when fold: the finder of each literal
 	exact bool           // a literal hit is a match: no regexp needed
+	sure  *decider       // when set: the bytes around a hit settle most hits (decide.go)
 	reSrc string         // the source handed to go-re2 when there is no literal
 	re2   func([]byte) [][]int
 	types *nameFilter
@@ -170,6 +178,16 @@ func Compile(opt Options) (*Matcher, error) {
 	if err != nil {
 		return nil, patternError(opt.Pattern, err)
 	}
+	if !opt.Multiline {
+		// A newline can never match inside one line. Like ripgrep, a literal one (raw, or
+		// written \n, \x0A, \012) is refused, and one in a class (`[\na]`, `a|\x0A`)
+		// is dropped from it, so the literal prefilter never looks for it either.
+		// `\\n`, a backslash and an n, is no newline.
+		if hasNewline(parsed) {
+			return nil, fmt.Errorf("the pattern %q contains \\n, which never matches within one line: set multiline to search across lines", opt.Pattern)
+		}
+		dropNewline(parsed)
+	}
 	// The line-level regexp. Word mode follows ripgrep: the match must be bounded by
 	// a non-word character or the line's edge on both sides.
 	src := parsed.String()
@@ -183,10 +201,6 @@ func Compile(opt Options) (*Matcher, error) {
 		return nil, patternError(opt.Pattern, err)
 	}
 	m.reSrc = src
-	// A raw newline, like an escaped one, can never match inside one line.
-	if !opt.Multiline && (strings.Contains(opt.Pattern, `\n`) || strings.Contains(opt.Pattern, "\n")) {
-		return nil, fmt.Errorf("the pattern %q contains \\n, which never matches within one line: set multiline to search across lines", opt.Pattern)
-	}
 	info := analyze(parsed.Simplify())
 	lits := info.required
 	m.fold = info.fold
@@ -214,6 +228,9 @@ func Compile(opt Options) (*Matcher, error) {
 		}
 		if !m.exact && !m.fold && !opt.Multiline {
 			m.before, m.after = neighbours(parsed.Simplify(), lits)
+			if !opt.Word && len(lits) == 1 {
+				m.sure = newDecider(parsed.Simplify(), lits[0])
+			}
 		}
 	} else if score(lits) == 1 && len(lits) == 1 && !m.fold && !opt.Multiline {
 		// One byte is a poor prefilter on its own, but with a class required on both
@@ -242,6 +259,44 @@ func Compile(opt Options) (*Matcher, error) {
 		}
 	}
 	return m, nil
+}
+
+// hasNewline reports whether a literal of the parsed pattern holds a newline.
+func hasNewline(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpLiteral && slices.Contains(re.Rune, '\n') {
+		return true
+	}
+	return slices.ContainsFunc(re.Sub, hasNewline)
+}
+
+// dropNewline removes the newline from every class of the parsed pattern.
+func dropNewline(re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		var out []rune
+		for i := 0; i < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if lo <= '\n' && '\n' <= hi {
+				if lo < '\n' {
+					out = append(out, lo, '\n'-1)
+				}
+				if hi > '\n' {
+					out = append(out, '\n'+1, hi)
+				}
+				continue
+			}
+			out = append(out, lo, hi)
+		}
+		re.Rune = out
+		if len(out) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	}
+	for _, sub := range re.Sub {
+		dropNewline(sub)
+	}
 }
 
 // sameSet reports whether the prefilter literals are exactly the pattern's strings.
@@ -645,9 +700,16 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 				pos = p + 1 // no match can be here; the next hit may be on this line
 				continue
 			}
+			v := unsure
+			if m.sure != nil {
+				if v = m.sure.decide(buf, p, p+pl); v == noMatch {
+					pos = p + 1
+					continue
+				}
+			}
 			ls = bytes.LastIndexByte(buf[:p], '\n') + 1
 			le = lineEnd(buf, p)
-			if !m.exact {
+			if !m.exact && v == unsure {
 				runs++
 				if !m.re.Match(buf[ls:le]) {
 					pos = le + 1

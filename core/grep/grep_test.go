@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/walk"
 )
@@ -194,6 +195,13 @@ var rgTable = []Options{
 	{Pattern: `[0-9]{4}-[0-9]{2}`, Mode: Count},
 	{Pattern: `x{1,2}y`, Mode: Count, Types: []string{"go"}},
 	{Pattern: `import`, Mode: FilesWithMatches, Globs: []string{"*_test.go"}},
+	{Pattern: `^func \w+`, Mode: Content}, // decided by the bytes around the literal
+	{Pattern: `\bmain\b`, Mode: Count},
+	{Pattern: `Error\w*`, Mode: Count},
+	{Pattern: `\s+Error$`, Mode: Count},
+	{Pattern: `\BError`, Mode: Count},
+	{Pattern: `\\n`, Mode: Count}, // a backslash and an n, not a newline
+	{Pattern: `[\n\t]x|TODO`, Mode: Count},
 	{Pattern: `\}\n\nfunc`, Mode: Count, Multiline: true},
 	{Pattern: `\}\n\nfunc`, Mode: Content, Multiline: true},
 }
@@ -257,7 +265,7 @@ func genTree(t *testing.T) string {
 	w("binary.bin", "func main\x00\x01\x02")
 	w("late-nul.txt", "func main first\n"+strings.Repeat("x\n", 10)+"\x00 func main after\n")
 	w("early-nul.txt", "\x00func main\n")
-	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\nαError ß.Error xError\tError\nError\nErrorα\n\xffError \xe2Error\nerr.errα ýerr.errx\n2024-01 2025-12\na.b axb\n")
+	w("unicode.txt", "Grüße func main ünïcödé\nKEY key Key\nerr.err errs err\nαError ß.Error xError\tError\nError\nErrorα\n\xffError \xe2Error\nerr.errα ýerr.errx\nfmt.Print(\"a\\n\")\tx\n2024-01 2025-12\na.b axb\n")
 	w("long.txt", strings.Repeat("y", 3<<20)+" func main\n"+strings.Repeat("line TODO\n", 200000))
 	w(".hidden/secret.go", "func main\n")
 	w(".hiddenfile", "func main\n")
@@ -468,11 +476,19 @@ func FuzzPrefilter(f *testing.F) {
 	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+Error\b`, `[a-z]+_[a-z]+\(`, `^a|b$`, `(?i)kelvin`, `x*`} {
 		f.Add(s, "func main() {\n\tmu.Lock()\n\tioError x_y(\n\u212Aelvin KELVIN\n", false)
 	}
+	for _, s := range []string{`^func \w+`, `\bmain\b`, `Error\w*`, `.+Error$`, `\BError`, `[a-z]+_test\B`} {
+		f.Add(s, "func main() {\n\tErrorf(x) \u00e9Error\xffError_ main_test\nfunc \u00e9\nmainly\n", false) // decided hits
+	}
 	for _, s := range []string{`func main`, `(Lock|Unlock)\(\)`, `\w+error\b`, `main|x_Y|ioerror`} {
 		f.Add(s, "FUNC Main() {\n\tmu.LOCK()\n\tioError x_y(\nfunc main\n", true) // folded literal finder
 	}
 	f.Fuzz(func(t *testing.T, pat, text string, icase bool) {
 		if strings.ContainsRune(text, 0) || strings.Contains(pat, `\n`) {
+			return
+		}
+		if strings.ContainsRune(pat, utf8.RuneError) && !utf8.ValidString(text) {
+			// Go's regexp reads an invalid byte as U+FFFD; the literal finder, like
+			// ripgrep, matches only U+FFFD's own encoding.
 			return
 		}
 		m, err := Compile(Options{Pattern: pat, IgnoreCase: icase, Mode: Count})
@@ -602,9 +618,44 @@ func TestParentIgnoreGitIsRight(t *testing.T) {
 // TestRawNewlineRefused: a pattern holding a newline character, not only the escape,
 // is refused outside multiline mode (fuzzing found -i reporting a line it cannot match).
 func TestRawNewlineRefused(t *testing.T) {
-	for _, o := range []Options{{Pattern: "\n"}, {Pattern: "a\nb", IgnoreCase: true}, {Pattern: "a\nb", FixedStrings: true}} {
+	for _, o := range []Options{{Pattern: "\n"}, {Pattern: "a\nb", IgnoreCase: true}, {Pattern: "a\nb", FixedStrings: true},
+		{Pattern: `\n`}, {Pattern: `\x0A`}, {Pattern: `x\012`}, {Pattern: `[\n]`}} {
 		if _, err := Compile(o); err == nil || !strings.Contains(err.Error(), "set multiline") {
 			t.Errorf("%q: %v, want the multiline hint", o.Pattern, err)
+		}
+	}
+	// A backslash and an n, as a model searching source code for "\n" writes it, and a
+	// newline that is one choice of a class, which is dropped from it (as ripgrep does).
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("say \"a\\n\"\nb\n\n"), 0o644)
+	for _, c := range []struct {
+		o     Options
+		lines int
+	}{
+		{Options{Pattern: `\\n`}, 1},
+		{Options{Pattern: `\n`, FixedStrings: true}, 1},
+		{Options{Pattern: `a\\n"`}, 1},
+		{Options{Pattern: `b|\x0A`}, 1},
+		{Options{Pattern: `[\n\t]`}, 0},
+		{Options{Pattern: `[^a]`}, 2},
+		{Options{Pattern: `(?s).`}, 2},
+	} {
+		c.o.Mode = Count
+		m, err := Compile(c.o)
+		if err != nil {
+			t.Errorf("%q: %v, want it accepted", c.o.Pattern, err)
+			continue
+		}
+		r, err := m.Search(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, f := range r.Files {
+			got += f.Matches
+		}
+		if got != c.lines {
+			t.Errorf("%q: %d matching lines, want %d", c.o.Pattern, got, c.lines)
 		}
 	}
 	if _, err := Compile(Options{Pattern: "a\nb", Multiline: true}); err != nil {
