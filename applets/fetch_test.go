@@ -146,9 +146,12 @@ func TestFetchRefusesPrivateAddresses(t *testing.T) {
 	if err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "localhost") {
 		t.Fatalf("redirect into loopback: %v", err)
 	}
-	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://10.0.0.1/", "http://0.0.0.0/"} {
-		if _, err := coretest.Call(t, fetchEnv(t, nil), &Fetch{}, fmt.Sprintf(`{"url":%q,"timeout_ms":2000}`, u)); err == nil || err.Code != core.CodePermissionDenied {
-			t.Errorf("%s: %v", u, err)
+	for _, u := range []string{"http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://10.0.0.1/", "http://0.0.0.0/",
+		"http://[::7f00:1]/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/", "http://[::ffff:7f00:1]/"} {
+		for _, mode := range []string{"default", "bypass"} {
+			if _, err := coretest.Call(t, fetchEnv(t, map[string]string{"AGENTBOX_MODE": mode}), &Fetch{}, fmt.Sprintf(`{"url":%q,"timeout_ms":2000}`, u)); err == nil || err.Code != core.CodePermissionDenied {
+				t.Errorf("%s in %s mode: %v", u, mode, err)
+			}
 		}
 	}
 }

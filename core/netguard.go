@@ -33,9 +33,57 @@ func (e *BlockedAddressError) Error() string {
 	return fmt.Sprintf("%s resolves to %s, a %s address, which fetch refuses by default (it could reach internal services or cloud metadata); if the user wants this host reached, they can allow it with a permission rule naming it (permission fetch, pattern %s) or AGENTBOX_FETCH_ALLOW_HOSTS=%s", e.Host, e.Addr.Unmap(), e.Why, e.Host, e.Host)
 }
 
-// blockedReason classifies the addresses a fetch must not reach unless allowed.
+// blockedReason classifies the addresses a fetch must not reach unless allowed. An IPv6
+// address that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
+// Teredo) is judged by the IPv4 address it leads to as well, since a gateway or the
+// kernel may deliver it there.
 func blockedReason(a netip.Addr) string {
 	a = a.Unmap()
+	if why := plainBlockedReason(a); why != "" {
+		return why
+	}
+	if v4, how, ok := embeddedIPv4(a); ok {
+		if why := plainBlockedReason(v4); why != "" {
+			return why + " (" + how + " " + v4.String() + ")"
+		}
+	}
+	return ""
+}
+
+// Prefixes of the IPv6 ranges that embed an IPv4 address (RFC 4291, 6052, 8215, 3056, 4380)
+// and the deprecated site-local range, which some stacks still route privately.
+var (
+	nat64WellKnown = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+	teredo         = netip.MustParsePrefix("2001::/32")
+	siteLocal      = netip.MustParsePrefix("fec0::/10")
+	v4Compatible   = netip.MustParsePrefix("::/96")
+)
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address leads to, and the kind of
+// embedding, for the transition forms a fetch could be steered through.
+func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, "", false
+	}
+	b := a.As16()
+	last := netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	switch {
+	case v4Compatible.Contains(a):
+		return last, "IPv4-compatible", true
+	case nat64WellKnown.Contains(a), nat64Local.Contains(a):
+		return last, "NAT64", true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), "6to4", true
+	case teredo.Contains(a):
+		// The Teredo client's address is stored inverted in the last 32 bits.
+		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), "Teredo", true
+	}
+	return netip.Addr{}, "", false
+}
+
+func plainBlockedReason(a netip.Addr) string {
 	switch {
 	case a.IsLoopback():
 		return "loopback"
@@ -49,8 +97,10 @@ func blockedReason(a netip.Addr) string {
 		return "carrier-grade NAT"
 	case netip.MustParsePrefix("0.0.0.0/8").Contains(a):
 		return "this-network"
-	case a == netip.MustParseAddr("100.100.100.200"):
+	case a == netip.MustParseAddr("100.100.100.200"), a == netip.MustParseAddr("fd00:ec2::254"):
 		return "cloud metadata"
+	case siteLocal.Contains(a):
+		return "site-local"
 	}
 	return ""
 }
