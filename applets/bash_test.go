@@ -195,14 +195,17 @@ func TestBashStrictAndConfiguredWatchdog(t *testing.T) {
 		t.Errorf("an ordinary line: %+v %v", r, err)
 	}
 
-	// A project config may add but not switch rules off; the error names file and key.
+	// A project config may add but not switch rules off: the setting is ignored (with a
+	// warning), ordinary calls go on and the rule still refuses.
 	proj := filepath.Join(coretest.Root(env), ".agentbox", "config.json")
 	writeConfig(t, proj, `{"watchdog":{"disable":["rm-tree"]}}`)
 	env2 := withVars(coretest.Env(t, "bash"), map[string]string{"XDG_CONFIG_HOME": cfgDir})
 	env2.WS, env2.Cwd = env.WS, env.Cwd
-	_, _, err := bashCall(t, env2, `{"command":"true"}`)
-	if err == nil || err.Code != core.CodeInvalidParams || !strings.Contains(err.Message, proj) || !strings.Contains(err.Message, "watchdog.disable") {
-		t.Errorf("project disabling a rule: %v", err)
+	if _, _, err := bashCall(t, env2, `{"command":"true"}`); err != nil {
+		t.Errorf("a project disabling a rule stopped bash: %v", err)
+	}
+	if _, _, err := bashCall(t, env2, `{"command":"rm -rf /"}`); err == nil || err.Code != core.CodePermissionDenied {
+		t.Errorf("a project switched rm-tree off: %v", err)
 	}
 }
 

@@ -61,6 +61,9 @@ type PermitList struct {
 	Mode   string         `json:"mode"`
 	Rules  []PermitRule   `json:"rules"`
 	Grants []policy.Grant `json:"grants"`
+	// Warnings are the project-config settings agentbox ignored (a mode, trusted roots,
+	// switched-off watchdog rules, an unreadable file).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // PermitRule is one rule as listed.
@@ -363,7 +366,7 @@ func (p *Permit) list(pol *policy.Policy, res policy.Resolver) (*core.Result, er
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "%v", err)
 	}
-	out := PermitList{Mode: string(pol.Mode), Grants: gs, Rules: []PermitRule{}}
+	out := PermitList{Mode: string(pol.Mode), Grants: gs, Rules: []PermitRule{}, Warnings: pol.Warnings}
 	if out.Grants == nil {
 		out.Grants = []policy.Grant{}
 	}
@@ -406,6 +409,9 @@ func (c PermitCheck) RenderText(p *core.Printer) {
 // RenderText implements core.TextRenderer.
 func (l PermitList) RenderText(p *core.Printer) {
 	p.Printf("mode: %s\n", l.Mode)
+	for _, w := range l.Warnings {
+		p.Printf("%s %s\n", p.Warn("warning:"), w)
+	}
 	if len(l.Rules) == 0 {
 		p.Printf("rules: none\n")
 	}

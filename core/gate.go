@@ -46,6 +46,15 @@ func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
 	return g.pol, g.err
 }
 
+// Warnings are the ignored project-config settings of the policy, once it is loaded (a
+// call that never reached the gate has read no config to warn about).
+func (g *PolicyGate) Warnings() []string {
+	if g == nil || g.pol == nil {
+		return nil
+	}
+	return g.pol.Warnings
+}
+
 // GrantStore returns the session's grant store (grants.json in the session directory).
 func GrantStore(env *Env) (*policy.Store, error) {
 	dir, err := env.Session.Dir()

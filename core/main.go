@@ -308,8 +308,12 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	}
 	res, err := cmd.Run(ctx, env)
 	interrupted := ctx.Err() != nil && host.Signals
+	warnings := configWarnings(env)
 	if err != nil {
 		e := AsError(err)
+		if len(warnings) > 0 {
+			e.Meta = withWarnings(e.Meta, warnings)
+		}
 		if interrupted {
 			e = &Error{Code: CodeTimeout, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta}
 			return fail(e, ExitInterrupted)
@@ -318,6 +322,15 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	}
 	if res == nil {
 		res = &Result{}
+	}
+	if len(warnings) > 0 {
+		res.Meta = withWarnings(res.Meta, warnings)
+		if !jsonOut {
+			p := NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+			for _, w := range warnings {
+				p.Printf("%s: %s %s\n", spec.Name, p.Warn("warning:"), w)
+			}
+		}
 	}
 	switch {
 	case spec.Stdio: // the applet spoke on stdout itself
@@ -330,6 +343,23 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 		return ExitInterrupted
 	}
 	return ExitOK
+}
+
+// configWarnings are the settings the policy ignored (see policy.Policy.Warnings).
+func configWarnings(env *Env) []string {
+	if g, ok := env.Gate.(*PolicyGate); ok {
+		return g.Warnings()
+	}
+	return nil
+}
+
+// withWarnings adds the policy's warnings to a result's or error's metadata.
+func withWarnings(meta map[string]any, warnings []string) map[string]any {
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["warnings"] = warnings
+	return meta
 }
 
 // callContext is the context of one call: with Host.Signals, SIGINT, SIGTERM and

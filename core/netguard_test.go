@@ -27,7 +27,7 @@ func TestBlockedReasonIPv6Spellings(t *testing.T) {
 	}
 	public := []string{
 		"8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::",
-		"2001:4860:4860::8888", // Google DNS: 2001:4860::/32 is not Teredo
+		"2001:4860:4860::8888",                 // Google DNS: 2001:4860::/32 is not Teredo
 		"2001:0:4136:e378:8000:63bf:f7f7:f7f7", // Teredo to 8.8.8.8
 	}
 	for _, s := range public {

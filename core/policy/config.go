@@ -35,6 +35,9 @@ type Section struct {
 	Ask          []string   `json:"ask,omitempty"`
 	Deny         []string   `json:"deny,omitempty"`
 	TrustedRoots []string   `json:"trusted_roots,omitempty"`
+
+	// Ignored lists the settings dropped from a project config, as warnings.
+	Ignored []string `json:"-"`
 }
 
 // RuleSpec is a rule as written in a file.
@@ -57,6 +60,9 @@ func (e *ConfigError) Error() string {
 	where := ""
 	if e.Where != "" {
 		where = " " + e.Where
+	}
+	if e.Scope == ScopeProject {
+		return fmt.Sprintf("%s config %s%s: %s", e.Scope, e.File, where, e.Msg)
 	}
 	return fmt.Sprintf("%s config %s%s: %s; fix the file or remove the entry (agentbox will not run with a config it cannot read)", e.Scope, e.File, where, e.Msg)
 }
@@ -106,16 +112,24 @@ func ParseSection(data []byte, file string, scope Scope) (*Section, []*Rule, err
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, nil, fail("permissions", "trailing data after the object")
 	}
+	// A project config is the repository's word, and a hostile repository must not be
+	// able to switch agentbox off by writing what it may not say: such settings are
+	// dropped with a warning, never an error that stops every call.
+	if sec.Mode != "" && scope == ScopeProject {
+		sec.Ignored = append(sec.Ignored, fmt.Sprintf("%s config %s: mode %q ignored (a project config may not set the permission mode; set it in the user config or with --mode)", scope, file, sec.Mode))
+		sec.Mode = ""
+	}
 	if sec.Mode != "" {
-		if scope == ScopeProject {
-			return nil, nil, fail("mode", "a project config may not set the permission mode; set it in the user config or with --mode")
-		}
 		if _, err := ParseMode(sec.Mode); err != nil {
 			return nil, nil, fail("mode", "%v", err)
 		}
 	}
 	if len(sec.TrustedRoots) > 0 && scope != ScopeUser {
-		return nil, nil, fail("trusted_roots", "only the user config may mark project roots as trusted")
+		if scope != ScopeProject {
+			return nil, nil, fail("trusted_roots", "only the user config may mark project roots as trusted")
+		}
+		sec.Ignored = append(sec.Ignored, fmt.Sprintf("%s config %s: trusted_roots ignored (only the user config may mark project roots as trusted)", scope, file))
+		sec.TrustedRoots = nil
 	}
 	var rules []*Rule
 	for i, rs := range sec.Rules {
@@ -200,6 +214,9 @@ func Load(src Sources, env Env) (*Policy, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if w != nil {
+			p.Warnings = append(p.Warnings, w.Ignored...)
+		}
 		p.addWatchdog(w)
 		return ParseSection(data, file, scope)
 	}
@@ -242,9 +259,16 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	for _, root := range src.Projects {
 		file := ProjectConfigPath(root)
-		_, rules, err := read(file, ScopeProject, false)
+		sec, rules, err := read(file, ScopeProject, false)
 		if err != nil {
-			return nil, err
+			// A project config that cannot be used is the repository's problem: its
+			// rules could only tighten (or, trusted, add what the user already allows),
+			// so it is skipped with a warning rather than stopping every call.
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%v; the project config was ignored", err))
+			continue
+		}
+		if sec != nil {
+			p.Warnings = append(p.Warnings, sec.Ignored...)
 		}
 		isTrusted := false
 		for _, t := range trusted {

@@ -53,6 +53,11 @@ type Policy struct {
 	// zero value is the built-in configuration.
 	ShellWatchdog shell.Config
 
+	// Warnings are the project-config settings that were ignored (a mode, trusted
+	// roots, switched-off watchdog rules, a file that could not be read): shown in every
+	// result's metadata and in permit list, so a person sees what the repository tried.
+	Warnings []string
+
 	rules   []*Rule // manifest, user, trusted project, session
 	tighten []*Rule // untrusted project rules: they may only make a verdict stricter
 }

@@ -367,8 +367,6 @@ func TestLoad(t *testing.T) {
 		{`{"permissions":{"mode":"yolo"}}`, "", "mode: permission mode \"yolo\""},
 		{`{"permissions":{"alow":[]}}`, "", `unknown field "alow"`},
 		{`{"permissions":`, "", "not valid JSON"},
-		{`{}`, `{"permissions":{"trusted_roots":["/"]}}`, "project config"},
-		{`{}`, `{"permissions":{"mode":"bypass"}}`, "may not set the permission mode"},
 	}
 	for _, b := range bad {
 		write(filepath.Join(cfgHome, "agentbox", "config.json"), b.user)
@@ -381,6 +379,35 @@ func TestLoad(t *testing.T) {
 		var ce *ConfigError
 		if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("user %s / project %s: error %v, want a ConfigError containing %q", b.user, b.project, err, b.want)
+		}
+	}
+	// A hostile project config cannot switch agentbox off (issue 15): what it may not say
+	// is ignored with a warning, and the rest of the file still tightens.
+	warned := []struct{ project, want string }{
+		{`{"permissions":{"trusted_roots":["/"],"deny":["bash(make *)"]}}`, "trusted_roots ignored"},
+		{`{"permissions":{"mode":"bypass","deny":["bash(make *)"]}}`, `mode "bypass" ignored`},
+		{`{"permissions":`, "not valid JSON"},
+		{`{"permissions":{"rules":[{"permission":"bassh","action":"deny"}]}}`, `unknown permission "bassh"`},
+	}
+	for _, w := range warned {
+		write(filepath.Join(cfgHome, "agentbox", "config.json"), `{"permissions":{"allow":["bash(make *)"]}}`)
+		write(ProjectConfigPath(root), w.project)
+		p, err := Load(Sources{Projects: []string{root}, Getenv: getenv}, Env{Roots: []string{root}})
+		if err != nil {
+			t.Errorf("project %s stopped agentbox: %v", w.project, err)
+			continue
+		}
+		if p.Mode != ModeDefault {
+			t.Errorf("project %s set the mode to %s", w.project, p.Mode)
+		}
+		if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], w.want) || !strings.Contains(p.Warnings[0], ProjectConfigPath(root)) {
+			t.Errorf("project %s: warnings %q, want one naming the file and %q", w.project, p.Warnings, w.want)
+		}
+		p.Split = ShellSplit
+		if strings.Contains(w.project, "deny") && !strings.Contains(w.project, "bassh") {
+			if a := p.Evaluate(br("make all")).Action; a != Deny {
+				t.Errorf("project %s: the file's own deny rule no longer tightens: %v", w.project, a)
+			}
 		}
 	}
 	if _, err := Load(Sources{Manifest: filepath.Join(dir, "missing.json"), Getenv: getenv}, Env{}); err == nil {
@@ -617,7 +644,6 @@ func TestLoadWatchdog(t *testing.T) {
 		{user, `{"watchdog":{"deny_commands":["/usr/bin/x"]}}`, "watchdog.deny_commands[0]"},
 		{user, `{"watchdog":{"protected_files":["[x"]}}`, "not a valid glob"},
 		{user, `{"watchdog":{"protected_trees":["srv"]}}`, "absolute path"},
-		{ProjectConfigPath(root), `{"watchdog":{"disable":["rm-tree"]}}`, "project config " + ProjectConfigPath(root) + " watchdog.disable: a project config may not"},
 	}
 	for _, b := range bad {
 		write(user, `{}`)
@@ -628,5 +654,16 @@ func TestLoadWatchdog(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s: %v, want a ConfigError containing %q", b.content, err, b.want)
 		}
+	}
+	// A project config may not switch a watchdog rule off: the setting is ignored with a
+	// warning and the rule still refuses.
+	write(user, `{}`)
+	write(ProjectConfigPath(root), `{"watchdog":{"disable":["rm-tree"]}}`)
+	p2, err := load()
+	if err != nil {
+		t.Fatalf("a project watchdog.disable stopped agentbox: %v", err)
+	}
+	if len(p2.Warnings) != 1 || !strings.Contains(p2.Warnings[0], "watchdog.disable ignored") || slices.Contains(p2.ShellWatchdog.Disable, "rm-tree") {
+		t.Errorf("project watchdog.disable: warnings %q, disable %q", p2.Warnings, p2.ShellWatchdog.Disable)
 	}
 }

@@ -38,6 +38,9 @@ type WatchdogSection struct {
 	ProtectedFiles []string `json:"protected_files,omitempty"`
 	Downloaders    []string `json:"downloaders,omitempty"`
 	Interpreters   []string `json:"interpreters,omitempty"`
+
+	// Ignored lists the settings dropped from a project config, as warnings.
+	Ignored []string `json:"-"`
 }
 
 // ParseWatchdog decodes and checks a config file's watchdog section; a file without
@@ -66,7 +69,8 @@ func ParseWatchdog(data []byte, file string, scope Scope) (*WatchdogSection, err
 		return nil, fail("watchdog", "trailing data after the object")
 	}
 	if len(w.Disable) > 0 && scope == ScopeProject {
-		return nil, fail("watchdog.disable", "a project config may not switch watchdog rules off; do it in the user config")
+		w.Ignored = append(w.Ignored, fmt.Sprintf("%s config %s: watchdog.disable ignored (a project config may not switch watchdog rules off; do it in the user config)", scope, file))
+		w.Disable = nil
 	}
 	for i, r := range w.Disable {
 		if !slices.Contains(shell.Rules, r) {
