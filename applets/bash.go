@@ -196,7 +196,11 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, (&core.Error{Code: core.CodePermissionDenied, Message: "the watchdog refused this command: " + verdict.Reason}).
 			WithDetails(map[string]any{"watchdog": verdict})
 	}
-	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir})
+	envNames := make([]string, 0, len(b.Env))
+	for k := range b.Env {
+		envNames = append(envNames, k)
+	}
+	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir, Env: envNames})
 	if err != nil {
 		return nil, err
 	}

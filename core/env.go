@@ -61,6 +61,9 @@ type Request struct {
 	// files of a multi-file patch); the strictest verdict wins.
 	Targets []string
 	Summary string // what will happen, for a person who is asked ("overwrite x.go (120 bytes)")
+	// Env names the environment variables a command sets (bash's env); the ones that
+	// make programs load other code are decided too.
+	Env []string
 }
 
 // Decision is the gate's verdict, reported in the result's metadata.

@@ -95,7 +95,7 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 		return Decision{Action: "deny", Reason: err.Error()}, err
 	}
 	d, err := pol.Authorize(ctx, policy.Request{
-		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: env.Cwd,
+		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: env.Cwd, Env: req.Env,
 	}, res)
 	cd := CoreDecision(d)
 	if err != nil {

@@ -53,6 +53,8 @@ type Policy struct {
 	// zero value is the built-in configuration.
 	ShellWatchdog shell.Config
 
+	// CodeEnv adds names to CodeLoadingEnv (the configs' watchdog "code_env").
+	CodeEnv []string
 	// Warnings are the project-config settings that were ignored (a mode, trusted
 	// roots, switched-off watchdog rules, a file that could not be read): shown in every
 	// result's metadata and in permit list, so a person sees what the repository tried.
@@ -187,7 +189,7 @@ func (p *Policy) Checks(req Request) []Check {
 		base.Display = req.Target
 		return []Check{base}
 	case kindCommand:
-		return p.commandChecks(base, req)
+		return append(p.commandChecks(base, req), p.envChecks(base, req.Env)...)
 	}
 	base.Display = req.Target
 	return []Check{base}
@@ -321,6 +323,9 @@ func redirectCap(rd Redirect) string {
 func (p *Policy) decide(c *Check) Decision {
 	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
 		return Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
+	}
+	if c.Capability == CapShellEnv {
+		return p.decideEnv(c)
 	}
 	wd := p.Watchdog
 	if wd == nil {

@@ -80,6 +80,7 @@ var appletKinds = map[string]kind{
 
 var capKinds = map[string]kind{
 	CapFSRead: kindPath, CapFSWrite: kindPath, CapShellRun: kindCommand, CapNetFetch: kindHost,
+	CapShellEnv: kindCommand,
 }
 
 // Env is what compiling a rule needs from the outside world.

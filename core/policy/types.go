@@ -140,6 +140,9 @@ type Request struct {
 	Targets []string
 	Summary string // what will happen, for a person who is asked
 	Cwd     string // resolves relative path targets; defaults to the first root
+	// Env names the environment variables a command request sets (bash's env): the
+	// code-loading ones are decided too (see CodeLoadingEnv).
+	Env []string
 }
 
 // Decision is a verdict and what made it.

@@ -38,6 +38,8 @@ type WatchdogSection struct {
 	ProtectedFiles []string `json:"protected_files,omitempty"`
 	Downloaders    []string `json:"downloaders,omitempty"`
 	Interpreters   []string `json:"interpreters,omitempty"`
+	// CodeEnv adds environment-variable globs to CodeLoadingEnv.
+	CodeEnv []string `json:"code_env,omitempty"`
 
 	// Ignored lists the settings dropped from a project config, as warnings.
 	Ignored []string `json:"-"`
@@ -63,7 +65,7 @@ func ParseWatchdog(data []byte, file string, scope Scope) (*WatchdogSection, err
 	dec.DisallowUnknownFields()
 	var w WatchdogSection
 	if err := dec.Decode(&w); err != nil {
-		return nil, fail("watchdog", "%v (known keys: strict, disable, deny_commands, protected_trees, protected_files, downloaders, interpreters)", err)
+		return nil, fail("watchdog", "%v (known keys: strict, disable, deny_commands, protected_trees, protected_files, downloaders, interpreters, code_env)", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail("watchdog", "trailing data after the object")
@@ -84,7 +86,7 @@ func ParseWatchdog(data []byte, file string, scope Scope) (*WatchdogSection, err
 	}{
 		{"deny_commands", w.DenyCommands, true}, {"protected_trees", w.ProtectedTrees, false},
 		{"protected_files", w.ProtectedFiles, true}, {"downloaders", w.Downloaders, false},
-		{"interpreters", w.Interpreters, true},
+		{"interpreters", w.Interpreters, true}, {"code_env", w.CodeEnv, true},
 	} {
 		for i, s := range l.list {
 			where := fmt.Sprintf("watchdog.%s[%d]", l.name, i)
@@ -123,4 +125,5 @@ func (p *Policy) addWatchdog(w *WatchdogSection) {
 	c.ProtectedFiles = append(c.ProtectedFiles, w.ProtectedFiles...)
 	c.Downloaders = append(c.Downloaders, w.Downloaders...)
 	c.Interpreters = append(c.Interpreters, w.Interpreters...)
+	p.CodeEnv = append(p.CodeEnv, w.CodeEnv...)
 }

@@ -1,0 +1,79 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CapShellEnv is the capability of setting an environment variable that makes programs
+// load or run other code (CodeLoadingEnv) for a command. Its rules name variables with
+// a glob: {"permission": "shell.env", "pattern": "GIT_CONFIG_*", "action": "allow"}.
+const CapShellEnv = "shell.env"
+
+// CodeLoadingEnv is the one list of environment variables (globs over names) that make
+// a program run or load code the command line does not show: git's config, hooks and
+// helpers, the dynamic linker, interpreters' start-up files and option variables. A
+// call that sets one through bash's env is refused in every mode unless a shell.env
+// rule allows it, since a rule that allows `git status` says nothing about the
+// core.fsmonitor command a GIT_CONFIG_* variable plants. A config's watchdog section
+// adds names ("code_env").
+var CodeLoadingEnv = []string{
+	"GIT_CONFIG", "GIT_CONFIG_*", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_EXEC_PATH",
+	"GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_DIR", "GIT_WORK_TREE", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	"SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
+	"LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_FUNC_*",
+	"ZDOTDIR", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PYTHONWARNINGS",
+	"NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE",
+	"PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+	"PHPRC", "PHP_INI_SCAN_DIR", "LUA_INIT", "LUA_INIT_*", "TCLLIBPATH",
+	"RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "NPM_CONFIG_*", "npm_config_*", "OPENSSL_CONF",
+}
+
+// codeLoading reports whether name is in the list (or extra, from the configs).
+func codeLoading(name string, extra []string) bool {
+	for _, l := range [][]string{CodeLoadingEnv, extra} {
+		for _, pat := range l {
+			if wildMatch(pat, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// envChecks are the checks for the code-loading variables a command sets.
+func (p *Policy) envChecks(base Check, names []string) []Check {
+	var out []Check
+	slices.Sort(names)
+	for _, n := range names {
+		if !codeLoading(n, p.CodeEnv) {
+			continue
+		}
+		c := base
+		c.Capability, c.kind = CapShellEnv, kindCommand
+		c.Argv, c.Partial, c.Uncertain, c.opaque = []string{n}, nil, false, false
+		c.Display = "env " + n
+		out = append(out, c)
+	}
+	return out
+}
+
+// decideEnv decides a code-loading variable: only a shell.env rule that matches it
+// (from any scope; an untrusted project's can only tighten) allows it, in every mode.
+func (p *Policy) decideEnv(c *Check) Decision {
+	name := c.Argv[0]
+	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Permission == CapShellEnv }); r != nil {
+		d := Decision{Action: r.Action, Rule: r, Part: c.Display, Reason: fmt.Sprintf("rule %s", r)}
+		if t := p.strictest(p.tighten, c); t != nil && t.Action > d.Action {
+			d = Decision{Action: t.Action, Rule: t, Part: c.Display, Reason: fmt.Sprintf("rule %s (an untrusted project rule can only tighten)", t)}
+		}
+		return d
+	}
+	return Decision{Action: Deny, Part: c.Display, Reason: fmt.Sprintf(
+		"env sets %s, which makes programs load or run code the command line does not show; "+
+			"drop it from env, or have the user allow it with a rule in the user config or manifest: "+
+			`{"permission": %q, "pattern": %q, "action": "allow"}`, name, CapShellEnv, strings.ReplaceAll(name, `"`, ""))}
+}
