@@ -213,6 +213,14 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 			res := maybe
 			if !c.opaque {
 				res = r.cmd.match(c.Argv, c.Partial, r.Action == Allow)
+				// A deny or ask rule sees through global options (git -C x push); an
+				// allow rule does not, since they can change what the command runs
+				// (git -c core.fsmonitor=...).
+				if res != sure && r.Action != Allow {
+					if argv, partial, ok := withoutGlobalOptions(c.Argv, c.Partial); ok {
+						res = max(res, r.cmd.match(argv, partial, false))
+					}
+				}
 			}
 			if res == sure || res == maybe && r.Action != Allow {
 				return true, r.cmd.exact, r.cmd.literal
