@@ -295,7 +295,7 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			t.Errorf("%v: agentbox ended with %v, want exit status 130", sig, err)
 		}
-		if !strings.Contains(out.String(), `"type":"error"`) || !strings.Contains(out.String(), "interrupted") {
+		if !strings.Contains(out.String(), `"type":"error"`) || !strings.Contains(out.String(), `"error_code":"interrupted"`) || !strings.Contains(out.String(), "interrupted") {
 			t.Errorf("%v: no interrupted error envelope: %s", sig, out.String())
 		}
 		if !waitFor(5*time.Second, func() bool { return len(sleepPIDs(bg))+len(sleepPIDs(fg)) == 0 }) {

@@ -27,7 +27,9 @@ const (
 // Bash runs a command line, or acts on background jobs.
 type Bash struct {
 	Command           string            `json:"command" alias:"cmd,script" arg:"" optional:"" help:"the bash command line to run (bash --noprofile --norc -c)"`
-	TimeoutMs         int               `json:"timeout" alias:"timeout_ms" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds (max 600000; below 1000 counts as 1000); on timeout the whole process group is killed"`
+	TimeoutMs         int               `json:"timeout" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds, max 600000; a value below 1000 is taken as seconds (120 is two minutes); on timeout the whole process group is killed; the result reports the effective timeout_ms"`
+	TimeoutMsExact    *int              `json:"timeout_ms" schema:"min=1000,max=600000" help:"the timeout in milliseconds, always (instead of timeout)"`
+	TimeoutS          *int              `json:"timeout_s" schema:"min=1,max=600" help:"the timeout in seconds (instead of timeout)"`
 	WorkingDir        string            `json:"working_dir" alias:"cwd,workdir,dir" help:"absolute directory to run in; it persists for the following calls of the session (as does a cd inside the command)"`
 	RunInBackground   bool              `json:"run_in_background" alias:"background" help:"start the command as a background job and return its job id and pid at once"`
 	BackgroundTimeout int               `json:"background_timeout" schema:"min=0" help:"kill a background job after this many milliseconds (default: none)"`
@@ -234,9 +236,13 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	timeout, err := b.timeout()
+	if err != nil {
+		return nil, err
+	}
 	opts := proc.Options{
 		Command: b.Command, Dir: dir, Env: b.Env,
-		Timeout:  proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Millisecond),
+		Timeout:  timeout,
 		SpillDir: filepath.Dir(spillFile), Sandbox: sb, Self: env.Executable,
 		BeforeStart: env.ReadyToSpawn,
 	}
@@ -260,9 +266,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		StdoutPath: r.Stdout.SpillPath, StderrPath: r.Stderr.SpillPath, Lingering: r.Lingering, Watchdog: vw,
 		action: "run",
 	}
-	if r.TimedOut {
-		out.TimeoutMs = opts.Timeout.Milliseconds()
-	}
+	out.TimeoutMs = opts.Timeout.Milliseconds()
 	if r.Sandbox.Mode != sandbox.Off {
 		rep := r.Sandbox
 		out.Sandbox = &rep
@@ -276,9 +280,26 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 	}
 	if r.Canceled {
-		return nil, core.Errorf(core.CodeTimeout, "the command was interrupted after %v", r.Duration.Round(time.Millisecond))
+		return nil, core.Errorf(core.CodeInterrupted, "the command was interrupted after %v", r.Duration.Round(time.Millisecond))
 	}
 	return res, nil
+}
+
+// timeout is the call's effective timeout. reference 001 gives bash's timeout in
+// seconds and others in milliseconds, and nobody means a 120 ms limit, so a timeout
+// below 1000 is taken as seconds; timeout_ms and timeout_s say the unit outright.
+func (b *Bash) timeout() (time.Duration, error) {
+	switch {
+	case b.TimeoutMsExact != nil && b.TimeoutS != nil:
+		return 0, core.Errorf(core.CodeInvalidParams, "timeout_ms and timeout_s both set; pass one of them")
+	case b.TimeoutMsExact != nil:
+		return proc.ClampTimeout(time.Duration(*b.TimeoutMsExact) * time.Millisecond), nil
+	case b.TimeoutS != nil:
+		return proc.ClampTimeout(time.Duration(*b.TimeoutS) * time.Second), nil
+	case b.TimeoutMs > 0 && b.TimeoutMs < 1000:
+		return proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Second), nil
+	}
+	return proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Millisecond), nil
 }
 
 // workingDir is the directory this call runs in: working_dir (which then persists),

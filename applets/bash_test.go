@@ -218,3 +218,33 @@ func writeConfig(t *testing.T, name, content string) {
 		t.Fatal(err)
 	}
 }
+
+// A timeout below 1000 is seconds (issue 17: timeout 120 killed the command after the
+// 1 s minimum, without a word); timeout_ms and timeout_s name the unit; the result
+// reports the effective timeout.
+func TestBashTimeoutUnits(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, _, err := bashCall(t, env, `{"command":"sleep 1.2; echo done","timeout":3}`)
+	if err != nil || r.TimedOut || r.Stdout != "done\n" || r.TimeoutMs != 3000 {
+		t.Fatalf("timeout 3 (seconds): %+v %v", r, err)
+	}
+	for req, want := range map[string]int64{
+		`{"command":"true"}`:                           BashDefaultTimeoutMs,
+		`{"command":"true","timeout":120}`:             120000,
+		`{"command":"true","timeout":5000}`:            5000,
+		`{"command":"true","timeout_ms":1500}`:         1500,
+		`{"command":"true","timeout_s":7}`:             7000,
+		`{"command":"true","timeout":2,"timeout_s":9}`: 9000,
+	} {
+		r, _, err := bashCall(t, env, req)
+		if err != nil || r.TimeoutMs != want {
+			t.Errorf("%s: timeout_ms %d, want %d (%v)", req, r.TimeoutMs, want, err)
+		}
+	}
+	if _, _, err := bashCall(t, env, `{"command":"true","timeout_ms":2000,"timeout_s":2}`); err == nil || err.Code != core.CodeInvalidParams {
+		t.Errorf("timeout_ms with timeout_s: %v", err)
+	}
+	if _, _, err := bashCall(t, env, `{"command":"true","timeout_ms":120}`); err == nil || err.Code != core.CodeInvalidParams {
+		t.Errorf("timeout_ms 120 must be refused (below the 1000 ms minimum): %v", err)
+	}
+}

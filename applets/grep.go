@@ -124,7 +124,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	found, err := m.Search(ctx, p.Abs)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return nil, core.Errorf(core.CodeTimeout, "the search was cancelled")
+			return nil, core.Errorf(core.CodeInterrupted, "the search was cancelled")
 		}
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", p.Abs, err)
 	}

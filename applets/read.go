@@ -169,7 +169,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, core.Errorf(core.CodeTimeout, "read of %s was interrupted", p.Abs)
+		return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
 	}
 	for last == 0 || lineNo < last {
 		line, err := text.ReadSlice('\n')
@@ -259,7 +259,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			break
 		}
 		if ctx.Err() != nil {
-			return nil, core.Errorf(core.CodeTimeout, "read of %s was interrupted", p.Abs)
+			return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
 		}
 	}
 	if !lastByteNewline {

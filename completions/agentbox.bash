@@ -64,7 +64,7 @@ _agentbox() {
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     --sandbox) COMPREPLY=($(compgen -W "auto off workspace-write read-only" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--action --background-timeout --color --env --eof --help --job-id --json --manifest --mode --offset --root --run-in-background --sandbox --session --stdin --text --timeout-ms --wait-ms --working-dir -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--action --background-timeout --color --env --eof --help --job-id --json --manifest --mode --offset --root --run-in-background --sandbox --session --stdin --text --timeout-ms --timeout-ms-exact --timeout-s --wait-ms --working-dir -h" -- "$cur")); return; fi
     ;;
   fetch)
     case "$prev" in

@@ -112,6 +112,8 @@ complete -c agentbox -n '__fish_seen_subcommand_from bash' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l stdin
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l timeout-ms
+complete -c agentbox -n '__fish_seen_subcommand_from bash' -l timeout-ms-exact
+complete -c agentbox -n '__fish_seen_subcommand_from bash' -l timeout-s
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l wait-ms
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l working-dir
 complete -c agentbox -n '__fish_seen_subcommand_from fetch' -l color -x -a 'auto always never'

@@ -21,6 +21,7 @@ const (
 	CodeNoMatch          ErrorCode = "no_match"
 	CodeAmbiguousMatch   ErrorCode = "ambiguous_match"
 	CodeTimeout          ErrorCode = "timeout"
+	CodeInterrupted      ErrorCode = "interrupted" // a signal or the client's cancel ended the call
 	CodeNeedsInput       ErrorCode = "needs_input"
 	CodeTooLarge         ErrorCode = "too_large"
 	CodeIOError          ErrorCode = "io_error"
@@ -31,7 +32,7 @@ const (
 var ErrorCodes = []ErrorCode{
 	CodeInvalidParams, CodeNotFound, CodeIsDirectory, CodeBinaryFile, CodeOutsideWorkspace,
 	CodePermissionDenied, CodeConflict, CodeNoMatch, CodeAmbiguousMatch, CodeTimeout,
-	CodeNeedsInput, CodeTooLarge, CodeIOError, CodeInternal,
+	CodeInterrupted, CodeNeedsInput, CodeTooLarge, CodeIOError, CodeInternal,
 }
 
 // Error is a tool failure: it becomes an error envelope with exit status 1 (2 for

@@ -166,9 +166,24 @@ func Main(args []string, specs []Spec, host Host) int {
 	if ref, _ := table.Resolve(dialect, rest[0]); ref != nil {
 		return runApplet(ref, "agentbox "+rest[0], rest[1:], table, host)
 	}
+	closest := table.Closest(rest[0], 3)
+	// An agent's call (JSON mode: the name alone, stdin not a terminal, or --json) gets
+	// an envelope like every other answer, so a harness never parses stderr.
+	if (len(rest) == 1 && !host.StdinIsTerminal) || slices.Contains(rest[1:], "--json") {
+		msg := fmt.Sprintf("unknown applet %q", rest[0])
+		if len(closest) > 0 {
+			msg += fmt.Sprintf("; the closest names are %s", strings.Join(closest, ", "))
+		}
+		e := Errorf(CodeInvalidParams, "%s. Run `agentbox --list` (or `agentbox prompt`) to see every applet.", msg)
+		if closest == nil {
+			closest = []string{}
+		}
+		_ = ErrorEnvelope(e.WithDetails(map[string]any{"closest": closest}), 0).WriteJSON(host.Stdout)
+		return ExitUsage
+	}
 	msg := fmt.Sprintf("agentbox: unknown applet %q", rest[0])
-	if s := table.Suggest(rest[0]); s != "" {
-		msg += fmt.Sprintf("; did you mean %q?", s)
+	if len(closest) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", closest[0])
 	}
 	fmt.Fprintln(host.Stderr, msg+" Run `agentbox --list` to see every applet.")
 	return ExitUsage
@@ -315,7 +330,7 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 			e.Meta = withWarnings(e.Meta, warnings)
 		}
 		if interrupted {
-			e = &Error{Code: CodeTimeout, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta}
+			e = &Error{Code: CodeInterrupted, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta, Details: e.Details}
 			return fail(e, ExitInterrupted)
 		}
 		return fail(e, ExitToolError)
@@ -564,6 +579,40 @@ func (t *Table) ByArgv0(argv0 string) *Spec {
 }
 
 // Suggest returns the closest applet name to a misspelt one, or "".
+// Closest returns up to n applet names nearest to name (by the edit distance of the
+// name or an alias, at most a third of the name's length, and at least 2), best first.
+func (t *Table) Closest(name string, n int) []string {
+	type cand struct {
+		applet string
+		d      int
+	}
+	var cands []cand
+	limit := max(2, len(name)/3)
+	lower := strings.ToLower(name)
+	for _, s := range t.Specs {
+		best := limit + 1
+		for _, a := range append([]string{s.Name}, s.Aliases...) {
+			d := editDistance(lower, strings.ToLower(a))
+			if strings.HasPrefix(strings.ToLower(a), lower) || strings.HasPrefix(lower, strings.ToLower(a)) {
+				d = min(d, limit)
+			}
+			best = min(best, d)
+		}
+		if best <= limit {
+			cands = append(cands, cand{s.Name, best})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
+	var out []string
+	for _, c := range cands {
+		if len(out) == n {
+			break
+		}
+		out = append(out, c.applet)
+	}
+	return out
+}
+
 func (t *Table) Suggest(name string) string {
 	type named struct{ name, applet string }
 	var names []named

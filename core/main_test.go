@@ -52,9 +52,13 @@ func TestMainDispatch(t *testing.T) {
 			t.Errorf("%v: code %d, out %s", args, code, out)
 		}
 	}
-	code, _, _, stderr := runMain(t, []string{"agentbox", "ecoh"}, "", false)
+	code, _, _, stderr := runMain(t, []string{"agentbox", "ecoh"}, "", true)
 	if code != ExitUsage || !strings.Contains(stderr, `did you mean "echo"`) {
-		t.Errorf("misspelt applet: %d %q", code, stderr)
+		t.Errorf("misspelt applet at a terminal: %d %q", code, stderr)
+	}
+	code, envl, out, stderr := runMain(t, []string{"agentbox", "ecoh"}, "{}", false)
+	if code != ExitUsage || envl["type"] != "error" || !strings.Contains(out, `"closest":["echo"]`) || stderr != "" {
+		t.Errorf("misspelt applet in JSON mode: %d %s %q", code, out, stderr)
 	}
 }
 
@@ -136,5 +140,20 @@ func TestInstallLinks(t *testing.T) {
 	out.Reset()
 	if code := Main([]string{"agentbox", "install", "--links", links}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "kept 1") {
 		t.Errorf("reinstall: %d %s", code, out.String())
+	}
+}
+
+// In JSON mode an unknown applet is an envelope on stdout, with the closest names.
+func TestUnknownAppletEnvelope(t *testing.T) {
+	specs := []Spec{{Name: "read"}, {Name: "grep"}, {Name: "glob"}}
+	for _, tc := range []struct {
+		name    string
+		closest string
+	}{{"raed", `"closest":["read"]`}, {"gerp", `"closest":["grep"`}, {"nosuchapplet", `"closest":[]`}} {
+		var out, errOut bytes.Buffer
+		code := Main([]string{"agentbox", tc.name}, specs, Host{Stdin: strings.NewReader("{}"), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }})
+		if code != ExitUsage || !strings.Contains(out.String(), `"error_code":"invalid_params"`) || !strings.Contains(out.String(), tc.closest) || errOut.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %s, stderr %s", tc.name, code, out.String(), errOut.String())
+		}
 	}
 }

@@ -57,6 +57,10 @@ func prefix(path string) string {
 	return path + ": "
 }
 
+// MaxSafeInteger is the largest integer a request may carry (2^53-1, the largest that
+// every JSON reader holds exactly).
+const MaxSafeInteger = 1<<53 - 1
+
 // validate checks v against type t; top says whether f's own constraints apply (they
 // do to the field's value, and enum also to the items of an array field).
 func (f *Field) validate(t reflect.Type, v any, path string, top bool) string {
@@ -94,6 +98,11 @@ func (f *Field) validate(t reflect.Type, v any, path string, top bool) string {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
 		reflect.Float32, reflect.Float64:
+		if n, _ := number(v); t.Kind() != reflect.Float32 && t.Kind() != reflect.Float64 && (n > MaxSafeInteger || n < -MaxSafeInteger) {
+			// Beyond 2^53 a JSON number is no longer exact, and arithmetic on line numbers,
+			// offsets and sizes could overflow into negative answers.
+			return fmt.Sprintf("%s: %s is out of range: integers are accepted up to %d", path, show(v), int64(MaxSafeInteger))
+		}
 		if top {
 			n, _ := number(v)
 			if m, ok := f.Constraints["min"]; ok {
