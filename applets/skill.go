@@ -114,6 +114,16 @@ func discoverSkills(env *core.Env) SkillList {
 	var out SkillList
 	seen := map[string]bool{}
 	for _, d := range skillDirs(env) {
+		if d.source == "project" {
+			// A project's skill folder is the repository's content: it must really be
+			// inside the workspace, not a symlink to a folder elsewhere.
+			if _, err := env.WS.Resolve("/", d.path); err != nil {
+				if core.AsError(err).Code == core.CodeOutsideWorkspace {
+					out.Problems = append(out.Problems, fmt.Sprintf("%s: skipped, it leads outside the workspace through a symlink", d.path))
+				}
+				continue
+			}
+		}
 		ws := core.NewWorkspace(d.path)
 		root := core.Path{Abs: ws.Roots[0], Root: ws.Roots[0], Rel: "."}
 		entries, err := ws.ReadDir(root)

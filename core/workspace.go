@@ -87,7 +87,19 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 	}
 	abs = filepath.Clean(abs)
 	if path, ok := w.lexical(abs); ok {
-		return path, nil
+		// Judge where the path really leads: a symlink on the way (leading or nested,
+		// relative or absolute) that lands inside a root gives that real location, which
+		// os.Root then opens without meeting the link (it refuses absolute targets);
+		// one that leads out is refused here, in every mode, since no permission could
+		// make os.Root open it.
+		real := realPrefix(abs)
+		if real == abs {
+			return path, nil
+		}
+		if rp, ok := w.lexical(real); ok {
+			return rp, nil
+		}
+		return Path{}, Errorf(CodeOutsideWorkspace, "%s leads outside the workspace through a symlink (to %s); use a path inside the workspace (roots: %s)", abs, real, strings.Join(w.Roots, ", "))
 	}
 	// The path may name a root through a symlinked prefix (/tmp → /private/tmp): judge
 	// the real location of the longest existing prefix.

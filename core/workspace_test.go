@@ -48,18 +48,41 @@ func TestResolveConfinement(t *testing.T) {
 			t.Errorf("Resolve(%q) = %v, want outside_workspace", p, err)
 		}
 	}
-	// Symlinks that lead out pass the lexical check but every operation refuses them.
-	for _, p := range []string{"escape/secret", "secret-link"} {
-		path, err := ws.Resolve(root, p)
-		if err != nil {
-			t.Fatalf("Resolve(%q): %v", p, err)
+	// Symlinks that lead out are outside_workspace at once (issue 15), and os.Root
+	// refuses them too should a link change after Resolve.
+	for _, p := range []string{"escape/secret", "secret-link", "escape"} {
+		if _, err := ws.Resolve(root, p); err == nil || AsError(err).Code != CodeOutsideWorkspace {
+			t.Errorf("Resolve(%q) = %v, want outside_workspace", p, err)
 		}
+		path := Path{Abs: filepath.Join(root, p), Root: root, Rel: p}
 		if _, _, err := ws.OpenRegular(path); err == nil || AsError(err).Code != CodeOutsideWorkspace {
 			t.Errorf("OpenRegular(%q) = %v, want outside_workspace", p, err)
 		}
 		if _, err := ws.WriteAtomic(path, []byte("x"), WriteOptions{}); err == nil || AsError(err).Code != CodeOutsideWorkspace {
 			t.Errorf("WriteAtomic(%q) = %v, want outside_workspace", p, err)
 		}
+	}
+	// An absolute symlink whose target is inside the root works like a relative one.
+	os.WriteFile(filepath.Join(root, "sub", "in.txt"), []byte("in"), 0o644)
+	os.Symlink(filepath.Join(root, "sub", "in.txt"), filepath.Join(root, "abs-link"))
+	os.Symlink(filepath.Join(root, "sub"), filepath.Join(root, "abs-dir"))
+	for _, p := range []string{"abs-link", "abs-dir/in.txt"} {
+		path, err := ws.Resolve(root, p)
+		if err != nil {
+			t.Fatalf("Resolve(%q): %v", p, err)
+		}
+		f, _, err := ws.OpenRegular(path)
+		if err != nil {
+			t.Errorf("OpenRegular(%q): %v", p, err)
+			continue
+		}
+		f.Close()
+		if _, err := ws.WriteAtomic(path, []byte("in2"), WriteOptions{}); err != nil {
+			t.Errorf("WriteAtomic(%q): %v", p, err)
+		}
+	}
+	if fi, _ := os.Lstat(filepath.Join(root, "abs-link")); fi.Mode()&fs.ModeSymlink == 0 {
+		t.Error("the absolute link was replaced by a file")
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "s" {
 		t.Fatalf("the file outside the workspace was changed: %q", b)
@@ -94,7 +117,7 @@ func TestWriteAtomic(t *testing.T) {
 	if err != nil || info.Target.Abs != p.Abs {
 		t.Fatalf("through link: %+v %v", info, err)
 	}
-	if fi, _ := os.Lstat(lp.Abs); fi.Mode()&fs.ModeSymlink == 0 {
+	if fi, _ := os.Lstat(filepath.Join(root, "link")); fi.Mode()&fs.ModeSymlink == 0 {
 		t.Error("the link was replaced by a file")
 	}
 	if b, _ := os.ReadFile(p.Abs); string(b) != "three" {
