@@ -116,6 +116,9 @@ func CoreDecision(d policy.Decision) Decision {
 		cd.Rule = d.Rule.String()
 		cd.Scope = string(d.Rule.Scope)
 		cd.Pattern = d.Rule.Pattern
+	case d.Guard != "":
+		cd.Rule = "protected: " + d.Guard
+		cd.Scope = "protected"
 	case d.Mode != "":
 		cd.Rule = "mode " + string(d.Mode)
 		cd.Scope = "mode"

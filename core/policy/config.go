@@ -222,6 +222,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	mode := ""
 	if src.Manifest != "" {
+		p.ConfigFiles = append(p.ConfigFiles, canonical(absPath(src.Manifest)))
 		sec, rules, err := read(src.Manifest, ScopeManifest, true)
 		if err != nil {
 			return nil, err
@@ -237,6 +238,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	var trusted []string
 	if user != "" {
+		p.ConfigFiles = append(p.ConfigFiles, canonical(absPath(user)))
 		sec, rules, err := read(user, ScopeUser, false)
 		if err != nil {
 			return nil, err
@@ -291,6 +293,13 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	p.Mode = m
 	return p, nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 // canonical cleans a path and resolves its symlinks when it exists.

@@ -53,6 +53,9 @@ type Policy struct {
 	// zero value is the built-in configuration.
 	ShellWatchdog shell.Config
 
+	// ConfigFiles are the user config and manifest this policy was read from: protected
+	// from writes like the project's .agentbox folder.
+	ConfigFiles []string
 	// CodeEnv adds names to CodeLoadingEnv (the configs' watchdog "code_env").
 	CodeEnv []string
 	// Warnings are the project-config settings that were ignored (a mode, trusted
@@ -319,8 +322,13 @@ func redirectCap(rd Redirect) string {
 	return CapFSWrite
 }
 
-// decide decides one check, following the order in the package doc.
+// decide decides one check, following the order in the package doc; a write to a
+// protected file is then held to ask (see protected.go).
 func (p *Policy) decide(c *Check) Decision {
+	return p.guardProtected(c, p.decideRules(c))
+}
+
+func (p *Policy) decideRules(c *Check) Decision {
 	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
 		return Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
 	}

@@ -152,6 +152,8 @@ type Decision struct {
 	Rule *Rule `json:"rule,omitempty"`
 	// Mode is set when the permission mode decided.
 	Mode Mode `json:"mode,omitempty"`
+	// Guard names the protection that held a write to a protected file to ask.
+	Guard string `json:"guard,omitempty"`
 	// Part is the piece of the request that decided: a simple command of a bash line,
 	// a redirection target or a resolved path.
 	Part   string `json:"part,omitempty"`
@@ -167,6 +169,8 @@ func (d Decision) Source() string {
 	switch {
 	case d.Rule != nil:
 		return d.Rule.String()
+	case d.Guard != "":
+		return "protected file"
 	case d.Mode != "":
 		return "mode " + string(d.Mode)
 	}

@@ -1,0 +1,117 @@
+package policy
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// The files that govern agentbox or run code later for a person are protected: no mode
+// lets an applet write them (accept-edits and bypass included), so an agent can neither
+// raise its own permissions (a project .agentbox/config.json, the user config, the
+// manifest) nor plant code a person runs later (.git/config's core.fsmonitor and
+// aliases, .git/hooks, shell start-up files). Only an explicit allow rule of the user
+// config or the manifest whose pattern names the path, or a person's answer (a grant),
+// lets such a write through; otherwise it asks, and headless that is needs_input.
+
+// homeProtected are the start-up and credential files under $HOME that run code or
+// grant access the next time a person opens a shell, logs in or runs git.
+var homeProtected = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv",
+	".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".xprofile",
+	".xinitrc", ".config/fish", ".config/environment.d", ".config/autostart",
+	".config/systemd", ".config/git", ".gitconfig", ".ssh", ".pam_environment",
+}
+
+// protectedWhy names the protection that covers abs ("" when none does), and the name
+// an explicit rule's pattern must spell out to lift it (a catch-all such as ** does not).
+func (p *Policy) protectedWhy(abs string) (why, key string) {
+	if abs == "" {
+		return "", ""
+	}
+	for _, f := range p.ConfigFiles {
+		if abs == f {
+			return "agentbox's own configuration (" + f + ")", filepath.Base(f)
+		}
+	}
+	for _, r := range p.Env.Roots {
+		if rel, ok := under(abs, r); ok && (rel == ".agentbox" || strings.HasPrefix(rel, ".agentbox/")) &&
+			!isPlanPath(abs) {
+			return "the project's agentbox configuration (.agentbox/)", ".agentbox"
+		}
+	}
+	segs := strings.Split(filepath.ToSlash(abs), "/")
+	for i, s := range segs {
+		if s != ".git" {
+			continue
+		}
+		rest := segs[i+1:]
+		// .git/modules/NAME/... holds a submodule's git dir: judge what follows it.
+		for len(rest) >= 2 && rest[0] == "modules" {
+			rest = rest[2:]
+		}
+		switch {
+		case len(rest) == 0:
+			return "the git directory (.git)", ".git"
+		case rest[0] == "config" && len(rest) == 1:
+			return "git's configuration (.git/config: aliases, core.fsmonitor, hooksPath run code)", ".git"
+		case rest[0] == "hooks":
+			return "git hooks (.git/hooks run code on the next commit, checkout or push)", ".git"
+		}
+	}
+	if home := p.Env.Home; home != "" {
+		if rel, ok := under(abs, home); ok {
+			for _, h := range homeProtected {
+				if rel == h || strings.HasPrefix(rel, h+"/") {
+					return fmt.Sprintf("a start-up or credential file in the home folder (~/%s)", h), h
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// under returns abs relative to dir when abs is dir or below it.
+func under(abs, dir string) (string, bool) {
+	dir = filepath.Clean(dir)
+	if abs == dir {
+		return ".", true
+	}
+	if strings.HasPrefix(abs, dir+"/") {
+		return abs[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// explicitFor reports whether r may let a write to a protected path through: a
+// person's grant, or an allow rule of the user config or the manifest whose pattern
+// spells out the protected name (key), so that no catch-all lifts the protection.
+func explicitFor(r *Rule, key string) bool {
+	if r == nil {
+		return false
+	}
+	if r.Grant != "" {
+		return true
+	}
+	return (r.Scope == ScopeUser || r.Scope == ScopeManifest) && r.path != nil && strings.Contains(r.Pattern, key)
+}
+
+// guardProtected turns an allow of a write to a protected path into ask, unless an
+// explicit rule decided it.
+func (p *Policy) guardProtected(c *Check, d Decision) Decision {
+	if d.Action != Allow || c.kind != kindPath || c.Capability == CapFSRead {
+		return d
+	}
+	why, key := p.protectedWhy(c.Path)
+	if why == "" || explicitFor(d.Rule, key) {
+		return d
+	}
+	// The mode (bypass) or a broader rule allowed it; an explicit allow that also
+	// matches lets it through as that rule's decision.
+	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Action == Allow && explicitFor(r, key) }); r != nil {
+		return Decision{Action: Allow, Rule: r, Part: c.Display, Reason: fmt.Sprintf("rule %s (it names this protected path)", r)}
+	}
+	return Decision{Action: Ask, Guard: why, Part: c.Display, Reason: fmt.Sprintf(
+		"%s is protected: %s; no mode allows an agent to write it. Only a person's answer, or an allow rule in the user config or manifest that names this path, lets the write through",
+		c.Display, why)}
+}
