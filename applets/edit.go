@@ -86,6 +86,11 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Matching reads the file, and a no_match hint or a dry run would show what it
+	// holds: a file the policy does not let the agent read is not edited either.
+	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs + " to edit it"}); err != nil {
+		return nil, err
+	}
 	// decision is asked once. The loop runs a second time only when a concurrent
 	// writer got in between the read and the write; that time the read, match and
 	// write all happen under the writers' lock, so it cannot be overtaken again.

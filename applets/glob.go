@@ -35,6 +35,7 @@ type GlobResult struct {
 	Total   int      `json:"total"`
 	More    int      `json:"more"`
 	Partial string   `json:"partial,omitempty"`
+	Denied  int      `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
 }
 
 // Run implements core.Command.
@@ -69,7 +70,7 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if found.Truncated {
 		partial = found.Reason
 	}
-	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Files: []string{}}
+	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Denied: found.Denied, Files: []string{}}
 	for i, m := range found.Matches {
 		if i == g.Limit {
 			res.More = len(found.Matches) - g.Limit

@@ -58,7 +58,8 @@ type GrepResult struct {
 	SkippedBinary int      `json:"skipped_binary,omitempty"`
 	SkippedLarge  int      `json:"skipped_large,omitempty"`
 	Unreadable    int      `json:"unreadable,omitempty"`
-	More          int      `json:"more"` // entries left out by head_limit
+	Denied        int      `json:"denied,omitempty"` // files left out: the permission policy does not allow reading them
+	More          int      `json:"more"`             // entries left out by head_limit
 	Partial       string   `json:"partial,omitempty"`
 
 	page []grepEntry   // the entries shown, for the terminal rendering
@@ -129,7 +130,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", p.Abs, err)
 	}
 	res := GrepResult{Mode: g.OutputMode, FilesSearched: found.Searched, SkippedBinary: found.Binary,
-		SkippedLarge: found.TooLarge, Unreadable: found.Errors, FilesMatched: len(found.Files), m: m}
+		SkippedLarge: found.TooLarge, Unreadable: found.Errors, Denied: found.Denied, FilesMatched: len(found.Files), m: m}
 	if found.Truncated {
 		res.Partial = found.Reason
 	}
@@ -300,6 +301,9 @@ func (r GrepResult) RenderText(p *core.Printer) {
 	}
 	if r.More > 0 {
 		p.Println(p.Dim(fmt.Sprintf("... and %d more (raise head_limit, or page with offset)", r.More)))
+	}
+	if r.Denied > 0 {
+		p.Println(p.Dim(fmt.Sprintf("(%d files left out: the permission policy does not allow reading them)", r.Denied)))
 	}
 	if r.SkippedBinary > 0 {
 		p.Println(p.Dim(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary)))

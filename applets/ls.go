@@ -59,6 +59,7 @@ type LsResult struct {
 	Total   int       `json:"total"`
 	More    int       `json:"more"` // entries left out by limit
 	Partial string    `json:"partial,omitempty"`
+	Denied  int       `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
 	long    bool
 }
 
@@ -137,6 +138,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
 	total := t.count("", 0)
 	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, Entries: []LsEntry{}}
+	res.Denied = int(st.Denied)
 	if st.Truncated {
 		res.Partial = st.Reason
 	}

@@ -68,12 +68,13 @@ func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
 // or removal happens only if the file still holds that (checked under the directory
 // lock), so a concurrent writer's change is never overwritten unseen.
 type workspaceFS struct {
+	ctx  context.Context
 	env  *core.Env
 	seen map[string]core.Expectation // by absolute path
 }
 
-func newWorkspaceFS(env *core.Env) *workspaceFS {
-	return &workspaceFS{env: env, seen: map[string]core.Expectation{}}
+func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
+	return &workspaceFS{ctx: ctx, env: env, seen: map[string]core.Expectation{}}
 }
 
 func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
@@ -92,6 +93,15 @@ func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	p, err := w.path(name)
 	if err != nil {
 		return nil, 0, err
+	}
+	// Every file the patch reads to match (a move's source included) is decided as a
+	// read first: a hunk's context, a dry run or a rename must not reveal or carry off
+	// what the policy does not let the agent read.
+	// Recovery (no ctx) only puts back what an interrupted patch had written.
+	if w.ctx != nil {
+		if _, err := w.env.Authorize(w.ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs + " to patch it"}); err != nil {
+			return nil, 0, err
+		}
 	}
 	f, fi, err := w.env.WS.OpenRegular(p)
 	if err != nil {
@@ -161,7 +171,7 @@ func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	rec, err := journals.RecoverAll(ctx, newWorkspaceFS(env))
+	rec, err := journals.RecoverAll(ctx, newWorkspaceFS(nil, env))
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journals in %s) failed: %v; fix the files it names and call again", journals.Dir, err)
 	}
@@ -170,7 +180,7 @@ func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, er
 
 // Run implements core.Command.
 func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	fsys := newWorkspaceFS(env)
+	fsys := newWorkspaceFS(ctx, env)
 	res := PatchResult{Files: []PatchFile{}}
 	recovered, err := recoverInterruptedPatches(ctx, env)
 	if err != nil {

@@ -42,6 +42,11 @@ func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Durati
 	if !respect {
 		opt.SkipDirs = walk.VCSDirs // repository metadata is never what a search wants
 	}
+	// Every file a walk visits is decided for reading: a read-denied file is left out
+	// and counted, so neither its name nor its content reaches the result.
+	if g, ok := env.Gate.(*core.PolicyGate); ok {
+		opt.Denied = g.ReadFilter(env)
+	}
 	if follow {
 		// A followed link must not lead out of the workspace.
 		opt.Confine = func(target string) bool {

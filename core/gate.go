@@ -55,6 +55,16 @@ func (g *PolicyGate) Warnings() []string {
 	return g.pol.Warnings
 }
 
+// ReadFilter is the policy's per-path read check for walks (see policy.ReadFilter);
+// nil when nothing could be refused.
+func (g *PolicyGate) ReadFilter(env *Env) func(abs string, isDir bool) bool {
+	pol, err := g.Policy(env)
+	if err != nil {
+		return nil
+	}
+	return pol.ReadFilter(env.Applet)
+}
+
 // GrantStore returns the session's grant store (grants.json in the session directory).
 func GrantStore(env *Env) (*policy.Store, error) {
 	dir, err := env.Session.Dir()

@@ -33,6 +33,7 @@ type Result struct {
 	Matches   []Match
 	Truncated bool   // the walk stopped early
 	Reason    string // why
+	Denied    int    // entries the permission policy does not let the caller read
 }
 
 // Validate checks a pattern and explains what is wrong with it.
@@ -111,6 +112,7 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 		return nil, err
 	}
 	res.Truncated, res.Reason = st.Truncated, st.Reason
+	res.Denied = int(st.Denied)
 	Sort(res.Matches)
 	return res, nil
 }

@@ -128,6 +128,7 @@ type Result struct {
 	Binary   int // files skipped as binary
 	TooLarge int // files skipped for size (multiline) or an over-long line
 	Errors   int // files that could not be read
+	Denied   int // files the permission policy does not let the caller read
 	// Truncated is set when the walk stopped early (Reason says why) or MaxLines cut.
 	Truncated bool
 	Reason    string
@@ -512,6 +513,7 @@ func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
 			return nil, err
 		}
 		res.Truncated, res.Reason = st.Truncated, st.Reason
+		res.Denied = int(st.Denied)
 	}
 	if why := stopped.Load(); why != nil && !res.Truncated {
 		res.Truncated, res.Reason = true, *why

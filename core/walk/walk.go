@@ -81,6 +81,10 @@ type Options struct {
 	MaxDepth int           // 0: unlimited; 1: the root's entries only
 	Budget   time.Duration // 0: none; else stop after this long, truncated
 	Workers  int           // 0: fastwalk's default
+	// Denied, when set, is asked about every entry that survives the other filters: a
+	// path it refuses (the permission policy does not let the caller read it) is left
+	// out, never visited, and counted in Stats.Denied; a refused directory is pruned.
+	Denied func(abs string, isDir bool) bool
 }
 
 // Entry is what the visitor sees.
@@ -95,6 +99,7 @@ type Entry struct {
 // Stats describe a finished walk.
 type Stats struct {
 	Files, Dirs int64
+	Denied      int64 // entries left out because Options.Denied refused them
 	Truncated   bool
 	Reason      string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
 }
@@ -212,6 +217,13 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 				}
 				return nil
 			}
+		}
+		if opt.Denied != nil && opt.Denied(path, isDir) {
+			atomic.AddInt64(&st.Denied, 1)
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if isDir {
 			atomic.AddInt64(&st.Dirs, 1)
