@@ -20,6 +20,7 @@ type Patch struct {
 	Patch  string `json:"patch" alias:"input,patch_text,diff" help:"the patch: apply_patch format (*** Begin Patch … *** End Patch) or a unified diff such as git diff output (in shell mode, read from stdin when not given)"`
 	DryRun bool   `json:"dry_run" help:"locate every hunk and report the result without writing"`
 	File   string `json:"patch_file" arg:"" optional:"" help:"read the patch from this workspace file instead (- for stdin: git diff | agentbox patch -)"`
+	Strip  *int   `json:"strip" short:"p" schema:"min=0,max=64" help:"unified diffs: strip this many leading path components from file names, as patch -pN (default: git's a/ and b/ prefixes, like git apply)"`
 }
 
 // PatchFile is one file of the result.
@@ -197,7 +198,11 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if strings.TrimSpace(p.Patch) == "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "no patch given: pass the patch text in patch (or input), or a patch_file")
 	}
-	parsed, err := patch.Parse(p.Patch)
+	strip := -1
+	if p.Strip != nil {
+		strip = *p.Strip
+	}
+	parsed, err := patch.ParseStrip(p.Patch, strip)
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "the patch does not parse: %v. Send apply_patch format (*** Begin Patch / *** Update File: path / @@ / -old / +new / *** End Patch) or a unified diff", err)
 	}

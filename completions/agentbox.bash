@@ -87,7 +87,7 @@ _agentbox() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --dry-run --help --json --manifest --mode --patch --root --session --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --dry-run --help --json --manifest --mode --patch --root --session --strip --text -h -p" -- "$cur")); return; fi
     ;;
   plan)
     case "$prev" in

@@ -147,6 +147,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from patch' -l mode -x -a 'defau
 complete -c agentbox -n '__fish_seen_subcommand_from patch' -l patch
 complete -c agentbox -n '__fish_seen_subcommand_from patch' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from patch' -l session
+complete -c agentbox -n '__fish_seen_subcommand_from patch' -l strip
 complete -c agentbox -n '__fish_seen_subcommand_from patch' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from plan' -l color -x -a 'auto always never'
 complete -c agentbox -n '__fish_seen_subcommand_from plan' -l help

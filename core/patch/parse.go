@@ -146,6 +146,13 @@ func errAt(line int, format string, args ...any) error {
 
 // Parse parses a patch in either format, detected from its first meaningful line.
 func Parse(text string) (*Patch, error) {
+	return ParseStrip(text, -1)
+}
+
+// ParseStrip parses like Parse, but strips exactly strip leading path components from
+// every file name of a unified diff, as patch -pN does (strip < 0: the default, git
+// apply's a/ and b/ prefixes). The apply_patch format names files as they are.
+func ParseStrip(text string, strip int) (*Patch, error) {
 	lines := splitPatchLines(text)
 	first := skipWrapper(lines)
 	if first < len(lines) && strings.TrimSpace(lines[first]) == "*** Begin Patch" {
@@ -156,7 +163,7 @@ func Parse(text string) (*Patch, error) {
 			return parseApplyPatch(lines, first)
 		}
 		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -") {
-			return parseUnified(lines)
+			return parseUnified(lines, strip)
 		}
 	}
 	if strings.TrimSpace(text) == "" {
@@ -363,7 +370,7 @@ func clip(s string) string {
 }
 
 // parseUnified parses one or more files of unified diff, with or without git headers.
-func parseUnified(lines []string) (*Patch, error) {
+func parseUnified(lines []string, strip int) (*Patch, error) {
 	p := &Patch{Format: FormatUnified}
 	var cur *FilePatch
 	git := false // inside a `diff --git` section
@@ -397,6 +404,10 @@ func parseUnified(lines []string) (*Patch, error) {
 			if !ok {
 				return nil, errAt(i+1, "cannot read the file names in %q", clip(l))
 			}
+			if strip >= 0 {
+				// The header's a/ and b/ are stripped by splitGitHeader; -pN counts them.
+				a, b = stripComponents(a, strip-1), stripComponents(b, strip-1)
+			}
 			gitOld, gitNew = a, b
 			cur = &FilePatch{Op: OpUpdate, Path: gitOld, Line: i + 1}
 			if gitNew != gitOld {
@@ -408,6 +419,10 @@ func parseUnified(lines []string) (*Patch, error) {
 		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
 			oldName := diffName(strings.TrimPrefix(l, "--- "))
 			newName := diffName(strings.TrimPrefix(lines[i+1], "+++ "))
+			if strip >= 0 {
+				oldName, newName = stripComponents(oldName, strip), stripComponents(newName, strip)
+			}
+			auto := strip < 0
 			if !git || cur == nil || len(cur.Hunks) > 0 {
 				if err := finish(); err != nil {
 					return nil, err
@@ -419,12 +434,14 @@ func parseUnified(lines []string) (*Patch, error) {
 			case oldName == "/dev/null" && newName == "/dev/null":
 				return nil, errAt(i+1, "both sides are /dev/null")
 			case oldName == "/dev/null":
-				cur.Op, cur.Path, cur.NewPath = OpAdd, stripAB(newName, 'b', git), ""
+				// A lone b/ is git's prefix even without a diff --git line (git apply
+				// strips it: `+++ b/new.txt` creates new.txt).
+				cur.Op, cur.Path, cur.NewPath = OpAdd, stripAB(newName, 'b', auto), ""
 			case newName == "/dev/null":
-				cur.Op, cur.Path, cur.NewPath = OpDelete, stripAB(oldName, 'a', git), ""
+				cur.Op, cur.Path, cur.NewPath = OpDelete, stripAB(oldName, 'a', auto), ""
 			default:
-				o, n := stripAB(oldName, 'a', git), stripAB(newName, 'b', git)
-				if !git {
+				o, n := stripAB(oldName, 'a', git && auto), stripAB(newName, 'b', git && auto)
+				if !git && auto {
 					// Plain diff -u: strip a/ and b/ only when both sides carry them.
 					if strings.HasPrefix(oldName, "a/") && strings.HasPrefix(newName, "b/") {
 						o, n = oldName[2:], newName[2:]
@@ -629,6 +646,22 @@ func unquote(s string) string {
 		}
 	}
 	return s
+}
+
+// stripComponents removes n leading path components, as patch -pN does ("/dev/null"
+// and names with fewer components are kept as they are).
+func stripComponents(name string, n int) string {
+	if name == "/dev/null" {
+		return name
+	}
+	for ; n > 0; n-- {
+		i := strings.IndexByte(name, '/')
+		if i < 0 {
+			return name
+		}
+		name = name[i+1:]
+	}
+	return name
 }
 
 func stripAB(name string, side byte, git bool) string {

@@ -528,3 +528,33 @@ func TestRecoverSweepsTemporaryFiles(t *testing.T) {
 		t.Fatalf("a = %q, want it restored", m.files["a"])
 	}
 }
+
+// Diff paths (issue 17): a lone b/ (or a/) beside /dev/null is git's prefix even without
+// a diff --git line, as git apply reads it; strip N is patch -pN.
+func TestDiffPathStrip(t *testing.T) {
+	cases := []struct {
+		text  string
+		strip int
+		want  string
+	}{
+		{"--- /dev/null\n+++ b/new1.txt\n@@ -0,0 +1 @@\n+x\n", -1, "new1.txt"},
+		{"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", -1, "gone.txt"},
+		{"diff --git a/d/x.txt b/d/x.txt\n--- a/d/x.txt\n+++ b/d/x.txt\n@@ -1 +1 @@\n-a\n+b\n", -1, "d/x.txt"},
+		{"--- a/d/x.txt\n+++ b/d/x.txt\n@@ -1 +1 @@\n-a\n+b\n", -1, "d/x.txt"},
+		{"--- src/a.go\n+++ src/a.go\n@@ -1 +1 @@\n-a\n+b\n", -1, "src/a.go"},
+		{"--- src/a.go\n+++ src/a.go\n@@ -1 +1 @@\n-a\n+b\n", 1, "a.go"},
+		{"--- x/y/z/a.go\n+++ x/y/z/a.go\n@@ -1 +1 @@\n-a\n+b\n", 2, "z/a.go"},
+		{"diff --git a/d/x.txt b/d/x.txt\n--- a/d/x.txt\n+++ b/d/x.txt\n@@ -1 +1 @@\n-a\n+b\n", 2, "x.txt"},
+		{"--- /dev/null\n+++ b/new1.txt\n@@ -0,0 +1 @@\n+x\n", 0, "b/new1.txt"},
+	}
+	for _, c := range cases {
+		p, err := ParseStrip(c.text, c.strip)
+		if err != nil {
+			t.Errorf("strip %d %q: %v", c.strip, c.text, err)
+			continue
+		}
+		if got := p.Files[0].Target(); got != c.want {
+			t.Errorf("strip %d %q: %q, want %q", c.strip, c.text, got, c.want)
+		}
+	}
+}
