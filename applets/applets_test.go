@@ -382,3 +382,33 @@ func TestReadHugeSingleLine(t *testing.T) {
 		t.Fatalf("huge line: total %d truncated %v content %.200q", r.TotalLines, res.Truncated, r.Content)
 	}
 }
+
+// sequential applies edits in order, each to the result of the one before, and still
+// all or nothing: a later edit that does not match leaves the file as it was.
+func TestEditSequential(t *testing.T) {
+	env := coretest.Env(t, "edit")
+	path := filepath.Join(coretest.Root(env), "s.txt")
+	if err := os.WriteFile(path, []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coretest.Call(t, env, &Edit{}, `{"file_path":"s.txt","edits":[{"old_string":"x = 1","new_string":"x = 2"},{"old_string":"x = 2","new_string":"x = 3"}]}`); err == nil {
+		t.Error("without sequential, the second edit must not see the first's result")
+	}
+	res, err := coretest.Call(t, env, &Edit{}, `{"file_path":"s.txt","sequential":true,"edits":[{"old_string":"x = 1","new_string":"x = 2"},{"old_string":"x = 2","new_string":"x = 3"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "x = 3\n" {
+		t.Errorf("content %q", b)
+	}
+	if r := res.Data.(EditResult); len(r.Edits) != 2 || r.Edits[1].Index != 1 {
+		t.Errorf("applied %+v", r.Edits)
+	}
+	_, err = coretest.Call(t, env, &Edit{}, `{"file_path":"s.txt","sequential":true,"edits":[{"old_string":"x = 3","new_string":"x = 4"},{"old_string":"nowhere","new_string":"y"}]}`)
+	if err == nil || err.Code != core.CodeNoMatch || !strings.Contains(err.Message, "edit 1") {
+		t.Errorf("a failing later edit: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "x = 3\n" {
+		t.Errorf("a failed sequence changed the file: %q", b)
+	}
+}

@@ -45,7 +45,7 @@ var editDialects = []core.DialectTool{
 	{Dialect: DialectRef000, Name: "edit_file", Params: []string{"file_path", "old_string!", "new_string!", "replace_all", "fuzzy_match", "fuzzy_threshold"}},
 	{Dialect: DialectRef000, Name: "multi_edit", Params: []string{"file_path", "edits!", "dry_run"}},
 	{Dialect: DialectClaude, Name: "Edit", Params: []string{"file_path", "old_string!", "new_string!", "replace_all"}},
-	{Dialect: DialectClaude, Name: "MultiEdit", Params: []string{"file_path", "edits!", "edits.old_string", "edits.new_string", "edits.replace_all"}},
+	{Dialect: DialectClaude, Name: "MultiEdit", Fixed: map[string]any{"sequential": true}, Params: []string{"file_path", "edits!", "edits.old_string", "edits.new_string", "edits.replace_all"}},
 }
 
 var lsDialects = []core.DialectTool{

@@ -39,6 +39,7 @@ type Edit struct {
 	FuzzyMatch     bool     `json:"fuzzy_match" help:"accept a near match (Levenshtein similarity at least fuzzy_threshold)"`
 	FuzzyThreshold float64  `json:"fuzzy_threshold" schema:"min=0,max=1" default:"0.7" help:"similarity a fuzzy match needs, 0-1"`
 	Edits          []EditOp `json:"edits" type:"json" schema:"maxItems=50" help:"several edits applied atomically (all validated against the original first; overlaps are refused); use instead of old_string/new_string"`
+	Sequential     bool     `json:"sequential" help:"apply edits in order, each to the result of the one before (Claude Code's MultiEdit), still all or nothing; default: every edit matches the original"`
 	DryRun         bool     `json:"dry_run" help:"plan the edits and report them without writing"`
 	ExpectedSHA256 string   `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse unless the file's current SHA-256 is this"`
 }
@@ -142,7 +143,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			op.New = format.Normalize(op.New)
 			normalized[i] = op
 		}
-		newText, applied, err := textedit.Apply(text, normalized)
+		newText, applied, err := applyEdits(text, normalized, e.Sequential)
 		if err != nil {
 			return nil, editFailure(p.Abs, err, len(ops) > 1)
 		}
@@ -222,6 +223,33 @@ func capDiff(env *core.Env, spill, diff string, result *core.Result) string {
 	}
 	cut := strings.LastIndexByte(diff[:EditMaxDiffBytes], '\n') + 1
 	return diff[:cut] + fmt.Sprintf("… [diff cut: %d more bytes; the whole diff is in output_path]\n", len(diff)-cut)
+}
+
+// applyEdits applies the edits to text: all matched against the original (overlaps
+// refused), or in sequence, each to the result of the one before. Either way nothing is
+// applied unless every edit matches.
+func applyEdits(text string, edits []textedit.Edit, sequential bool) (string, []textedit.Applied, error) {
+	if !sequential || len(edits) < 2 {
+		return textedit.Apply(text, edits)
+	}
+	var all []textedit.Applied
+	for i, op := range edits {
+		next, applied, err := textedit.Apply(text, []textedit.Edit{op})
+		if err != nil {
+			var ee *textedit.EditError
+			if errors.As(err, &ee) {
+				ee.Index = i
+				ee.Message = fmt.Sprintf("edit %d (applied to the result of the edits before it): ", i) + strings.TrimPrefix(ee.Message, "edit 0: ")
+			}
+			return "", nil, err
+		}
+		for _, a := range applied {
+			a.Index = i
+			all = append(all, a)
+		}
+		text = next
+	}
+	return text, all, nil
 }
 
 func editFailure(path string, err error, multi bool) error {

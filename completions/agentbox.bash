@@ -31,7 +31,7 @@ _agentbox() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --dry-run --edits --expected-sha-256 --fuzzy-match --fuzzy-threshold --help --json --manifest --mode --new-string --old-string --replace-all --root --session --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --dry-run --edits --expected-sha-256 --fuzzy-match --fuzzy-threshold --help --json --manifest --mode --new-string --old-string --replace-all --root --sequential --session --text -h" -- "$cur")); return; fi
     ;;
   ls)
     case "$prev" in

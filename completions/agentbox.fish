@@ -39,6 +39,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from edit' -l new-string
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l old-string
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l replace-all
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l root
+complete -c agentbox -n '__fish_seen_subcommand_from edit' -l sequential
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l color -x -a 'auto always never'
