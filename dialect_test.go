@@ -61,11 +61,11 @@ var dialectCalls = map[string]dialectCall{
 	"ref000/list_plans":          {setup: planFiles, req: `{}`, want: []string{`"id":"plan-001"`}},
 	"ref000/read_plan":           {setup: planFiles, req: `{"plan_id":"plan-001"}`, want: []string{"Refactor"}},
 
-	"claude/Read":            {setup: files("a.txt", "one\ntwo\nthree\n"), req: `{"file_path":"a.txt","offset":2,"limit":1}`, want: []string{`2\ttwo`}},
-	"claude/Write":           {req: `{"file_path":"new.txt","content":"hi\n"}`, check: fileIs("new.txt", "hi\n")},
-	"claude/Edit":            {setup: files("a.txt", "one\n"), req: `{"file_path":"a.txt","old_string":"one","new_string":"uno","replace_all":false}`, check: fileIs("a.txt", "uno\n")},
+	"claude/Read":  {setup: files("a.txt", "one\ntwo\nthree\n"), req: `{"file_path":"a.txt","offset":2,"limit":1}`, want: []string{`2\ttwo`}},
+	"claude/Write": {req: `{"file_path":"new.txt","content":"hi\n"}`, check: fileIs("new.txt", "hi\n")},
+	"claude/Edit":  {setup: files("a.txt", "one\n"), req: `{"file_path":"a.txt","old_string":"one","new_string":"uno","replace_all":false}`, check: fileIs("a.txt", "uno\n")},
 	// Claude Code applies MultiEdit's edits in order, each to the result of the one before.
-	"claude/MultiEdit": {setup: files("a.txt", "x = 1\ny b\n"), req: `{"file_path":"a.txt","edits":[{"old_string":"x = 1","new_string":"x = 2"},{"old_string":"x = 2","new_string":"x = 3"},{"old_string":"b","new_string":"B","replace_all":true}]}`, check: fileIs("a.txt", "x = 3\ny B\n")},
+	"claude/MultiEdit":       {setup: files("a.txt", "x = 1\ny b\n"), req: `{"file_path":"a.txt","edits":[{"old_string":"x = 1","new_string":"x = 2"},{"old_string":"x = 2","new_string":"x = 3"},{"old_string":"b","new_string":"B","replace_all":true}]}`, check: fileIs("a.txt", "x = 3\ny B\n")},
 	"claude/LS":              {setup: files("d/x.go", ""), req: `{"path":"d"}`, want: []string{`"name":"x.go"`}},
 	"claude/Glob":            {setup: files("d/x.go", ""), req: `{"pattern":"*.go","path":"d"}`, want: []string{"x.go"}},
 	"claude/Grep":            {setup: files("a.txt", "x\nneedle\n"), req: `{"pattern":"needle","output_mode":"content","-n":true,"-B":1,"head_limit":10}`, want: []string{"a.txt:2:needle", "a.txt-1-x"}},
