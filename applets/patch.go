@@ -69,13 +69,14 @@ func (p *Patch) ReadShellInput(stdin io.Reader, isTerminal bool) error {
 // or removal happens only if the file still holds that (checked under the directory
 // lock), so a concurrent writer's change is never overwritten unseen.
 type workspaceFS struct {
-	ctx  context.Context
-	env  *core.Env
-	seen map[string]core.Expectation // by absolute path
+	ctx   context.Context
+	env   *core.Env
+	seen  map[string]core.Expectation // by absolute path
+	gated bool                        // reads are decided by the gate (not during recovery)
 }
 
 func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
-	return &workspaceFS{ctx: ctx, env: env, seen: map[string]core.Expectation{}}
+	return &workspaceFS{ctx: ctx, env: env, seen: map[string]core.Expectation{}, gated: true}
 }
 
 func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
@@ -98,8 +99,8 @@ func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 	// Every file the patch reads to match (a move's source included) is decided as a
 	// read first: a hunk's context, a dry run or a rename must not reveal or carry off
 	// what the policy does not let the agent read.
-	// Recovery (no ctx) only puts back what an interrupted patch had written.
-	if w.ctx != nil {
+	// Recovery (not gated) only puts back what an interrupted patch had written.
+	if w.gated {
 		if _, err := w.env.Authorize(w.ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs + " to patch it"}); err != nil {
 			return nil, 0, err
 		}
@@ -172,7 +173,7 @@ func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	rec, err := journals.RecoverAll(ctx, newWorkspaceFS(nil, env))
+	rec, err := journals.RecoverAll(ctx, &workspaceFS{ctx: ctx, env: env, seen: map[string]core.Expectation{}})
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "rolling back an interrupted patch (journals in %s) failed: %v; fix the files it names and call again", journals.Dir, err)
 	}

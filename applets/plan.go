@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ type PlanStep struct {
 // Plan manages durable markdown plans (reference 000's markdown_plan, update_plan_step,
 // list_plans and read_plan as one applet with actions).
 type Plan struct {
-	Action string     `json:"action" arg:"" optional:"" enum:"create,update,update_step,list,read" default:"list" help:"create, update (overwrite), update_step, list or read"`
+	Action string     `json:"action" arg:"" optional:"" enum:",create,update,update_step,list,read" default:"" help:"create, update (overwrite), update_step, list or read; when omitted it follows from the fields: title and steps create (update with plan_id), plan_id with step and status is update_step, plan_id alone is read, nothing is list"`
 	PlanID string     `json:"plan_id" alias:"id" arg:"" optional:"" help:"the plan (plan-001) for update, update_step and read; create with plan_id overwrites that plan, like update"`
 	Title  string     `json:"title" help:"plan title (create, update)"`
 	Steps  []PlanStep `json:"steps" type:"json" help:"the steps (create, update): [{\"description\": \"...\", \"notes\": \"...\"}]"`
@@ -60,6 +61,8 @@ type PlanResult struct {
 	Markdown string        `json:"markdown,omitempty"`
 	Plans    []PlanSummary `json:"plans,omitempty"`
 	Message  string        `json:"message,omitempty"`
+	// Inferred says how the action followed from the fields when none was given.
+	Inferred string `json:"inferred,omitempty"`
 }
 
 // PlanSummary is one line of list.
@@ -153,6 +156,58 @@ func (p *Plan) raw(env *core.Env, path core.Path) ([]byte, error) {
 
 // Run implements core.Command.
 func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	inferred, err := p.settleAction()
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.run(ctx, env)
+	if err == nil && inferred != "" {
+		if r, ok := res.Data.(PlanResult); ok {
+			r.Inferred = inferred
+			res.Data = r
+		}
+	}
+	return res, err
+}
+
+// planFields are the fields each action uses; any other field given is an error, never
+// silently dropped.
+var planFields = map[string][]string{
+	"create": {"title", "steps", "status", "plan_id"}, "update": {"title", "steps", "status", "plan_id"},
+	"update_step": {"plan_id", "step", "status"}, "read": {"plan_id"}, "list": {},
+}
+
+// settleAction infers the action when none is given (saying how), and refuses fields
+// the action does not use.
+func (p *Plan) settleAction() (string, error) {
+	given := map[string]bool{"plan_id": p.PlanID != "", "title": p.Title != "", "steps": len(p.Steps) > 0, "status": p.Status != "", "step": p.Step != 0}
+	inferred := ""
+	if p.Action == "" {
+		switch {
+		case given["title"] || given["steps"]:
+			p.Action, inferred = "create", "action create, from title and steps"
+			if given["plan_id"] {
+				p.Action, inferred = "update", "action update, from plan_id with title and steps"
+			}
+		case given["plan_id"] && (given["step"] || given["status"]):
+			p.Action, inferred = "update_step", "action update_step, from plan_id with step and status"
+		case given["plan_id"]:
+			p.Action, inferred = "read", "action read, from plan_id alone"
+		case given["step"] || given["status"]:
+			return "", core.Errorf(core.CodeInvalidParams, "step and status update a plan's step, which needs plan_id (and action update_step); run plan with action list to see the plans")
+		default:
+			p.Action = "list"
+		}
+	}
+	for _, f := range []string{"plan_id", "title", "steps", "status", "step"} {
+		if given[f] && !slices.Contains(planFields[p.Action], f) {
+			return "", core.Errorf(core.CodeInvalidParams, "plan %s does not use %s; remove it, or choose the action that does (create/update: title, steps, status; update_step: plan_id, step, status; read: plan_id)", p.Action, f)
+		}
+	}
+	return inferred, nil
+}
+
+func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	dir, err := env.Resolve(filepath.Join(env.WS.Roots[0], PlanDir))
 	if err != nil {
 		return nil, err

@@ -3,6 +3,9 @@ package applets
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/coretest"
 )
 
 // FuzzParsePlan: the plan parser never panics, and whatever it accepts renders back to a
@@ -34,5 +37,42 @@ func TestPlanProgress(t *testing.T) {
 	d := &PlanDoc{Steps: []PlanItem{{Status: "completed"}, {Status: "completed"}, {Status: "in_progress"}, {Status: "pending"}, {Status: "pending"}, {Status: "pending"}}}
 	if got := progress(d); got != "2 completed, 1 in progress, 3 pending" {
 		t.Errorf("progress = %q", got)
+	}
+}
+
+// Nothing silently ignored (issue 17): without an action, the fields decide it and the
+// result says so; a field the action does not use is an error naming it.
+func TestPlanActionInferred(t *testing.T) {
+	env := coretest.Env(t, "plan")
+	env.Gate = nil
+	call := func(req string) (PlanResult, *core.Error) {
+		res, err := coretest.Call(t, env, &Plan{}, req)
+		if err != nil {
+			return PlanResult{}, err
+		}
+		return res.Data.(PlanResult), nil
+	}
+	r, err := call(`{"title":"Ship it","steps":[{"description":"one"},{"description":"two"}]}`)
+	if err != nil || r.Action != "create" || r.Plan == nil || r.Plan.ID != "plan-001" || !strings.Contains(r.Inferred, "create") {
+		t.Fatalf("title + steps: %+v %v", r, err)
+	}
+	if r, err := call(`{"plan_id":"plan-001","step":1,"status":"completed"}`); err != nil || r.Action != "update_step" || r.Plan.Steps[0].Status != "completed" || r.Inferred == "" {
+		t.Errorf("plan_id + step + status: %+v %v", r, err)
+	}
+	if r, err := call(`{"plan_id":"plan-001"}`); err != nil || r.Action != "read" || r.Inferred == "" {
+		t.Errorf("plan_id alone: %+v %v", r, err)
+	}
+	if r, err := call(`{}`); err != nil || r.Action != "list" || r.Inferred != "" {
+		t.Errorf("nothing: %+v %v", r, err)
+	}
+	for req, field := range map[string]string{
+		`{"action":"list","title":"x"}`:                                    "title",
+		`{"action":"read","plan_id":"plan-001","step":2}`:                  "step",
+		`{"plan_id":"plan-001","step":1,"status":"completed","title":"t"}`: "title",
+		`{"step":1,"status":"completed"}`:                                  "plan_id",
+	} {
+		if _, err := call(req); err == nil || err.Code != core.CodeInvalidParams || !strings.Contains(err.Message, field) {
+			t.Errorf("%s: %v, want invalid_params naming %s", req, err, field)
+		}
 	}
 }

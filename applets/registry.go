@@ -145,7 +145,7 @@ var All = []core.Spec{
 		Summary:     "Durable markdown plans in the workspace: create, update, update a step, list, read",
 		Description: "Keeps plans as markdown files in " + PlanDir + "/plan-NNN.md: create (title, steps with notes, status draft/active/completed/abandoned; ids are sequential), update (overwrite plan_id), update_step (plan_id, 1-based step, status pending/in_progress/completed/skipped, any transition), list (each plan with progress such as \"2 completed, 1 in progress, 3 pending\") and read. Updates lock the file, so concurrent agents lose no update; a plan edited by hand into a shape that does not parse is reported with its line, never rewritten.",
 		Guidelines:  []string{"For a larger change, create a plan first and mark each step in_progress and completed as you go."},
-		New:         func() core.Command { return &Plan{Action: "list"} },
+		New:         func() core.Command { return &Plan{} },
 		Example:     `{"action":"update_step","plan_id":"plan-001","step":2,"status":"completed"}`,
 		Output:      []any{PlanResult{}},
 		Dialects:    planDialects,
