@@ -31,16 +31,15 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	transport := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	out := &lineWriter{w: env.Stdout}
+	pr, pw := io.Pipe()
+	go (&frameFilter{in: env.Stdin, out: out, max: MCPMaxFrame}).run(pw)
+	transport := &mcp.IOTransport{Reader: pr, Writer: out}
 	if err := server.Run(ctx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return nil, core.Errorf(core.CodeIOError, "mcp server stopped: %v", err)
 	}
 	return nil, nil
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // NewMCPServer builds the server: one MCP tool per applet, with the applet's JSON Schema,
 // description and annotations. Calls go through the same decoding, validation and Run as
