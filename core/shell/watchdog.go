@@ -18,9 +18,9 @@ const (
 
 // Verdict is what Check decided, and why.
 type Verdict struct {
-	Action Action
-	Reason string // for deny and flag: what was found and what to do instead
-	Rule   string // the rule that decided (see Rules), "uncertain" for an uncertain line
+	Action Action `json:"action"`
+	Reason string `json:"reason,omitempty"` // for deny and flag: what was found and what to do instead
+	Rule   string `json:"rule,omitempty"`   // the rule that decided (see Rules), "uncertain" for an uncertain line
 }
 
 // Config tunes the watchdog. A nil list means the default list (DefaultConfig); an
