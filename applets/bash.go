@@ -109,7 +109,7 @@ func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			job, err = jobs.Get(b.JobID)
 		}
 	case "kill":
-		d, aerr := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID})
+		d, aerr := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID, Own: true})
 		if aerr != nil {
 			return nil, aerr
 		}
@@ -187,21 +187,12 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 
-	// The watchdog first: it refuses what no permission may allow.
-	wcfg, err := core.ShellWatchdog(env)
-	if err != nil {
-		return nil, err
-	}
-	a, _ := shell.Analyze(b.Command)
-	verdict := shell.Check(a, wcfg)
-	if verdict.Action == shell.Deny {
-		return nil, (&core.Error{Code: core.CodePermissionDenied, Message: "the watchdog refused this command: " + verdict.Reason}).
-			WithDetails(map[string]any{"watchdog": verdict})
-	}
 	envNames := make([]string, 0, len(b.Env))
 	for k := range b.Env {
 		envNames = append(envNames, k)
 	}
+	// The gate runs the watchdog first: it refuses what no permission may allow, the
+	// same decision permit check reports.
 	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir, Env: envNames})
 	if err != nil {
 		return nil, err
@@ -209,8 +200,8 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	meta := map[string]any{"decision": decision}
 	sb := sandbox.Config{Mode: sandbox.Mode(b.sandboxMode(env)), Roots: env.WS.Roots}
 	var vw *shell.Verdict
-	if verdict.Action == shell.Flag {
-		vw = &verdict
+	if v := decision.Watchdog; v != nil && v.Action == shell.Flag {
+		vw = v
 	}
 
 	if b.RunInBackground {

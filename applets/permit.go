@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Permit asks the user for a permission ahead of the calls that need it (reference
@@ -44,6 +45,9 @@ type PermitCheck struct {
 	Scope  string      `json:"scope"`  // manifest, user, project, session, mode or watchdog
 	Reason string      `json:"reason"`
 	Parts  []PartCheck `json:"parts,omitempty"`
+	// Watchdog is the shell watchdog's verdict on a command line it refused or
+	// flagged: the same verdict the bash applet reports.
+	Watchdog *shell.Verdict `json:"watchdog,omitempty"`
 	// Resolved is what the call would get here: allow, deny, ask (a person would be
 	// asked on the terminal) or needs_input (headless).
 	Resolved string `json:"resolved"`
@@ -218,7 +222,7 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 		return nil, core.Errorf(core.CodeIOError, "%v", err)
 	}
 	d, parts := pol.WithGrants(rules).Explain(req)
-	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String()}
+	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String(), Watchdog: d.Watchdog}
 	out.Rule, out.Scope = ruleOf(d)
 	if d.Action == policy.Ask {
 		switch {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Env is everything an applet may use of the outside world. The front end builds it
@@ -64,6 +67,9 @@ type Request struct {
 	// Env names the environment variables a command sets (bash's env); the ones that
 	// make programs load other code are decided too.
 	Env []string
+	// Own marks a command the tool runs itself on the agent's behalf (killing a
+	// background job): decided by rules and mode, not judged as a shell line.
+	Own bool
 }
 
 // Decision is the gate's verdict, reported in the result's metadata.
@@ -76,6 +82,9 @@ type Decision struct {
 	// the watchdog did, or the rule has none): fetch reaches a private address only for
 	// a host a rule names.
 	Pattern string `json:"-"`
+	// Watchdog is the shell watchdog's verdict when it refused a command line or
+	// flagged it for a person's look.
+	Watchdog *shell.Verdict `json:"-"`
 }
 
 // Gate is the permission check every side effect goes through.
@@ -108,17 +117,31 @@ func (e *Env) Authorize(ctx context.Context, req Request) (Decision, error) {
 	return d, nil
 }
 
-// DefaultGate enforces only the permission mode given by AGENTBOX_MODE (read-only
-// refuses every side effect); rules and asking come from the policy package.
+// DefaultGate enforces only the watchdog and the permission mode given by
+// AGENTBOX_MODE (read-only refuses every side effect); rules and asking come from the
+// policy package (PolicyGate). The watchdog holds whatever the gate.
 type DefaultGate struct{}
 
 // Authorize implements Gate.
 func (DefaultGate) Authorize(_ context.Context, env *Env, req Request) (Decision, error) {
+	var flagged *shell.Verdict
+	if req.Capability == CapShellRun && !req.Own {
+		pol, err := (&PolicyGate{Split: ShellSplit}).Policy(env)
+		if err != nil {
+			return Decision{Action: "deny", Reason: err.Error()}, Errorf(CodeInvalidParams, "%v", err)
+		}
+		flagged = pol.WatchdogVerdict(policy.Request{Applet: req.Applet, Capability: req.Capability, Target: req.Target})
+		if flagged != nil && flagged.Action == shell.Deny {
+			pd := policy.Decision{Action: policy.Deny, Reason: "the watchdog refuses it: " + flagged.Reason, Watchdog: flagged}
+			text := policy.DeniedText(policy.Request{Capability: req.Capability, Target: req.Target}, pd)
+			return CoreDecision(pd), Errorf(CodePermissionDenied, "%s", text).WithDetails(map[string]any{"watchdog": flagged})
+		}
+	}
 	if env.Getenv != nil && env.Getenv("AGENTBOX_MODE") == "read-only" && req.Capability != CapFSRead {
 		d := Decision{Action: "deny", Rule: "mode read-only", Reason: "the permission mode is read-only"}
 		return d, Errorf(CodePermissionDenied, "%s is refused: agentbox runs in read-only mode (AGENTBOX_MODE=read-only); ask the user to change the mode", req.Summary)
 	}
-	return Decision{Action: "allow", Rule: "mode"}, nil
+	return Decision{Action: "allow", Rule: "mode", Watchdog: flagged}, nil
 }
 
 func isTimeout(err error) bool {

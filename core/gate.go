@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/agentbox/agentbox/core/policy"
-	"github.com/agentbox/agentbox/core/shell"
 	"github.com/agentbox/agentbox/core/tty"
 )
 
@@ -105,13 +104,17 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 		return Decision{Action: "deny", Reason: err.Error()}, err
 	}
 	d, err := pol.Authorize(ctx, policy.Request{
-		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: env.Cwd, Env: req.Env,
+		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: env.Cwd, Env: req.Env, Own: req.Own,
 	}, res)
 	cd := CoreDecision(d)
 	if err != nil {
 		var rf *policy.Refusal
 		if errors.As(err, &rf) {
-			return cd, Errorf(ErrorCode(rf.Code), "%s", rf.Text)
+			e := Errorf(ErrorCode(rf.Code), "%s", rf.Text)
+			if d.Watchdog != nil {
+				e = e.WithDetails(map[string]any{"watchdog": d.Watchdog})
+			}
+			return cd, e
 		}
 		return cd, err
 	}
@@ -120,7 +123,7 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 
 // CoreDecision converts a policy decision for the envelope's metadata.
 func CoreDecision(d policy.Decision) Decision {
-	cd := Decision{Action: d.Action.String(), Reason: d.Reason}
+	cd := Decision{Action: d.Action.String(), Reason: d.Reason, Watchdog: d.Watchdog}
 	switch {
 	case d.Rule != nil:
 		cd.Rule = d.Rule.String()
@@ -156,22 +159,4 @@ func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
 		return nil, policy.Resolver{}, err
 	}
 	return pol, res, nil
-}
-
-// ShellWatchdog is the configuration of the bash watchdog for env: the built-in lists
-// plus the "watchdog" sections of the manifest, user and project configs, strict when
-// one of them says so or AGENTBOX_BASH_STRICT=1, and env's home directory.
-func ShellWatchdog(env *Env) (shell.Config, error) {
-	g, ok := env.Gate.(*PolicyGate)
-	if !ok {
-		g = &PolicyGate{Split: ShellSplit}
-	}
-	pol, err := g.Policy(env)
-	if err != nil {
-		return shell.Config{}, Errorf(CodeInvalidParams, "%v", err)
-	}
-	cfg := pol.ShellWatchdog
-	cfg.Strict = cfg.Strict || env.Getenv("AGENTBOX_BASH_STRICT") == "1"
-	cfg.Home = env.Getenv("HOME")
-	return cfg, nil
 }

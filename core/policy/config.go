@@ -292,6 +292,8 @@ func Load(src Sources, env Env) (*Policy, error) {
 		return nil, err
 	}
 	p.Mode = m
+	p.ShellWatchdog.Home = env.Home
+	p.ShellWatchdog.Strict = p.ShellWatchdog.Strict || getenv("AGENTBOX_BASH_STRICT") == "1"
 	return p, nil
 }
 

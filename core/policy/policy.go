@@ -46,11 +46,13 @@ type Policy struct {
 	// applies and every deny or ask rule for commands does.
 	Split Splitter
 	// Watchdog refuses categories of calls no rule or mode can allow (it holds in
-	// bypass mode too). Nil means DefaultWatchdog; set NoWatchdog to disable it.
+	// bypass mode too). Nil means the built-in one: the shell watchdog (core/shell)
+	// over every command line, configured by ShellWatchdog, and DefaultWatchdog over
+	// every path. Set NoWatchdog to disable both (tests).
 	Watchdog func(c *Check) (reason string, refuse bool)
-	// ShellWatchdog configures the bash applet's watchdog (core/shell): the built-in
-	// lists plus the "watchdog" sections of the config files (see ParseWatchdog). The
-	// zero value is the built-in configuration.
+	// ShellWatchdog configures the shell watchdog: the built-in lists plus the
+	// "watchdog" sections of the config files (see ParseWatchdog), the home directory
+	// and AGENTBOX_BASH_STRICT. The zero value is the built-in configuration.
 	ShellWatchdog shell.Config
 
 	// ConfigFiles are the user config and manifest this policy was read from: protected
@@ -70,6 +72,7 @@ type Policy struct {
 // New returns a policy with the given mode and rules (their Scope must be set).
 func New(env Env, mode Mode, rules ...*Rule) *Policy {
 	p := &Policy{Mode: mode, Env: env}
+	p.ShellWatchdog.Home = env.Home
 	for i, r := range env.Roots {
 		p.Env.Roots[i] = filepath.Clean(r)
 	}
@@ -119,6 +122,13 @@ func NoWatchdog(*Check) (string, bool) { return "", false }
 // Evaluate decides a request: every check it expands to is decided on its own and the
 // strictest verdict wins (the first part with that verdict is reported).
 func (p *Policy) Evaluate(req Request) Decision {
+	verdict := p.WatchdogVerdict(req)
+	if verdict != nil && verdict.Action == shell.Deny {
+		if d := p.manifestDeny(req); d != nil {
+			return *d
+		}
+		return Decision{Action: Deny, Part: req.Target, Reason: "the watchdog refuses it: " + verdict.Reason, Watchdog: verdict}
+	}
 	var worst Decision
 	var asks []Check
 	for i, c := range p.Checks(req) {
@@ -133,7 +143,43 @@ func (p *Policy) Evaluate(req Request) Decision {
 	if worst.Action == Ask {
 		worst.Asks = asks
 	}
+	worst.Watchdog = verdict
 	return worst
+}
+
+// WatchdogVerdict runs the shell watchdog (core/shell) over a command request's line:
+// the same engine and configuration whether bash runs the line or permit check asks
+// about it, so both get one decision. It returns nil for other requests, for the
+// tool's own commands, for clean lines, and when a caller replaced the watchdog
+// (Policy.Watchdog).
+func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
+	if req.Own || p.Watchdog != nil || req.Target == "" {
+		return nil
+	}
+	k := capKinds[req.Capability]
+	if req.Capability == "" {
+		k = appletKinds[req.Applet]
+	}
+	if k != kindCommand {
+		return nil
+	}
+	a, _ := shell.Analyze(req.Target)
+	v := shell.Check(a, p.ShellWatchdog)
+	if v.Action == shell.Allow {
+		return nil
+	}
+	return &v
+}
+
+// manifestDeny is the host manifest's deny of a request, which outranks everything
+// (the watchdog included) in what the decision reports.
+func (p *Policy) manifestDeny(req Request) *Decision {
+	for _, c := range p.Checks(req) {
+		if r := p.best(p.rules, &c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
+			return &Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
+		}
+	}
+	return nil
 }
 
 // Explain decides a request like Evaluate and also returns the decision of every

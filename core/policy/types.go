@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Action is a rule's verdict. The numeric order is strictness: Allow < Ask < Deny.
@@ -143,6 +145,9 @@ type Request struct {
 	// Env names the environment variables a command request sets (bash's env): the
 	// code-loading ones are decided too (see CodeLoadingEnv).
 	Env []string
+	// Own marks a command the tool itself runs on the agent's behalf (bash's kill of
+	// a background job), which the shell watchdog does not judge as a command line.
+	Own bool
 }
 
 // Decision is a verdict and what made it.
@@ -158,6 +163,9 @@ type Decision struct {
 	// a redirection target or a resolved path.
 	Part   string `json:"part,omitempty"`
 	Reason string `json:"reason"`
+	// Watchdog is the shell watchdog's verdict on a command line when it refused the
+	// line or flagged it for a person's look; nil for other requests and clean lines.
+	Watchdog *shell.Verdict `json:"watchdog,omitempty"`
 	// Asks lists every part of a bash line whose own verdict is ask, so that a grant
 	// can cover them all (only set on ask decisions).
 	Asks []Check `json:"-"`
