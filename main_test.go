@@ -52,6 +52,8 @@ func TestScripts(t *testing.T) {
 				return caps.LandlockABI > 0, nil
 			case "netcut":
 				return caps.UserNS || caps.LandlockABI >= 4, nil
+			case "userns":
+				return caps.UserNS, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -11,6 +11,13 @@
 // SysProcAttr.Cloneflags; where user namespaces are unavailable, Landlock's TCP
 // rules (ABI 4+) block connect and bind as a weaker fallback.
 //
+// Landlock only grants, so it cannot keep a folder inside a writable root read-only.
+// The folders that govern what runs later (ProtectedNames: .git, whose config and
+// hooks run code, and .agentbox, whose config grants permissions) are kept read-only
+// the way Codex keeps .git: the helper starts in a fresh mount namespace too and
+// bind-mounts each of them read-only onto itself before Landlock locks the mount
+// table. Where user namespaces are unavailable the Report says so.
+//
 // Nothing is ever pretended: the Report that Wrap returns says what is enforced and,
 // in plain words, what the kernel lacks.
 package sandbox
@@ -23,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -48,15 +56,26 @@ type Config struct {
 
 	// NetNS is set by Wrap for the helper: the network is already cut by namespaces.
 	NetNS bool `json:"netns,omitempty"`
+	// ReadOnly is set by Wrap for the helper: folders inside the roots to bind-mount
+	// read-only (the helper runs in its own mount namespace).
+	ReadOnly []string `json:"read_only,omitempty"`
 }
+
+// ProtectedNames are the folders of a workspace root that stay read-only in
+// workspace-write mode: what they hold decides what runs later (git's config and
+// hooks) and what agentbox permits (a project's .agentbox config).
+var ProtectedNames = []string{".git", ".agentbox"}
 
 // Report says what a sandbox enforces.
 type Report struct {
-	Mode          Mode     `json:"mode"`
-	Landlock      int      `json:"landlock_abi"`    // the kernel's Landlock ABI, 0 when absent
-	FilesConfined bool     `json:"files_confined"`  // writes are really limited
-	Network       string   `json:"network"`         // "allowed", "isolated" (namespaces), "tcp-blocked" (Landlock), "not-isolated"
-	Notes         []string `json:"notes,omitempty"` // plain statements of what is missing
+	Mode          Mode   `json:"mode"`
+	Landlock      int    `json:"landlock_abi"`   // the kernel's Landlock ABI, 0 when absent
+	FilesConfined bool   `json:"files_confined"` // writes are really limited
+	Network       string `json:"network"`        // "allowed", "isolated" (namespaces), "tcp-blocked" (Landlock), "not-isolated"
+	// ReadOnly lists the folders inside the roots kept read-only (ProtectedNames that
+	// exist); a note says so when the kernel cannot keep them.
+	ReadOnly []string `json:"read_only,omitempty"`
+	Notes    []string `json:"notes,omitempty"` // plain statements of what is missing
 }
 
 // Marker is the hidden first argument that makes the binary act as the helper.
@@ -98,9 +117,13 @@ func probeUserNS() bool {
 }
 
 func nsAttr() *syscall.SysProcAttr {
+	return nsAttrFlags(syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET)
+}
+
+func nsAttrFlags(flags uintptr) *syscall.SysProcAttr {
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+		Cloneflags:  flags,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		// setgroups must be denied before an unprivileged process may map its gid.
@@ -127,6 +150,15 @@ func Plan(cfg Config) Report {
 		r.FilesConfined = true
 	} else {
 		r.Notes = append(r.Notes, "this kernel has no Landlock (it needs Linux 5.13+ with landlock in the lsm= list): file writes are NOT confined")
+	}
+	if cfg.Mode == WorkspaceWrite {
+		if protect := protectedIn(cfg.Roots); len(protect) > 0 {
+			if caps.UserNS {
+				r.ReadOnly = protect
+			} else {
+				r.Notes = append(r.Notes, "user namespaces are unavailable: "+strings.Join(protect, ", ")+" can NOT be kept read-only inside the writable workspace")
+			}
+		}
 	}
 	if !cfg.AllowNetwork {
 		switch {
@@ -158,6 +190,7 @@ func Wrap(cmd *exec.Cmd, cfg Config, self string) (Report, error) {
 		cfg.TempDir = os.TempDir()
 	}
 	cfg.NetNS = r.Network == "isolated"
+	cfg.ReadOnly = r.ReadOnly
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return r, err
@@ -165,8 +198,15 @@ func Wrap(cmd *exec.Cmd, cfg Config, self string) (Report, error) {
 	// argv[0] "agentbox": a binary that dispatches on argv[0] (tests) must see agentbox.
 	args := append([]string{"agentbox", Marker, string(js), "--", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = self, args
-	if r.Network == "isolated" {
-		attr := nsAttr()
+	if r.Network == "isolated" || len(r.ReadOnly) > 0 {
+		flags := uintptr(syscall.CLONE_NEWUSER)
+		if r.Network == "isolated" {
+			flags |= syscall.CLONE_NEWNET
+		}
+		if len(r.ReadOnly) > 0 {
+			flags |= syscall.CLONE_NEWNS
+		}
+		attr := nsAttrFlags(flags)
 		if old := cmd.SysProcAttr; old != nil {
 			attr.Setpgid, attr.Pgid, attr.Setsid, attr.Setctty = old.Setpgid, old.Pgid, old.Setsid, old.Setctty
 		}
@@ -199,6 +239,10 @@ func helper(args []string) error {
 	argv := args[3:]
 	path := args[2]
 	caps := Capabilities{LandlockABI: landlockABI(), UserNS: cfg.NetNS}
+	// Mounts first: once Landlock is on, the mount table cannot change.
+	if err := mountReadOnly(cfg.ReadOnly); err != nil {
+		return err
+	}
 	if caps.LandlockABI > 0 {
 		if err := restrict(cfg, caps); err != nil {
 			return fmt.Errorf("cannot apply Landlock: %v", err)
@@ -233,3 +277,63 @@ func restrict(cfg Config, caps Capabilities) error {
 	}
 	return lc.Restrict(rules...)
 }
+
+// protectedIn lists the ProtectedNames that exist in the roots, by real path (the
+// mount and Landlock rules both follow symlinks).
+func protectedIn(roots []string) []string {
+	var out []string
+	for _, root := range roots {
+		for _, name := range ProtectedNames {
+			p := filepath.Join(root, name)
+			if real, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, real) {
+				out = append(out, real)
+			}
+		}
+	}
+	return out
+}
+
+// mountReadOnly bind-mounts each path read-only onto itself, in the helper's own
+// mount namespace (private, so nothing reaches the host's). A remount inside a user
+// namespace must keep the flags the kernel locked on the original mount (nosuid,
+// nodev, noexec, atime), so they are read back with statfs and kept.
+func mountReadOnly(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("cannot make the mount namespace private: %v", err)
+	}
+	for _, p := range paths {
+		if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return fmt.Errorf("cannot keep %s read-only (bind mount: %v)", p, err)
+		}
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(p, &st); err != nil {
+			return fmt.Errorf("cannot keep %s read-only (statfs: %v)", p, err)
+		}
+		flags := uintptr(syscall.MS_REMOUNT | syscall.MS_BIND | syscall.MS_RDONLY)
+		for _, f := range []struct{ st, ms uintptr }{
+			{stNosuid, syscall.MS_NOSUID}, {stNodev, syscall.MS_NODEV}, {stNoexec, syscall.MS_NOEXEC},
+			{stNoatime, syscall.MS_NOATIME}, {stNodiratime, syscall.MS_NODIRATIME}, {stRelatime, syscall.MS_RELATIME},
+		} {
+			if uintptr(st.Flags)&f.st != 0 {
+				flags |= f.ms
+			}
+		}
+		if err := syscall.Mount("", p, "", flags, ""); err != nil {
+			return fmt.Errorf("cannot keep %s read-only (remount: %v)", p, err)
+		}
+	}
+	return nil
+}
+
+// The statfs f_flags bits (ST_* in statvfs.h), which the syscall package lacks.
+const (
+	stNosuid     = 0x2
+	stNodev      = 0x4
+	stNoexec     = 0x8
+	stNoatime    = 0x400
+	stNodiratime = 0x800
+	stRelatime   = 0x1000
+)

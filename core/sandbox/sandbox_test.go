@@ -142,3 +142,61 @@ func TestPlanIsHonest(t *testing.T) {
 		t.Fatalf("network %s without a note: %+v", r.Network, r)
 	}
 }
+
+// In workspace-write, .git and .agentbox stay read-only (issue 15.2): the command can
+// write the workspace but not the git config or hooks, nor agentbox's project config,
+// and cannot move them aside. Without user namespaces the report must say so.
+func TestWorkspaceWriteKeepsGovernanceReadOnly(t *testing.T) {
+	needLandlock(t)
+	ws, tmp := t.TempDir(), t.TempDir()
+	for _, f := range []string{".git/config", ".git/hooks/README", ".agentbox/config.json"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("orig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Config{Mode: WorkspaceWrite, Roots: []string{ws}, TempDir: tmp}
+	r := Plan(cfg)
+	if !Probe().UserNS {
+		if len(r.ReadOnly) != 0 || !strings.Contains(strings.Join(r.Notes, " "), "can NOT be kept read-only") {
+			t.Fatalf("without user namespaces the report must say .git is not protected: %+v", r)
+		}
+		t.Skip("user namespaces are unavailable: .git cannot be kept read-only here (the report says so)")
+	}
+	if len(r.ReadOnly) != 2 {
+		t.Fatalf("report: %+v, want .git and .agentbox read-only", r)
+	}
+	if out, err := run(t, cfg, ws, "echo ok > a.txt && mkdir -p src && echo ok > src/b.txt"); err != nil {
+		t.Fatalf("an ordinary write failed: %v\n%s", err, out)
+	}
+	for _, script := range []string{
+		"echo '[core]' >> .git/config",
+		"echo 'touch pwned' > .git/hooks/pre-commit",
+		"rm -f .git/config",
+		"mv .git moved",
+		"rm -rf .git",
+		"echo '{}' > .agentbox/config.json",
+		"mkdir .agentbox/skills",
+		"cd .git && echo x > config",
+	} {
+		if out, err := run(t, cfg, ws, script); err == nil {
+			t.Errorf("%q succeeded in workspace-write:\n%s", script, out)
+		}
+	}
+	for _, f := range []string{".git/config", ".agentbox/config.json"} {
+		if b, err := os.ReadFile(filepath.Join(ws, f)); err != nil || string(b) != "orig\n" {
+			t.Errorf("%s changed: %q %v", f, b, err)
+		}
+	}
+	for _, f := range []string{".git/hooks/pre-commit", "moved", "pwned"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s was created", f)
+		}
+	}
+	// Read-only mode is unaffected, and a root without .git has nothing to protect.
+	if r := Plan(Config{Mode: WorkspaceWrite, Roots: []string{t.TempDir()}}); len(r.ReadOnly) != 0 {
+		t.Errorf("a root without .git: %+v", r)
+	}
+}
