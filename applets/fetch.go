@@ -65,6 +65,18 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// download_to is decided before anything is fetched: a refused destination costs
+	// no request, and nothing downloaded waits on a question.
+	var saveTo core.Path
+	var saveDecision core.Decision
+	if f.DownloadTo != "" {
+		if saveTo, err = env.Resolve(f.DownloadTo); err != nil {
+			return nil, err
+		}
+		if saveDecision, err = env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: saveTo.Abs, Summary: fmt.Sprintf("save %s to %s", u.String(), saveTo.Abs)}); err != nil {
+			return nil, err
+		}
+	}
 	if err := capCalls(ctx, env, "fetch", "AGENTBOX_FETCH_CAP", FetchSessionCap); err != nil {
 		return nil, err
 	}
@@ -143,16 +155,8 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	meta := map[string]any{"decision": d}
 	if f.DownloadTo != "" {
-		p, err := env.Resolve(f.DownloadTo)
-		if err != nil {
-			return nil, err
-		}
-		wd, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: p.Abs, Summary: fmt.Sprintf("save %s to %s (%d bytes)", res.FinalURL, p.Abs, len(raw))})
-		if err != nil {
-			return nil, err
-		}
-		meta["download_decision"] = wd
-		info, err := env.WS.WriteAtomic(p, raw, core.WriteOptions{CreateDirs: true})
+		meta["download_decision"] = saveDecision
+		info, err := env.WS.WriteAtomic(saveTo, raw, core.WriteOptions{CreateDirs: true})
 		if err != nil {
 			return nil, err
 		}

@@ -33,6 +33,9 @@ type SkillList struct {
 	Skills []SkillInfo `json:"skills"`
 	// Problems lists SKILL.md files that could not be used, one line each.
 	Problems []string `json:"problems,omitempty"`
+	// Denied counts the skills left out because the permission policy does not allow
+	// reading their SKILL.md (neither their name nor their text is shown).
+	Denied int `json:"denied,omitempty"`
 }
 
 // SkillBody is the result of `skill load`.
@@ -113,6 +116,11 @@ func searchedDirs(env *core.Env) string {
 func discoverSkills(env *core.Env) SkillList {
 	var out SkillList
 	seen := map[string]bool{}
+	// Every SKILL.md is decided for reading, like a file a walk visits.
+	var denied func(abs string, isDir bool) bool
+	if g, ok := env.Gate.(*core.PolicyGate); ok {
+		denied = g.ReadFilter(env)
+	}
 	for _, d := range skillDirs(env) {
 		if d.source == "project" {
 			// A project's skill folder is the repository's content: it must really be
@@ -137,6 +145,10 @@ func discoverSkills(env *core.Env) SkillList {
 				continue
 			}
 			p := core.Path{Abs: filepath.Join(root.Abs, e.Name(), "SKILL.md"), Root: root.Root, Rel: filepath.Join(e.Name(), "SKILL.md")}
+			if denied != nil && (denied(filepath.Dir(p.Abs), true) || denied(p.Abs, false)) {
+				out.Denied++
+				continue
+			}
 			f, _, err := ws.OpenRegular(p)
 			if err != nil {
 				continue

@@ -15,7 +15,22 @@ func ShellSplit(line string) (*Analysis, error) {
 		for _, r := range c.Redirects {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: r.Op, Target: r.Target, Partial: r.Partial})
 		}
+		// Files written through operands (tee, cp, sed -i, git config, ...) are decided
+		// like the target of a redirection.
+		for _, t := range shell.WriteTargets(c.Argv) {
+			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
+		}
 		out.Commands = append(out.Commands, sc)
 	}
 	return out, nil
+}
+
+// partialWord reports whether the argument word t of argv is only a literal prefix.
+func partialWord(argv []string, partial []bool, t string) bool {
+	for i, a := range argv {
+		if i < len(partial) && partial[i] && (a == t || a == "of="+t) {
+			return true
+		}
+	}
+	return false
 }

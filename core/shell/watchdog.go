@@ -387,6 +387,83 @@ func hasFlag(args []string, short, long string) bool {
 	return false
 }
 
+// WriteTargets lists the files a simple command writes by its operands rather than by
+// a redirection: tee and truncate operands, the destination of cp, mv, install, ln,
+// rsync and scp, the files of sed -i and perl -i, dd's of=, and the config file that
+// `git config NAME VALUE` changes (.git/config, or ~/.gitconfig with --global). The
+// policy decides each as an fs.write of that path, like a redirection's target.
+func WriteTargets(argv []string) []string {
+	if len(argv) == 0 {
+		return nil
+	}
+	name, args := path.Base(argv[0]), argv[1:]
+	switch name {
+	case "dd":
+		var out []string
+		for _, a := range args {
+			if of, ok := strings.CutPrefix(a, "of="); ok {
+				out = append(out, of)
+			}
+		}
+		return out
+	case "git":
+		return gitConfigWrites(args)
+	}
+	return writeTargets(name, args)
+}
+
+// gitConfigWrites is the file `git [global options] config ...` writes, if it writes.
+func gitConfigWrites(args []string) []string {
+	dir := ""
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch args[i] {
+		case "-C":
+			if i+1 < len(args) {
+				dir = args[i+1]
+			}
+			i++
+		case "-c", "--git-dir", "--work-tree", "--namespace", "--config-env":
+			i++
+		}
+	}
+	if i >= len(args) || args[i] != "config" {
+		return nil
+	}
+	file, operands, writes := ".git/config", 0, false
+	rest := args[i+1:]
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		switch {
+		case a == "--global":
+			file = "~/.gitconfig"
+		case a == "--system":
+			file = "/etc/gitconfig"
+		case a == "-f" || a == "--file":
+			if k+1 < len(rest) {
+				file = rest[k+1]
+				k++
+			}
+		case strings.HasPrefix(a, "--file="):
+			file = a[len("--file="):]
+		case a == "--add" || a == "--replace-all" || a == "--unset" || a == "--unset-all" || a == "-e" || a == "--edit" ||
+			a == "--rename-section" || a == "--remove-section" || a == "set" || a == "unset" || a == "edit" ||
+			a == "rename-section" || a == "remove-section":
+			writes = true
+		case strings.HasPrefix(a, "-"):
+		default:
+			operands++
+		}
+	}
+	if !writes && operands < 2 {
+		return nil
+	}
+	if dir != "" && !strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "~") {
+		file = path.Join(dir, file)
+	}
+	return []string{file}
+}
+
 // writeTargets lists the files a command writes by its operands.
 func writeTargets(name string, args []string) []string {
 	var out []string

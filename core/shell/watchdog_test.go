@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -336,5 +337,38 @@ func TestWatchdogConfigurable(t *testing.T) {
 	}
 	if v := Check(nil, Config{Strict: true}); v.Action != Deny {
 		t.Errorf("nil analysis in strict mode = %s", v.Action)
+	}
+}
+
+// WriteTargets finds the files a command writes through its operands; the policy
+// decides each like a redirection's target (issue 15: tee, cp, sed -i and git config
+// onto .git/config, .git/hooks or ~/.bashrc must not slip past a protected file).
+func TestWriteTargets(t *testing.T) {
+	cases := map[string][]string{
+		"tee -a .agentbox/config.json":            {".agentbox/config.json"},
+		"cp ok.txt .git/hooks/pre-commit":         {".git/hooks/pre-commit"},
+		"sed -i s/a/b/ .git/config":               {".git/config"},
+		"dd if=x of=/home/u/.bashrc":              {"/home/u/.bashrc"},
+		"git config core.fsmonitor x":             {".git/config"},
+		"git -C sub config alias.st !x":           {"sub/.git/config"},
+		"git config --global alias.st !x":         {"~/.gitconfig"},
+		"git config --file cfg --unset a.b":       {"cfg"},
+		"git config set core.pager x":             {".git/config"},
+		"git config core.fsmonitor":               nil,
+		"git config --get core.fsmonitor":         nil,
+		"git config -l":                           nil,
+		"git -c core.pager=cat status":            nil,
+		"cat .git/config":                         nil,
+		"git config --unset core.fsmonitor":       {".git/config"},
+		"git --git-dir=.git config core.editor x": {".git/config"},
+	}
+	for line, want := range cases {
+		a, err := Analyze(line)
+		if err != nil || len(a.Commands) != 1 {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := WriteTargets(a.Commands[0].Argv); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
 	}
 }
