@@ -162,7 +162,7 @@ func bashJobs(env *core.Env) (*proc.Jobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &proc.Jobs{Dir: filepath.Dir(p), Self: env.Executable}, nil
+	return &proc.Jobs{Dir: filepath.Dir(p), Self: env.Executable, MaxAge: env.Session.SidecarMaxAge}, nil
 }
 
 type bashCwd struct {

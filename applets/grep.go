@@ -106,7 +106,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
 	}
-	p, err := env.Resolve(g.Path)
+	p, err := env.ResolveRead(g.Path)
 	if err != nil {
 		return nil, err
 	}

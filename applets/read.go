@@ -74,7 +74,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := env.Resolve(r.FilePath)
+	p, err := env.ResolveRead(r.FilePath)
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,15 @@ func (e *Env) ReadyToSpawn() {
 // Resolve resolves a path argument against the working directory and the workspace.
 func (e *Env) Resolve(p string) (Path, error) { return e.WS.Resolve(e.Cwd, p) }
 
+// ResolveRead resolves a path an applet only reads: the workspace, and the current
+// session's sidecar folders (output_path files of bash, read, grep, ...), read-only.
+func (e *Env) ResolveRead(p string) (Path, error) {
+	if e.Session != nil && e.WS != nil && e.WS.ReadOnly == nil {
+		e.WS.ReadOnly = e.Session.ReadableDirs()
+	}
+	return e.WS.ResolveRead(e.Cwd, p)
+}
+
 // Request describes a side effect an applet is about to perform.
 type Request struct {
 	Applet     string // the applet id (write, edit, bash, ...)

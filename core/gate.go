@@ -37,6 +37,9 @@ func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
 			src.Projects = env.WS.Roots
 			penv.Roots = append([]string(nil), env.WS.Roots...)
 		}
+		if env.Session != nil {
+			penv.ReadRoots = env.Session.ReadableDirs()
+		}
 		g.pol, g.err = policy.Load(src, penv)
 		if g.err == nil {
 			g.pol.Split = g.Split

@@ -489,6 +489,7 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	sess.SidecarMaxAge = ParseMaxAge(getenv("AGENTBOX_SIDECAR_MAX_AGE"))
 	dialect := g.Dialect
 	if dialect == "" {
 		dialect = getenv("AGENTBOX_DIALECT")

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -45,6 +46,59 @@ type Session struct {
 	ID  string
 	dir string
 	now func() time.Time
+	// SidecarMaxAge is how long sidecar files (output_path) are kept: a later spill
+	// removes older ones, at most once an hour. Zero means DefaultSidecarMaxAge.
+	SidecarMaxAge time.Duration
+}
+
+// DefaultSidecarMaxAge is how long sidecar and finished job files are kept
+// (AGENTBOX_SIDECAR_MAX_AGE overrides it).
+const DefaultSidecarMaxAge = 24 * time.Hour
+
+// ParseMaxAge reads AGENTBOX_SIDECAR_MAX_AGE: a Go duration ("6h", "30m") or a number of
+// hours; "" or a bad value is the default.
+func ParseMaxAge(v string) time.Duration {
+	if v == "" {
+		return DefaultSidecarMaxAge
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	if h, err := strconv.ParseFloat(v, 64); err == nil && h > 0 && h < 1e6 {
+		return time.Duration(h * float64(time.Hour))
+	}
+	return DefaultSidecarMaxAge
+}
+
+// sweepSpill removes the session's sidecar files older than SidecarMaxAge. It runs at
+// most once an hour (the mtime of spill/.swept says when it last ran), so a spill
+// costs one stat in the common case.
+func (s *Session) sweepSpill(dir string) {
+	maxAge := s.SidecarMaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultSidecarMaxAge
+	}
+	now := s.now()
+	stamp := filepath.Join(dir, ".swept")
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < time.Hour && now.Sub(fi.ModTime()) < maxAge {
+		return
+	}
+	if f, err := os.OpenFile(stamp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		f.Close()
+		_ = os.Chtimes(stamp, now, now)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() == ".swept" || e.IsDir() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > maxAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // NewSession returns the session id under stateHome (the directory that holds
@@ -80,6 +134,17 @@ func (s *Session) SharedDir(name string) (string, error) {
 	return d, nil
 }
 
+// ReadableDirs are the session's folders an agent may read back: the sidecar files of
+// output_path (spill) and the output of background jobs (jobs). Another session's
+// folders are not among them. The paths are symlink-resolved like workspace roots.
+func (s *Session) ReadableDirs() []string {
+	dir := s.dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return []string{filepath.Join(dir, "spill"), filepath.Join(dir, "jobs")}
+}
+
 // Path returns a path inside the session directory (creating the directory).
 func (s *Session) Path(parts ...string) (string, error) {
 	d, err := s.Dir()
@@ -103,6 +168,7 @@ func (s *Session) Spill(applet string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.sweepSpill(filepath.Dir(p))
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		return "", Errorf(CodeIOError, "cannot write the spill file %s: %v", p, err)
 	}
@@ -118,6 +184,7 @@ func (s *Session) SpillFile(applet string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sweepSpill(filepath.Dir(p))
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
 

@@ -25,6 +25,10 @@ import (
 // root at the system-call level, so a race cannot smuggle a path out either.
 type Workspace struct {
 	Roots []string // absolute, cleaned, symlinks resolved
+	// ReadOnly are extra roots for reading only (ResolveRead): the current session's
+	// sidecar folders, so an output_path can be read and searched. Resolve, which
+	// every write uses, never returns a path in them.
+	ReadOnly []string
 
 	mu     sync.Mutex
 	opened map[string]*os.Root
@@ -109,6 +113,25 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 		}
 	}
 	return Path{}, Errorf(CodeOutsideWorkspace, "%s is outside the workspace (roots: %s); use a path inside a root, or start agentbox with --root to widen the workspace", abs, strings.Join(w.Roots, ", "))
+}
+
+// ResolveRead is Resolve for an applet that only reads: a path inside one of the
+// ReadOnly roots (reached without a symlink) is accepted too.
+func (w *Workspace) ResolveRead(cwd, p string) (Path, error) {
+	path, err := w.Resolve(cwd, p)
+	if err == nil || len(w.ReadOnly) == 0 || AsError(err).Code != CodeOutsideWorkspace {
+		return path, err
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = filepath.Clean(abs)
+	ro := &Workspace{Roots: w.ReadOnly}
+	if rp, ok := ro.lexical(abs); ok && realPrefix(abs) == abs {
+		return rp, nil
+	}
+	return path, err
 }
 
 func (w *Workspace) lexical(abs string) (Path, bool) {

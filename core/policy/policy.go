@@ -275,10 +275,21 @@ func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
 	for _, f := range forms {
 		c := base
 		c.Path, c.Display = f, f
-		c.Inside = p.inside(f)
+		c.Inside = p.inside(f) || c.Capability == CapFSRead && p.insideRead(f)
 		out = append(out, c)
 	}
 	return out
+}
+
+// insideRead reports whether abs is in one of the read-only roots (the session's
+// sidecar folders).
+func (p *Policy) insideRead(abs string) bool {
+	for _, r := range p.Env.ReadRoots {
+		if _, ok := within(r, abs); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) inside(abs string) bool {

@@ -87,6 +87,9 @@ var capKinds = map[string]kind{
 type Env struct {
 	Home  string   // for ~/ anchors
 	Roots []string // workspace roots, absolute and cleaned
+	// ReadRoots are read like the workspace (the session's sidecar folders): a read
+	// there is inside; a write is not.
+	ReadRoots []string
 }
 
 // Compile checks and compiles one rule; the error says what is wrong with it.

@@ -32,6 +32,8 @@ const DefaultJobMaxAge = 24 * time.Hour
 type Jobs struct {
 	Dir  string // created 0700 if missing
 	Self string // the binary to run as supervisor; "" = os.Executable()
+	// MaxAge is how long a finished job's files are kept; zero means DefaultJobMaxAge.
+	MaxAge time.Duration
 }
 
 // StartOptions describe a background command.
@@ -105,7 +107,11 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
 		return nil, err
 	}
-	j.Cleanup(DefaultJobMaxAge)
+	maxAge := j.MaxAge
+	if maxAge <= 0 {
+		maxAge = DefaultJobMaxAge
+	}
+	j.Cleanup(maxAge)
 	if o.Bash == "" {
 		var err error
 		if o.Bash, err = FindBash(lookupEnv(CleanEnv(o.BaseEnv, o.Env), "PATH")); err != nil {
