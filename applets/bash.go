@@ -400,3 +400,17 @@ func jobStatus(j *proc.Job) string {
 	}
 	return j.State
 }
+
+// ActionFields implements core.ActionFields: what each action uses, so a field it
+// would ignore is refused instead.
+func (b *Bash) ActionFields() (string, map[string][]string) {
+	return "bash", map[string][]string{
+		"run": {"command", "timeout", "timeout_ms", "timeout_s", "working_dir", "run_in_background",
+			"background_timeout", "env", "stdin", "sandbox"},
+		"list":   {},
+		"output": {"job_id", "offset"},
+		"wait":   {"job_id", "wait_ms"},
+		"input":  {"job_id", "stdin", "eof"},
+		"kill":   {"job_id"},
+	}
+}

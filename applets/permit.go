@@ -440,3 +440,13 @@ func (r PermitRevoke) RenderText(p *core.Printer) {
 		p.Printf("revoked %s  %s %q\n", g.ID, g.Permission, g.Pattern)
 	}
 }
+
+// ActionFields implements core.ActionFields.
+func (p *Permit) ActionFields() (string, map[string][]string) {
+	return "permit", map[string][]string{
+		"request": {"target", "target_type", "level", "recursive", "description", "reason", "scope", "applet"},
+		"check":   {"target", "target_type", "level", "recursive", "applet"},
+		"list":    {},
+		"revoke":  {"ids", "target"},
+	}
+}

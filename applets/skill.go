@@ -283,3 +283,16 @@ func (b SkillBody) RenderText(p *core.Printer) {
 		p.Println()
 	}
 }
+
+// ActionFields implements core.ActionFields.
+func (s *Skill) ActionFields() (string, map[string][]string) {
+	return "skill", map[string][]string{"list": {}, "load": {"name"}}
+}
+
+// InferAction implements core.ActionInferrer: a name alone loads that skill.
+func (s *Skill) InferAction(present map[string]bool) string {
+	if present["name"] {
+		return "load"
+	}
+	return ""
+}

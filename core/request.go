@@ -69,8 +69,16 @@ func FillParams(obj map[string]any, cmd Command) error {
 	if err := p.Canonicalize(obj, ""); err != nil {
 		return err
 	}
+	present := make(map[string]bool, len(obj))
+	for k := range obj {
+		present[k] = true
+	}
 	p.ApplyDefaults(obj)
 	if err := p.Validate(obj); err != nil {
+		return err
+	}
+	action, _ := obj["action"].(string)
+	if err := checkActionFields(cmd, present, action); err != nil {
 		return err
 	}
 	b, err := json.Marshal(obj)
