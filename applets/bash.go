@@ -26,7 +26,7 @@ const (
 
 // Bash runs a command line, or acts on background jobs.
 type Bash struct {
-	Command           string            `json:"command" alias:"cmd,script" arg:"" optional:"" help:"the bash command line to run (bash --noprofile --norc -c)"`
+	Command           string            `json:"command" alias:"cmd,script" arg:"" optional:"" schema:"maxLength=131072" help:"the bash command line to run (bash --noprofile --norc -c)"`
 	TimeoutMs         int               `json:"timeout" default:"120000" schema:"min=0,max=600000" help:"timeout in milliseconds, max 600000; a value below 1000 is taken as seconds (120 is two minutes); on timeout the whole process group is killed; the result reports the effective timeout_ms"`
 	TimeoutMsExact    *int              `json:"timeout_ms" schema:"min=1000,max=600000" help:"the timeout in milliseconds, always (instead of timeout)"`
 	TimeoutS          *int              `json:"timeout_s" schema:"min=1,max=600" help:"the timeout in seconds (instead of timeout)"`

@@ -271,7 +271,7 @@ func editFailure(path string, err error, multi bool) error {
 		switch f.Kind {
 		case "ambiguous":
 			code = core.CodeAmbiguousMatch
-			details["lines"] = f.Lines
+			details["lines"] = f.Lines[:min(len(f.Lines), 100)] // the first 100; the message says how many
 		default:
 			code = core.CodeNoMatch
 			if f.Nearest != nil {

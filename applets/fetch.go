@@ -33,7 +33,7 @@ const (
 
 // Fetch gets a URL and returns readable text.
 type Fetch struct {
-	URL        string `json:"url" alias:"uri,link" arg:"" required:"" help:"the http(s) URL to fetch"`
+	URL        string `json:"url" alias:"uri,link" arg:"" required:"" schema:"maxLength=8192" help:"the http(s) URL to fetch"`
 	Method     string `json:"method" enum:"GET,HEAD" default:"GET" help:"GET, or HEAD for the headers only"`
 	Format     string `json:"format" enum:"markdown,raw" default:"markdown" help:"markdown turns HTML into readable Markdown; raw returns the decoded body as it is"`
 	TimeoutMs  int    `json:"timeout_ms" alias:"timeout" default:"15000" schema:"min=1000,max=120000" help:"timeout for the whole call in milliseconds"`

@@ -20,7 +20,7 @@ const GlobTimeBudget = 20 * time.Second
 
 // Glob finds files by pattern.
 type Glob struct {
-	Pattern       string `json:"pattern" alias:"glob,glob_pattern" arg:"" required:"" help:"doublestar pattern: * within a folder, ** across folders, ?, [abc], [!abc], {a,b} (e.g. **/*.go, src/**/*.{ts,tsx})"`
+	Pattern       string `json:"pattern" alias:"glob,glob_pattern" arg:"" required:"" schema:"maxLength=4096" help:"doublestar pattern: * within a folder, ** across folders, ?, [abc], [!abc], {a,b} (e.g. **/*.go, src/**/*.{ts,tsx})"`
 	Path          string `json:"path" alias:"dir,directory,cwd" arg:"" optional:"" default:"." help:"the directory the pattern is relative to"`
 	Limit         int    `json:"limit" alias:"max_results,head_limit" default:"1000" schema:"min=1" help:"maximum files to return (newest first)"`
 	IncludeHidden bool   `json:"include_hidden" alias:"hidden" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`

@@ -25,7 +25,7 @@ const (
 
 // Grep searches file contents with a regular expression.
 type Grep struct {
-	Pattern      string `json:"pattern" alias:"regex,query" arg:"" required:"" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
+	Pattern      string `json:"pattern" alias:"regex,query" arg:"" required:"" schema:"maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
 	Path         string `json:"path" alias:"dir,directory" arg:"" optional:"" default:"." help:"file or directory to search"`
 	Glob         string `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
 	Type         string `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`

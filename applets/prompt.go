@@ -13,7 +13,7 @@ import (
 type Prompt struct {
 	Format string `json:"format" alias:"provider" enum:"markdown,json,openai,openai-responses,anthropic,gemini,gemini-legacy,mcp" default:"markdown" help:"output shape: markdown (system-prompt section), json (full catalog), or a provider's tools array"`
 	Tools  string `json:"tools" help:"comma-separated tool names to include (default: all)"`
-	Search string `json:"search" alias:"query" help:"return only the tools that best match this query (tool_search); select:read,edit picks by name"`
+	Search string `json:"search" alias:"query" schema:"maxLength=1024" help:"return only the tools that best match this query (tool_search); select:read,edit picks by name"`
 	Limit  int    `json:"limit" default:"5" schema:"min=1" help:"with search: at most this many tools"`
 	Strict bool   `json:"strict" help:"the provider's strict schema variant (openai, openai-responses: every property required, optional ones nullable; anthropic: strict: true with its schema subset)"`
 	// Dialect is a JSON field only: on the command line --dialect is the global flag,

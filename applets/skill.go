@@ -17,7 +17,7 @@ import (
 // name and a description (reference 002's skill, reference 000's list_skills).
 type Skill struct {
 	Action string `json:"action" arg:"" optional:"" enum:"list,load" default:"list" help:"list the available skills, or load one skill's body"`
-	Name   string `json:"name" arg:"" optional:"" alias:"skill,skill_name" help:"the skill to load (a name alone loads it: {\"name\": \"deploy\"})"`
+	Name   string `json:"name" arg:"" optional:"" alias:"skill,skill_name" schema:"maxLength=256" help:"the skill to load (a name alone loads it: {\"name\": \"deploy\"})"`
 }
 
 // SkillInfo describes one discovered skill.

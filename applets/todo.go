@@ -11,7 +11,7 @@ import (
 // TodoItem is one entry of the session's todo list (reference 002's locked todo tool).
 type TodoItem struct {
 	ID         string `json:"id,omitempty" help:"optional stable id; unique within the list"`
-	Content    string `json:"content" alias:"text,title" schema:"required,minLength=1" help:"what to do, imperative (\"Run the tests\")"`
+	Content    string `json:"content" alias:"text,title" schema:"required,minLength=1,maxLength=4000" help:"what to do, imperative (\"Run the tests\")"`
 	Status     string `json:"status" enum:"pending,in_progress,completed" schema:"required" help:"pending, in_progress or completed"`
 	ActiveForm string `json:"active_form,omitempty" alias:"activeForm" help:"present-continuous form shown while in progress (\"Running the tests\")"`
 }

@@ -46,7 +46,7 @@ func ErrorEnvelope(e *Error, d int64) Envelope {
 	if e.Details != nil {
 		md["details"] = e.Details
 	}
-	return Envelope{Type: "error", ErrorText: e.Message, Metadata: md}
+	return Envelope{Type: "error", ErrorText: ClipMiddle(e.Message, MaxErrorText), Metadata: boundMeta(md)}
 }
 
 // WriteJSON prints the envelope as one line of JSON. HTML escaping is off: the reader

@@ -1,10 +1,14 @@
 package core
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Sidecar files older than the configured age are removed by a later spill, at most
@@ -56,5 +60,38 @@ func TestSpillSweep(t *testing.T) {
 		if got := ParseMaxAge(v); got != want {
 			t.Errorf("ParseMaxAge(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// An error envelope stays under MaxErrorEnvelope whatever its message and details
+// carry (issue 17.4), and says what it cut.
+func TestErrorEnvelopeBounded(t *testing.T) {
+	lines := make([]int, 200000)
+	for i := range lines {
+		lines[i] = i + 1
+	}
+	e := Errorf(CodeAmbiguousMatch, "%s", strings.Repeat("é", 1<<20)).WithDetails(map[string]any{
+		"lines": lines, "path": strings.Repeat("p", 1<<20), "nested": map[string]any{"s": strings.Repeat("z", 100000)}})
+	var buf bytes.Buffer
+	if err := ErrorEnvelope(e, 1).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() >= MaxErrorEnvelope {
+		t.Fatalf("error envelope of %d bytes", buf.Len())
+	}
+	var env Envelope
+	if err := json.Unmarshal(buf.Bytes(), &env); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(env.ErrorText, "bytes cut") || !utf8.ValidString(env.ErrorText) {
+		t.Errorf("error_text not clipped cleanly: %.100q", env.ErrorText)
+	}
+	if env.Metadata["error_code"] != string(CodeAmbiguousMatch) {
+		t.Errorf("error_code lost: %v", env.Metadata["error_code"])
+	}
+	// A small error is left as it is.
+	small := ErrorEnvelope(Errorf(CodeNotFound, "x does not exist").WithDetails(map[string]any{"lines": []int{1, 2}}), 1)
+	if small.ErrorText != "x does not exist" || len(small.Metadata["details"].(map[string]any)["lines"].([]int)) != 2 {
+		t.Errorf("a small error changed: %+v", small)
 	}
 }

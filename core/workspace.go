@@ -90,6 +90,9 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 		abs = filepath.Join(cwd, abs)
 	}
 	abs = filepath.Clean(abs)
+	if err := checkPathLength(abs); err != nil {
+		return Path{}, err
+	}
 	if path, ok := w.lexical(abs); ok {
 		// Judge where the path really leads: a symlink on the way (leading or nested,
 		// relative or absolute) that lands inside a root gives that real location, which
@@ -686,4 +689,18 @@ func WorkspaceFromURIs(uris []string) *Workspace {
 		return nil
 	}
 	return NewWorkspace(dirs...)
+}
+
+// checkPathLength refuses a path no file system call could take (longer than PATH_MAX,
+// or a component longer than NAME_MAX) before anything is created or echoed back.
+func checkPathLength(abs string) error {
+	if len(abs) > MaxPathBytes {
+		return Errorf(CodeInvalidParams, "the path is %d bytes long (%s); paths are at most %d bytes, so pass a shorter path", len(abs), ClipMiddle(abs, 120), MaxPathBytes)
+	}
+	for _, c := range strings.Split(abs, string(filepath.Separator)) {
+		if len(c) > 255 {
+			return Errorf(CodeInvalidParams, "a component of the path is %d bytes long (%s); file names are at most 255 bytes", len(c), ClipMiddle(c, 80))
+		}
+	}
+	return nil
 }

@@ -531,10 +531,18 @@ func nearest(t text, want []string, lo, hi int) *Nearest {
 	return r
 }
 
+// joinInts lists line numbers for a message: the first 20, then how many more, so a
+// text that matches 200,000 places still gets a short error.
 func joinInts(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
+	const show = 20
+	n := min(len(xs), show)
+	parts := make([]string, n)
+	for i, x := range xs[:n] {
+		parts[i] = fmt.Sprint(x)
 	}
-	return strings.Join(s, ", ")
+	out := strings.Join(parts, ", ")
+	if len(xs) > show {
+		out += fmt.Sprintf(" and %d more", len(xs)-show)
+	}
+	return out
 }

@@ -499,12 +499,20 @@ func Visible(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// joinInts lists line numbers for a message: the first 20, then how many more, so a
+// text that matches 200,000 places still gets a short error.
 func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
+	const show = 20
+	n := min(len(xs), show)
+	parts := make([]string, n)
+	for i, x := range xs[:n] {
 		parts[i] = fmt.Sprint(x)
 	}
-	return strings.Join(parts, ", ")
+	out := strings.Join(parts, ", ")
+	if len(xs) > show {
+		out += fmt.Sprintf(" and %d more", len(xs)-show)
+	}
+	return out
 }
 
 func trimLines(lines []string) string {
