@@ -79,19 +79,29 @@ func findBash(pathList, self string) (string, error) {
 	if v, ok := bashCache.Load(pathList); ok {
 		return v.(string), nil
 	}
-	if self == "" {
-		self, _ = os.Executable()
-	}
-	var selfInfo os.FileInfo
-	if self != "" {
-		selfInfo, _ = os.Stat(self)
+	// Both the binary the caller names and the one running: a caller's idea of itself
+	// can be stale or wrong, and bash must never be agentbox.
+	var selves []os.FileInfo
+	running, _ := os.Executable()
+	for _, p := range []string{self, running} {
+		if p == "" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil {
+			selves = append(selves, fi)
+		}
 	}
 	try := func(c string) bool {
 		st, err := os.Stat(c)
 		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
 			return false
 		}
-		return selfInfo == nil || !os.SameFile(st, selfInfo)
+		for _, me := range selves {
+			if os.SameFile(st, me) {
+				return false
+			}
+		}
+		return true
 	}
 	for dir := range strings.SplitSeq(pathList, string(os.PathListSeparator)) {
 		if dir == "" || !filepath.IsAbs(dir) {
