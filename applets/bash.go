@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -210,7 +211,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 		env.ReadyToSpawn()
-		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: b.Env, Stdin: b.Stdin,
+		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: b.Env, Stdin: b.Stdin, MaxOutput: jobOutputMax(env),
 			Timeout: time.Duration(b.BackgroundTimeout) * time.Millisecond, Sandbox: sb})
 		if err != nil {
 			return nil, core.Errorf(core.CodeIOError, "%v", err)
@@ -413,4 +414,14 @@ func (b *Bash) ActionFields() (string, map[string][]string) {
 		"input":  {"job_id", "stdin", "eof"},
 		"kill":   {"job_id"},
 	}
+}
+
+// jobOutputMax is AGENTBOX_JOB_OUTPUT_MAX: the cap in bytes of each of a background
+// job's output files (0 or unset: proc.DefaultJobOutputMax).
+func jobOutputMax(env *core.Env) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(env.Getenv("AGENTBOX_JOB_OUTPUT_MAX")), 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

@@ -47,7 +47,14 @@ type StartOptions struct {
 	Grace   time.Duration     `json:"grace,omitempty"`
 	Bash    string            `json:"bash"`
 	Sandbox sandbox.Config    `json:"sandbox"`
+	// MaxOutput caps each of the job's output files (stdout, stderr) in bytes; past it
+	// the rest is read and dropped, with a note at the cut, so a job that prints
+	// forever cannot fill the disk. 0 means DefaultJobOutputMax.
+	MaxOutput int64 `json:"max_output,omitempty"`
 }
+
+// DefaultJobOutputMax is the default cap of a background job's stdout and stderr files.
+const DefaultJobOutputMax = 64 << 20
 
 // Job is a job's state as read from its files.
 type Job struct {
@@ -532,6 +539,22 @@ func supervise(dir string) int {
 	if err != nil {
 		return fail(err)
 	}
+	// The job writes into pipes that capped copiers drain into the files.
+	limit := spec.MaxOutput
+	if limit <= 0 {
+		limit = DefaultJobOutputMax
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	copied := make(chan struct{}, 2)
+	go func() { copyCapped(stdout, outR, limit); copied <- struct{}{} }()
+	go func() { copyCapped(stderr, errR, limit); copied <- struct{}{} }()
 	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
 	cmd.Dir = spec.Dir
 	t := newTree()
@@ -539,7 +562,7 @@ func supervise(dir string) int {
 	becomeSubreaper()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, stdout, stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
 		self, err := os.Executable()
@@ -556,8 +579,8 @@ func supervise(dir string) int {
 		return fail(err)
 	}
 	inR.Close()
-	stdout.Close()
-	stderr.Close()
+	outW.Close()
+	errW.Close()
 	pid := c.pid
 	t.begin(pid)
 	if err := writeJSON(filepath.Join(dir, "pid.json"), pidFile{PID: pid, Supervisor: os.Getpid(), Started: time.Now()}); err != nil {
@@ -587,6 +610,15 @@ func supervise(dir string) int {
 		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
 	case <-sigs: // Jobs.Kill
 		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
+	}
+	// Let the copiers finish what the job wrote; a process that escaped the tree and
+	// still holds a pipe does not hold up the exit record for long.
+	drained := time.After(2 * time.Second)
+	for range 2 {
+		select {
+		case <-copied:
+		case <-drained:
+		}
 	}
 	ef.ExitCode, ef.Signal = exitStatus(werr)
 	ef.Ended = time.Now()
@@ -624,4 +656,23 @@ func pumpStdin(fifo *os.File, w *os.File) {
 			n -= uint32(k)
 		}
 	}
+}
+
+// copyCapped copies r into f until limit bytes, then says so in f at once and reads
+// the rest into nothing, so the writer never blocks and the file never grows past the
+// cap (but for the two notes).
+func copyCapped(f *os.File, r *os.File, limit int64) {
+	defer f.Close()
+	defer r.Close()
+	n, _ := io.Copy(f, io.LimitReader(r, limit))
+	if n < limit {
+		return
+	}
+	var one [1]byte
+	if k, _ := r.Read(one[:]); k == 0 {
+		return // exactly at the cap: nothing was lost
+	}
+	fmt.Fprintf(f, "\n[agentbox: this job's output reached its cap of %d bytes (AGENTBOX_JOB_OUTPUT_MAX); the rest is dropped]\n", limit)
+	dropped, _ := io.Copy(io.Discard, r)
+	fmt.Fprintf(f, "[agentbox: %d bytes were dropped]\n", dropped+1)
 }

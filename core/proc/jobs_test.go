@@ -203,3 +203,37 @@ func TestOldJobsCleanedOnStart(t *testing.T) {
 		}
 	}
 }
+
+// A background job's output files are capped (issue 17.4): `yes` cannot fill the
+// disk; the file says where it was cut and how much was dropped, and the job is not
+// blocked by the cap (it runs to its end).
+func TestJobOutputCapped(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `yes | head -c 5000000; echo done >&2`, Dir: t.TempDir(), MaxOutput: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err = j.Wait(job.ID, 30*time.Second)
+	if err != nil || job.State != "exited" || *job.ExitCode != 0 {
+		t.Fatalf("job: %+v %v", job, err)
+	}
+	b, err := os.ReadFile(job.StdoutPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 100000+300 {
+		t.Errorf("stdout file of %d bytes past a cap of 100000", len(b))
+	}
+	if !strings.Contains(string(b), "reached its cap of 100000 bytes") || !strings.Contains(string(b), "4900000 bytes were dropped") {
+		t.Errorf("no note at the cut: %q", b[max(0, len(b)-300):])
+	}
+	if e, _ := os.ReadFile(job.StderrPath); string(e) != "done\n" {
+		t.Errorf("stderr %q", e)
+	}
+	// Under the cap nothing is added.
+	job, _ = j.Start(StartOptions{Command: `printf 'y\n%.0s' $(seq 10)`, Dir: t.TempDir(), MaxOutput: 20})
+	job, err = j.Wait(job.ID, 30*time.Second)
+	if b, _ := os.ReadFile(job.StdoutPath); err != nil || string(b) != strings.Repeat("y\n", 10) {
+		t.Errorf("exactly at the cap: %q %v", b, err)
+	}
+}
