@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -413,4 +414,47 @@ func (t *Table) fixedTool(name string) *ToolRef {
 		}
 	}
 	return nil
+}
+
+// hintRef finds the applet names an error message tells the model to call: "use
+// glob", "run `skill list`", "with edit".
+var hintRef = regexp.MustCompile("\\b(use|run|with|call|try|Use|Run|With|Call|Try) (`?)(read|write|edit|ls|glob|grep|bash|plan|todo|ask|permit|patch|fetch|search|skill)( (list|load|read|create|update_step))?(`?)\\b")
+
+// DialectHints rewrites the tool names in an error message for a dialect: a model
+// that knows the tools as read_file and list_skills is told to use those, not read and
+// skill list. The agentbox dialect, and a name the dialect has no tool for, are left
+// as they are.
+func (t *Table) DialectHints(dialect, msg string) string {
+	if dialect == "" || dialect == DialectAgentbox {
+		return msg
+	}
+	tools, err := t.DialectTools(dialect)
+	if err != nil || len(tools) == 0 {
+		return msg
+	}
+	plain := map[string]string{}
+	byAction := map[string]string{}
+	for _, r := range tools {
+		if r.Tool == nil {
+			continue
+		}
+		if a, ok := r.Tool.Fixed["action"].(string); ok {
+			byAction[r.Spec.Name+" "+a] = r.Tool.Name
+			continue
+		}
+		if _, seen := plain[r.Spec.Name]; !seen {
+			plain[r.Spec.Name] = r.Tool.Name
+		}
+	}
+	return hintRef.ReplaceAllStringFunc(msg, func(m string) string {
+		g := hintRef.FindStringSubmatch(m)
+		verb, open, applet, action, close := g[1], g[2], g[3], g[5], g[6]
+		if name, ok := byAction[applet+" "+action]; ok && action != "" {
+			return verb + " " + open + name + close
+		}
+		if name, ok := plain[applet]; ok {
+			return verb + " " + open + name + g[4] + close
+		}
+		return m
+	})
 }

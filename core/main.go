@@ -266,6 +266,10 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 
 	elapsed := func() int64 { return host.Now().Sub(start).Milliseconds() }
 	fail := func(e *Error, code int) int {
+		if ref.Tool != nil {
+			// Hints name the tools as this dialect calls them (read_file, list_skills).
+			e.Message = table.DialectHints(ref.Tool.Dialect, e.Message)
+		}
 		if jsonOut {
 			_ = ErrorEnvelope(e, elapsed()).WriteJSON(host.Stdout)
 		} else {
