@@ -56,6 +56,10 @@ func callInProcess(t *testing.T, vars map[string]string, dir, applet string, req
 	if err := dec.Decode(&res.envelope); err != nil || dec.More() {
 		t.Errorf("%s <- %.80q: stdout is not one envelope (%v): %.300q", applet, req, err, res.stdout)
 	}
+	var generic any
+	if json.Unmarshal([]byte(res.stdout), &generic) == nil {
+		assertSnakeCaseKeys(t, applet, "", generic)
+	}
 	if strings.Contains(res.stdout+res.stderr, "goroutine ") || strings.Contains(res.stdout+res.stderr, "panic:") {
 		t.Errorf("%s <- %.80q: printed a Go stack: %.500s", applet, req, res.stdout+res.stderr)
 	}

@@ -52,3 +52,28 @@ func walkSchema(s map[string]any, path string, visit func(path, name string)) {
 		}
 	}
 }
+
+// userKeyed are the envelope fields whose keys are data, not field names: variables,
+// counts per status, headers.
+var userKeyed = map[string]bool{"env": true, "headers": true, "counts": true, "by_status": true}
+
+// assertSnakeCaseKeys checks every key of an envelope the suite produced (issue 17.9:
+// one JSON style, in what is sent as well as in the schemas).
+func assertSnakeCaseKeys(t *testing.T, applet, path string, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !snakeCase.MatchString(k) {
+				t.Errorf("%s: envelope key %s.%s is not snake_case", applet, path, k)
+			}
+			if !userKeyed[k] {
+				assertSnakeCaseKeys(t, applet, path+"."+k, e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			assertSnakeCaseKeys(t, applet, path+"[]", e)
+		}
+	}
+}
