@@ -194,7 +194,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	// The gate runs the watchdog first: it refuses what no permission may allow, the
 	// same decision permit check reports.
-	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir, Env: envNames})
+	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: b.Command, Summary: "run " + b.Command + " in " + dir, Env: envNames, EnvValues: b.Env, Dir: dir})
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ func TestBashWatchdogRefuses(t *testing.T) {
 		}
 	}
 	// An uncertain line runs (flagged) unless strict.
-	r, res, err := bashCall(t, env, `{"command":"X=echo; $X hi"}`)
+	r, res, err := bashCall(t, env, `{"command":"echo hi # \u202e"}`)
 	if err != nil || r.Watchdog == nil || r.Stdout != "hi\n" || !strings.Contains(coretest.Text(res), "watchdog") {
 		t.Fatalf("flagged line: %+v %v", r, err)
 	}
@@ -169,7 +169,7 @@ func withVars(env *core.Env, vars map[string]string) *core.Env {
 }
 
 func TestBashStrictAndConfiguredWatchdog(t *testing.T) {
-	uncertain := `{"command":"X=echo; $X hi"}`
+	uncertain := `{"command":"echo hi # \u202e"}`
 	env := withVars(coretest.Env(t, "bash"), map[string]string{"AGENTBOX_BASH_STRICT": "1"})
 	if _, _, err := bashCall(t, env, uncertain); err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "Strict mode") {
 		t.Errorf("AGENTBOX_BASH_STRICT=1 let an unanalysable line run: %v", err)
@@ -183,7 +183,7 @@ func TestBashStrictAndConfiguredWatchdog(t *testing.T) {
 	for line, want := range map[string]string{
 		`terraform destroy -auto-approve`: "deny list",
 		`echo x > /srv/data/db`:           "protected",
-		`X=echo; $X hi`:                   "Strict mode",
+		"echo hi # \u202e":                "Strict mode",
 		`rm -rf /`:                        "rm -r on /", // the built-in list still holds
 	} {
 		_, _, err := bashCall(t, env, `{"command":`+quoteJSON(line)+`}`)

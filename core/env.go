@@ -79,6 +79,10 @@ type Request struct {
 	// Own marks a command the tool runs itself on the agent's behalf (killing a
 	// background job): decided by rules and mode, not judged as a shell line.
 	Own bool
+	// Dir is where a command runs (bash's working directory); "" is env.Cwd.
+	Dir string
+	// EnvValues are the values of the variables Env names, for the watchdog.
+	EnvValues map[string]string
 }
 
 // Decision is the gate's verdict, reported in the result's metadata.
@@ -139,7 +143,11 @@ func (DefaultGate) Authorize(_ context.Context, env *Env, req Request) (Decision
 		if err != nil {
 			return Decision{Action: "deny", Reason: err.Error()}, Errorf(CodeInvalidParams, "%v", err)
 		}
-		flagged = pol.WatchdogVerdict(policy.Request{Applet: req.Applet, Capability: req.Capability, Target: req.Target})
+		cwd := req.Dir
+		if cwd == "" {
+			cwd = env.Cwd
+		}
+		flagged = pol.WatchdogVerdict(policy.Request{Applet: req.Applet, Capability: req.Capability, Target: req.Target, Cwd: cwd, EnvValues: req.EnvValues})
 		if flagged != nil && flagged.Action == shell.Deny {
 			pd := policy.Decision{Action: policy.Deny, Reason: "the watchdog refuses it: " + flagged.Reason, Watchdog: flagged}
 			text := policy.DeniedText(policy.Request{Capability: req.Capability, Target: req.Target}, pd)

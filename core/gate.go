@@ -106,8 +106,12 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 	if err != nil {
 		return Decision{Action: "deny", Reason: err.Error()}, err
 	}
+	cwd := req.Dir
+	if cwd == "" {
+		cwd = env.Cwd
+	}
 	d, err := pol.Authorize(ctx, policy.Request{
-		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: env.Cwd, Env: req.Env, Own: req.Own,
+		Applet: req.Applet, Capability: req.Capability, Target: req.Target, Targets: req.Targets, Summary: req.Summary, Cwd: cwd, Env: req.Env, Own: req.Own, EnvValues: req.EnvValues,
 	}, res)
 	cd := CoreDecision(d)
 	if err != nil {

@@ -293,6 +293,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	p.Mode = m
 	p.ShellWatchdog.Home = env.Home
+	p.Getenv = getenv
 	p.ShellWatchdog.Strict = p.ShellWatchdog.Strict || getenv("AGENTBOX_BASH_STRICT") == "1"
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentbox/agentbox/core/shell"
@@ -58,6 +59,9 @@ type Policy struct {
 	// ConfigFiles are the user config and manifest this policy was read from: protected
 	// from writes like the project's .agentbox folder.
 	ConfigFiles []string
+	// Getenv reads agentbox's own environment, which a command inherits: the watchdog
+	// expands variables a line uses with it. Nil knows no variables.
+	Getenv func(string) string
 	// CodeEnv adds names to CodeLoadingEnv (the configs' watchdog "code_env").
 	CodeEnv []string
 	// Warnings are the project-config settings that were ignored (a mode, trusted
@@ -163,12 +167,39 @@ func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
 	if k != kindCommand {
 		return nil
 	}
-	a, _ := shell.Analyze(req.Target)
+	getenv := func(name string) (string, bool) {
+		if v, ok := req.EnvValues[name]; ok {
+			return v, true
+		}
+		if p.Getenv != nil {
+			if v := p.Getenv(name); v != "" {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	a, _ := shell.AnalyzeIn(req.Target, shell.Context{Home: p.ShellWatchdog.Home, Dir: p.cwd(req.Cwd), Getenv: getenv})
 	v := shell.Check(a, p.ShellWatchdog)
 	if v.Action == shell.Allow {
 		return nil
 	}
+	if v.Action == shell.Deny && slices.Contains(shell.FailClosedRules, v.Rule) && p.allowsExactly(req) {
+		// What the watchdog cannot know, a rule naming this very line has decided.
+		return nil
+	}
 	return &v
+}
+
+// allowsExactly reports an allow rule of the user config or manifest whose pattern is
+// this command line, character for character.
+func (p *Policy) allowsExactly(req Request) bool {
+	for _, r := range p.rules {
+		if r.Action == Allow && (r.Scope == ScopeUser || r.Scope == ScopeManifest) && r.Pattern == req.Target &&
+			(r.Permission == "bash" || r.Permission == CapShellRun) {
+			return true
+		}
+	}
+	return false
 }
 
 // manifestDeny is the host manifest's deny of a request, which outranks everything

@@ -148,6 +148,8 @@ type Request struct {
 	// Own marks a command the tool itself runs on the agent's behalf (bash's kill of
 	// a background job), which the shell watchdog does not judge as a command line.
 	Own bool
+	// EnvValues are the values of Env, so the watchdog can expand them ($X in the line).
+	EnvValues map[string]string
 }
 
 // Decision is a verdict and what made it.

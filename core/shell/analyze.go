@@ -26,6 +26,8 @@ package shell
 import (
 	"fmt"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,6 +37,18 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// Context is what is known about where a line will run: the home directory, the
+// working directory and the environment. With it the analyser expands what can be
+// known without running anything: $HOME, $PWD and the call's variables, assignments
+// and `cd` earlier on the line, `for` loops over literal lists, `set --`, defaults
+// (${X:-/} may be /), $(echo ...), $(pwd) and $(mktemp ...). The zero Context knows
+// only what the line itself says.
+type Context struct {
+	Home   string
+	Dir    string
+	Getenv func(name string) (string, bool)
+}
+
 // Analysis is what Analyze found in one command line.
 type Analysis struct {
 	// Commands lists every simple command, outermost first within each statement.
@@ -42,6 +56,13 @@ type Analysis struct {
 	// Uncertain holds reasons the analysis cannot be trusted to be complete
 	// (computed command names, unparseable input, control characters, ...).
 	Uncertain []string
+	// Unknown lists what cannot be known before the line runs although it decides
+	// what runs: a computed command name, a script computed at run time or fed to an
+	// interpreter from an unknown source. The watchdog refuses such lines (it fails
+	// closed), unlike the other uncertainties, which it only flags.
+	Unknown []string
+	// Home is the home directory the analysis assumed ("" when unknown).
+	Home string
 }
 
 // SimpleCommand is one command a line runs.
@@ -69,6 +90,12 @@ type SimpleCommand struct {
 	Background bool
 	// Func names the innermost function whose body holds the command.
 	Func string
+	// Dir is the directory the command runs in, after any cd earlier on the line; ""
+	// when it cannot be known.
+	Dir string
+	// Loop is set for a command inside a loop that never ends by itself (while true,
+	// until false, for ((;;))).
+	Loop bool
 }
 
 // Redirect is one redirection.
@@ -97,6 +124,9 @@ type word struct {
 
 type analyzer struct {
 	a       *Analysis
+	ctx     Context
+	cwd     string            // the working directory so far ("" unknown)
+	vars    map[string][]word // what each variable may hold, as far as the line says
 	depth   int
 	pipes   int
 	inherit frame         // pipeline and function a nested script's commands belong to
@@ -107,8 +137,11 @@ type analyzer struct {
 // Analyze parses line as bash and reports every simple command in it. It returns an
 // error only when the line cannot be parsed at all; the Analysis is non-nil even
 // then (marked Uncertain), so a caller may judge it either way.
-func Analyze(line string) (*Analysis, error) {
-	z := &analyzer{a: &Analysis{}, reasons: map[string]bool{}}
+func Analyze(line string) (*Analysis, error) { return AnalyzeIn(line, Context{}) }
+
+// AnalyzeIn is Analyze with what is known about where the line runs.
+func AnalyzeIn(line string, ctx Context) (*Analysis, error) {
+	z := &analyzer{a: &Analysis{Home: ctx.Home}, ctx: ctx, cwd: ctx.Dir, vars: map[string][]word{}, reasons: map[string]bool{}}
 	if r, ok := controlChar(line); ok {
 		z.uncertain(fmt.Sprintf("the line contains the control or invisible character %U; write it with $'\\x..' escapes if it is meant", r))
 	}
@@ -134,6 +167,14 @@ func controlChar(s string) (rune, bool) {
 		}
 	}
 	return 0, false
+}
+
+// unknown records something that decides what runs and cannot be known.
+func (z *analyzer) unknown(reason string) {
+	z.uncertain(reason)
+	if !slices.Contains(z.a.Unknown, reason) {
+		z.a.Unknown = append(z.a.Unknown, reason)
+	}
 }
 
 func (z *analyzer) uncertain(reason string) {
@@ -167,6 +208,7 @@ type frame struct {
 	pipe   int    // id of the innermost pipeline, 0 outside one
 	fn     string // innermost enclosing function
 	inPipe bool   // this node is a pipe operator, so its operands are pipeline stages
+	loop   bool   // inside a loop that does not end by itself
 }
 
 // walk visits every node under root, keeping a stack of frames so each statement
@@ -204,6 +246,19 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			}
 		case *syntax.CoprocClause:
 			next.ctx = "coproc"
+		case *syntax.WhileClause:
+			if endless(n) {
+				next.loop = true
+			}
+		case *syntax.ForClause:
+			switch l := n.Loop.(type) {
+			case *syntax.WordIter:
+				z.forIter(l)
+			case *syntax.CStyleLoop:
+				if l.Cond == nil {
+					next.loop = true
+				}
+			}
 		case *syntax.TimeClause:
 			next.ctx = "wrapper:time"
 		case *syntax.Stmt:
@@ -240,13 +295,18 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			}
 		default:
 			if r.Word != nil {
-				w := z.word(r.Word, false)
-				rd.Target, rd.Partial = w.s, !w.known
+				// Every value the target may take is a target (F=~/.profile; > $F).
+				for _, w := range z.words(r.Word) {
+					one := rd
+					one.Target, one.Partial = w.s, !w.known
+					reds = append(reds, one)
+				}
+				continue
 			}
 		}
 		reds = append(reds, rd)
 	}
-	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background, Func: f.fn}
+	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background, Func: f.fn, Dir: z.cwd, Loop: f.loop}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		var argv []word
@@ -254,6 +314,10 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			argv = append(argv, z.words(w)...)
 		}
 		if len(argv) == 0 {
+			// X=value on its own sets X for the rest of the line.
+			for _, as := range cmd.Assigns {
+				z.setVar(as)
+			}
 			if len(reds) > 0 {
 				z.add(proto)
 			}
@@ -264,6 +328,7 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		argv := []word{{s: cmd.Variant.Value, known: true}}
 		for _, as := range cmd.Args {
 			argv = append(argv, z.assign(as))
+			z.setVar(as)
 		}
 		z.command(argv, proto, stdin)
 	default: // compound commands, or a statement that is only redirections (> f)
@@ -320,8 +385,18 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		if shown == "" {
 			shown = "an expansion"
 		}
-		z.uncertain(fmt.Sprintf("the command name is computed at run time (%s...)", shown))
+		z.unknown(fmt.Sprintf("the command name is computed at run time (%s...)", shown))
+	} else if strings.ContainsAny(argv[0].s, "*?[") {
+		// A globbed command name runs whatever the pattern matches.
+		if m := z.glob(argv[0].s); len(m) > 0 {
+			for _, name := range m[:min(len(m), maxBraces)] {
+				again := append([]word{{s: name, known: true}}, argv[1:]...)
+				z.command(again, proto, stdin)
+			}
+			return
+		}
 	}
+	z.track(argv)
 	sc := proto
 	sc.Argv = make([]string, len(argv))
 	sc.Partial = nil
@@ -348,7 +423,13 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		if z.feed == nil {
 			z.feed = map[int]*word{}
 		}
-		z.feed[proto.Pipeline] = feedOf(argv, sc.Redirects, stdin)
+		// A later stage reads what this one prints: known text, or unknown (never
+		// nil, which means "first stage, nothing piped in").
+		fed := feedOf(argv, sc.Redirects, stdin)
+		if fed == nil {
+			fed = &word{}
+		}
+		z.feed[proto.Pipeline] = fed
 	}
 }
 
@@ -387,7 +468,7 @@ func feedOf(argv []word, reds []Redirect, stdin *word) *word {
 // commands inherit the wrapper's pipeline and function.
 func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 	if !w.known {
-		z.uncertain(fmt.Sprintf("%s runs a script computed at run time", wrapper))
+		z.unknown(fmt.Sprintf("%s runs a script computed at run time", wrapper))
 	}
 	if w.s == "" {
 		return
@@ -398,55 +479,362 @@ func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 	z.inherit = saved
 }
 
-// word reduces a word to its literal value, recursing into nothing: nested
-// substitutions are reached by walk. inHdoc selects here-document quoting rules.
+// word reduces a word to its first possible value; words gives them all.
 func (z *analyzer) word(w *syntax.Word, inHdoc bool) word {
-	var b strings.Builder
-	known := true
-	var parts func(ps []syntax.WordPart, quoted bool) bool
-	parts = func(ps []syntax.WordPart, quoted bool) bool {
+	if c := z.cands(w, inHdoc); len(c) > 0 {
+		return c[0]
+	}
+	return word{known: true}
+}
+
+// cands reduces a word to the literal values it may take: one, usually; several when
+// it uses a variable the line sets more than one way or a default (${X:-/} is X's
+// value or /). A value computed at run time keeps only its literal prefix (known
+// false). Nested substitutions are reached by walk, not here.
+func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
+	out := []word{{known: true}}
+	appendAll := func(vals []word) {
+		var next []word
+		for _, o := range out {
+			if !o.known {
+				next = append(next, o)
+				continue
+			}
+			for _, v := range vals {
+				if len(next) >= maxBraces {
+					z.uncertain("a word takes too many values to analyse")
+					break
+				}
+				next = append(next, word{s: o.s + v.s, known: v.known})
+			}
+		}
+		out = next
+	}
+	lit := func(v string) {
+		for i := range out {
+			if out[i].known {
+				out[i].s += v
+			}
+		}
+	}
+	var parts func(ps []syntax.WordPart, quoted bool)
+	parts = func(ps []syntax.WordPart, quoted bool) {
 		for _, p := range ps {
 			switch p := p.(type) {
 			case *syntax.Lit:
 				// A leading ~ stays as written; the watchdog knows it means home.
+				var b strings.Builder
 				unescape(&b, p.Value, quoted)
+				lit(b.String())
 			case *syntax.SglQuoted:
 				if p.Dollar {
-					b.WriteString(ansiC(p.Value))
+					lit(ansiC(p.Value))
 				} else {
-					b.WriteString(p.Value)
+					lit(p.Value)
 				}
 			case *syntax.DblQuoted:
-				if !parts(p.Parts, true) {
-					return false
-				}
+				parts(p.Parts, true)
 			case *syntax.ParamExp:
-				// $HOME at the start of a word is the home directory, written "~"
-				// so paths under it read like the watchdog's lists.
-				if b.Len() != 0 || !isPlainParam(p, "HOME") {
-					known = false
-					return false
+				vals := z.param(p)
+				// $HOME at the start of a word is written "~", so paths under it read
+				// like the watchdog's lists.
+				if isPlainParam(p, "HOME") && len(out) == 1 && out[0].known && out[0].s == "" {
+					vals = []word{{s: "~", known: true}}
 				}
-				b.WriteString("~")
+				appendAll(vals)
+			case *syntax.CmdSubst:
+				appendAll(z.cmdsubst(p))
 			default:
-				known = false
-				return false
+				appendAll([]word{{}})
 			}
 		}
-		return true
 	}
 	parts(w.Parts, inHdoc)
-	return word{s: b.String(), known: known}
+	return out
 }
 
-// words expands braces in w (bounded) and reduces each result.
+// param is what a parameter expansion may give.
+func (z *analyzer) param(p *syntax.ParamExp) []word {
+	unknown := []word{{}}
+	if p.Param == nil || p.NestedParam != nil || p.Excl || p.Length || p.Width || p.Index != nil ||
+		p.Slice != nil || p.Repl != nil || p.Names != 0 {
+		return unknown
+	}
+	vals, set := z.value(p.Param.Value)
+	if p.Exp == nil {
+		if !set {
+			return unknown
+		}
+		return vals
+	}
+	switch p.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		def := []word{{known: true}}
+		if p.Exp.Word != nil {
+			def = z.cands(p.Exp.Word, false)
+		}
+		if set && p.Exp.Op != syntax.DefaultUnsetOrNull && p.Exp.Op != syntax.AssignUnsetOrNull {
+			return vals
+		}
+		if set {
+			var nonEmpty []word
+			for _, v := range vals {
+				if !v.known || v.s != "" {
+					nonEmpty = append(nonEmpty, v)
+				}
+			}
+			if len(nonEmpty) == len(vals) {
+				return vals
+			}
+			return append(nonEmpty, def...)
+		}
+		return append(unknown, def...)
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		alt := []word{{known: true}}
+		if p.Exp.Word != nil {
+			alt = z.cands(p.Exp.Word, false)
+		}
+		return append([]word{{known: true}}, alt...)
+	}
+	return unknown
+}
+
+// value is what the variable name holds, if the line or the context says.
+func (z *analyzer) value(name string) ([]word, bool) {
+	if v, ok := z.vars[name]; ok {
+		return v, true
+	}
+	switch name {
+	case "HOME":
+		if z.ctx.Home != "" {
+			return []word{{s: z.ctx.Home, known: true}}, true
+		}
+		return []word{{s: "~", known: true}}, true
+	case "PWD":
+		if z.cwd != "" {
+			return []word{{s: z.cwd, known: true}}, true
+		}
+	}
+	if z.ctx.Getenv != nil {
+		if v, ok := z.ctx.Getenv(name); ok {
+			return []word{{s: v, known: true}}, true
+		}
+		if isEnvName(name) {
+			return []word{{known: true}}, true // not in the environment: unset, empty
+		}
+	}
+	return nil, false
+}
+
+func isEnvName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// cmdsubst is what $(...) prints, when that is knowable without running anything:
+// echo or printf of literal words, pwd, and mktemp (a fresh name in the temp
+// directory). Anything else is unknown.
+func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
+	unknown := []word{{}}
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 {
+		return unknown
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return unknown
+	}
+	var argv []word
+	for _, a := range call.Args {
+		argv = append(argv, z.word(a, false))
+	}
+	if !argv[0].known {
+		return unknown
+	}
+	switch base(argv[0].s) {
+	case "echo", "printf":
+		args := argv[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0].s, "-") && len(args[0].s) <= 3 {
+			args = args[1:]
+		}
+		j := join(args)
+		if base(argv[0].s) == "printf" && len(args) > 0 {
+			j = args[0]
+		}
+		return []word{{s: strings.TrimRight(j.s, "\n"), known: j.known}}
+	case "pwd":
+		if z.cwd != "" {
+			return []word{{s: z.cwd, known: true}}
+		}
+	case "mktemp":
+		tmp := "/tmp"
+		if z.ctx.Getenv != nil {
+			if t, ok := z.ctx.Getenv("TMPDIR"); ok && t != "" {
+				tmp = t
+			}
+		}
+		return []word{{s: path.Join(tmp, "tmp.mktemp"), known: true}}
+	}
+	return unknown
+}
+
+// setVar records an assignment (X=value, export X=value) for the rest of the line.
+func (z *analyzer) setVar(as *syntax.Assign) {
+	if as == nil || as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	switch {
+	case as.Naked:
+		return
+	case as.Index != nil || as.Array != nil || as.Append:
+		z.vars[name] = []word{{}}
+	case as.Value == nil:
+		z.vars[name] = []word{{known: true}}
+	default:
+		z.vars[name] = z.cands(as.Value, false)
+	}
+}
+
+// forIter sets a for loop's variable to every item of a literal list.
+func (z *analyzer) forIter(l *syntax.WordIter) {
+	if l.Name == nil {
+		return
+	}
+	var vals []word
+	for _, w := range l.Items {
+		vals = append(vals, z.words(w)...)
+	}
+	if len(l.Items) == 0 && !l.InPos.IsValid() {
+		vals, _ = z.value("@")
+	}
+	if len(vals) == 0 {
+		vals = []word{{}}
+	}
+	z.vars[l.Name.Value] = vals
+}
+
+// track follows what a command changes for the rest of the line: cd, set --, read,
+// unset.
+func (z *analyzer) track(argv []word) {
+	name := base(argv[0].s)
+	args := argv[1:]
+	switch name {
+	case "cd", "pushd":
+		var ops []word
+		for _, a := range args {
+			if a.known && strings.HasPrefix(a.s, "-") && a.s != "-" {
+				continue
+			}
+			ops = append(ops, a)
+		}
+		switch {
+		case len(ops) == 0:
+			z.cwd = z.ctx.Home
+		case !ops[0].known || ops[0].s == "-":
+			z.cwd = ""
+		default:
+			z.cwd = z.resolve(ops[0].s)
+		}
+	case "set":
+		if len(args) > 0 && args[0].s == "--" {
+			z.positional(args[1:])
+		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
+			z.positional(args)
+		}
+	case "read", "mapfile", "readarray", "getopts":
+		for _, a := range args {
+			if a.known && isEnvName(a.s) {
+				z.vars[a.s] = []word{{}}
+			}
+		}
+		if len(args) == 0 {
+			z.vars["REPLY"] = []word{{}}
+		}
+	case "unset":
+		for _, a := range args {
+			if a.known && isEnvName(a.s) {
+				z.vars[a.s] = []word{{known: true}}
+			}
+		}
+	}
+}
+
+func (z *analyzer) positional(args []word) {
+	z.vars["@"], z.vars["*"] = args, args
+	z.vars["#"] = []word{{s: strconv.Itoa(len(args)), known: true}}
+	for i, a := range args {
+		z.vars[strconv.Itoa(i+1)] = []word{a}
+	}
+}
+
+// resolve makes a directory operand absolute against the working directory ("" when
+// that cannot be known).
+func (z *analyzer) resolve(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if z.ctx.Home == "" {
+			return ""
+		}
+		p = z.ctx.Home + p[1:]
+	}
+	if !path.IsAbs(p) {
+		if z.cwd == "" {
+			return ""
+		}
+		p = path.Join(z.cwd, p)
+	}
+	return path.Clean(p)
+}
+
+// glob matches a pattern against the real file system, as bash would before running
+// the command; nil when nothing matches (bash then passes the pattern as it is).
+func (z *analyzer) glob(pattern string) []string {
+	abs := pattern
+	if !path.IsAbs(abs) {
+		if z.cwd == "" {
+			return nil
+		}
+		abs = path.Join(z.cwd, abs)
+	}
+	m, err := filepath.Glob(abs)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// endless reports a while or until loop whose condition is a constant true (or, for
+// until, false): it ends only if its body breaks out.
+func endless(w *syntax.WhileClause) bool {
+	if len(w.Cond) != 1 {
+		return false
+	}
+	call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	lit := call.Args[0].Lit()
+	if w.Until {
+		return lit == "false"
+	}
+	return lit == "true" || lit == ":"
+}
+
+// words expands braces in w (bounded) and reduces each result to every value it may
+// take; alternatives count as further words (judged as operands, the worst decides).
 func (z *analyzer) words(w *syntax.Word) []word {
 	if !hasBrace(w) {
-		return []word{z.word(w, false)}
+		return z.cands(w, false)
 	}
 	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
 	if !syntax.SplitBraces(cp) {
-		return []word{z.word(w, false)}
+		return z.cands(w, false)
 	}
 	var out []word
 	for ew, err := range expand.BracesSeq(nil, cp) {
@@ -454,10 +842,10 @@ func (z *analyzer) words(w *syntax.Word) []word {
 			z.uncertain("a brace expansion is too large to analyse")
 			break
 		}
-		out = append(out, z.word(ew, false))
+		out = append(out, z.cands(ew, false)...)
 	}
 	if len(out) == 0 {
-		return []word{z.word(w, false)}
+		return z.cands(w, false)
 	}
 	return out
 }

@@ -2,7 +2,9 @@ package shell
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -48,7 +50,13 @@ type Config struct {
 
 // Rules are the names of the watchdog's rules, for Config.Disable.
 var Rules = []string{"rm-tree", "no-preserve-root", "deny-command", "dd-device", "dd-raw", "perm-tree",
-	"fork-bomb", "remote-exec", "protected-write", "kill-all", "find-delete", "move-tree"}
+	"fork-bomb", "remote-exec", "protected-write", "kill-all", "find-delete", "move-tree", "unknown-command",
+	"unknown-operand", "cron", "disk-tool"}
+
+// FailClosedRules are the refusals of what cannot be known before a line runs: a
+// rule that allows the exact line lets it through (policy.Evaluate), since the
+// person who wrote that rule has read it.
+var FailClosedRules = []string{"unknown-command", "unknown-operand"}
 
 // DefaultConfig returns the built-in lists.
 func DefaultConfig() Config {
@@ -112,7 +120,10 @@ func Check(an *Analysis, cfg Config) Verdict {
 	if an == nil {
 		an = &Analysis{Uncertain: []string{"the line was not analysed"}}
 	}
-	w := watch{cfg: cfg.withDefaults()}
+	w := watch{cfg: cfg.withDefaults(), home: an.Home}
+	if w.cfg.Home != "" {
+		w.home = w.cfg.Home
+	}
 	var flag *Verdict
 	for i := range an.Commands {
 		c := &an.Commands[i]
@@ -125,6 +136,9 @@ func Check(an *Analysis, cfg Config) Verdict {
 				flag = &v
 			}
 		}
+	}
+	if len(an.Unknown) > 0 && w.on("unknown-command") {
+		return deny("unknown-command", "refused: %s. The watchdog judges what it cannot know as the worst it could be: write the command with literal names and arguments, or ask the user to allow this exact line.", strings.Join(an.Unknown, "; "))
 	}
 	if len(an.Uncertain) > 0 {
 		reason := "the line cannot be analysed with certainty: " + strings.Join(an.Uncertain, "; ")
@@ -142,7 +156,11 @@ func Check(an *Analysis, cfg Config) Verdict {
 	return Verdict{Action: Allow}
 }
 
-type watch struct{ cfg Config }
+type watch struct {
+	cfg  Config
+	home string
+	dir  string // the directory of the command being judged ("" unknown)
+}
 
 func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
 
@@ -152,9 +170,20 @@ func deny(rule, format string, args ...any) Verdict {
 
 // command checks one simple command.
 func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
+	w.dir = c.Dir
 	for _, r := range c.Redirects {
 		if isWrite(r.Op) && w.on("protected-write") && w.protectedFile(r.Target) {
 			return deny("protected-write", "refused: the redirection %s%s %s writes to %s, a protected system, device or shell start-up file. Write to a file inside the workspace instead.", r.Fd, r.Op, r.Target, r.Target)
+		}
+		if isWrite(r.Op) && w.on("protected-write") && strings.ContainsAny(r.Target, "*?[") {
+			for _, m := range w.globAbs(r.Target) {
+				if w.protectedFile(m) {
+					return deny("protected-write", "refused: the redirection %s%s %s writes to %s, a protected system, device or shell start-up file. Write to a file inside the workspace instead.", r.Fd, r.Op, r.Target, m)
+				}
+			}
+		}
+		if isWrite(r.Op) && r.Partial && w.on("unknown-operand") && !strings.HasPrefix(r.Target, "/dev/tcp/") && !strings.HasPrefix(r.Target, "/dev/udp/") {
+			return deny("unknown-operand", "refused: the redirection %s%s %s... writes to a file whose name cannot be known before the line runs (it could be a start-up or system file). Write to a literal path, or ask the user to allow this exact line.", r.Fd, r.Op, r.Target)
 		}
 	}
 	if len(c.Argv) == 0 {
@@ -172,6 +201,20 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 	if w.on("fork-bomb") && c.Func != "" && name == c.Func && (c.Pipeline != 0 || c.Background) {
 		return deny("fork-bomb", "refused: function %s calls itself in a pipe or in the background, the shape of a fork bomb.", c.Func)
 	}
+	if w.on("fork-bomb") && c.Loop && c.Background {
+		return deny("fork-bomb", "refused: %s is started in the background inside a loop that never ends, the shape of a fork bomb.", name)
+	}
+	if w.on("fork-bomb") && forkOneLiner(name, args) {
+		return deny("fork-bomb", "refused: the %s one-liner forks in a loop, the shape of a fork bomb.", name)
+	}
+	if w.on("cron") && name == "crontab" && !slices.Contains(args, "-l") {
+		return deny("cron", "refused: crontab installs or edits a cron table, which runs commands later without anyone watching. Ask the user to set it up.")
+	}
+	if w.on("disk-tool") {
+		if v, bad := diskTool(name, args); bad {
+			return v
+		}
+	}
 	if w.on("remote-exec") {
 		if v, bad := w.remoteExec(an, i, c, name); bad {
 			return v
@@ -186,11 +229,18 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 			if t, ok := w.protectedTree(c, 1); ok {
 				return deny("rm-tree", "refused: rm -r on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", t)
 			}
+			if v, bad := w.unknownOperand(c, 1, "rm -r"); bad {
+				return v
+			}
 		}
 	case "chmod", "chown", "chgrp":
 		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
 			if t, ok := w.protectedTree(c, 1); ok {
 				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
+			}
+			// The first operand is the mode or the owner, not a path.
+			if v, bad := w.unknownOperand(c, firstOperand(c.Argv, 1)+1, name+" -R"); bad {
+				return v
 			}
 		}
 	case "find":
@@ -205,6 +255,9 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 			}
 			if t, ok := w.protectedTree(&roots, 1); ok {
 				return deny("find-delete", "refused: find over %s deletes files across a whole system or home tree. Start find in the workspace directory you mean.", t)
+			}
+			if v, bad := w.unknownOperand(&roots, 1, "find -delete"); bad {
+				return v
 			}
 		}
 	case "mv":
@@ -235,13 +288,164 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	}
 	if w.on("protected-write") {
-		for _, t := range writeTargets(name, args) {
+		for _, t := range w.intoDirs(name, args) {
 			if w.protectedFile(t) {
 				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
 			}
 		}
+		for _, t := range writeTargets(name, args) {
+			if w.protectedFile(t) {
+				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
+			}
+			if strings.ContainsAny(t, "*?[") {
+				for _, m := range w.globAbs(t) {
+					if w.protectedFile(m) {
+						return deny("protected-write", "refused: %s writes to %s (%s), a protected system, device or shell start-up file. Write inside the workspace instead.", name, t, m)
+					}
+				}
+			}
+		}
+		if w.on("unknown-operand") {
+			for k, a := range c.Argv {
+				if k > 0 && c.Partial != nil && c.Partial[k] && slices.Contains(writeTargets(name, args), a) {
+					return deny("unknown-operand", "refused: %s writes to %s..., whose name cannot be known before the line runs (it could be a start-up or system file). Use a literal path, or ask the user to allow this exact line.", name, a)
+				}
+			}
+		}
 	}
 	return Verdict{Action: Allow}
+}
+
+// firstOperand is the index of the first argument from "from" on that is not an
+// option.
+func firstOperand(argv []string, from int) int {
+	for k := from; k < len(argv); k++ {
+		if !strings.HasPrefix(argv[k], "-") || argv[k] == "-" {
+			return k
+		}
+	}
+	return len(argv)
+}
+
+// intoDirs are the files cp, mv, install and ln create when their destination is a
+// directory (-t DIR, or an existing directory as the last operand): DIR/name for each
+// source, so cp -t ~ .bashrc writes ~/.bashrc.
+func (w *watch) intoDirs(name string, args []string) []string {
+	switch name {
+	case "cp", "mv", "install", "ln", "rsync":
+	default:
+		return nil
+	}
+	var dir string
+	var srcs []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a == "-t" && k+1 < len(args):
+			dir = args[k+1]
+			k++
+		case strings.HasPrefix(a, "--target-directory="):
+			dir = a[len("--target-directory="):]
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			srcs = append(srcs, a)
+		}
+	}
+	if dir == "" && len(srcs) >= 2 {
+		last := srcs[len(srcs)-1]
+		if fi, err := os.Stat(w.abs(last)); err == nil && fi.IsDir() {
+			dir, srcs = last, srcs[:len(srcs)-1]
+		}
+	}
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	for _, src := range srcs {
+		out = append(out, strings.TrimSuffix(dir, "/")+"/"+path.Base(src))
+	}
+	return out
+}
+
+// abs is a path as the file system would resolve it, home expanded.
+func (w *watch) abs(p string) string {
+	if home := strings.TrimSuffix(w.home, "/"); home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		p = home + p[1:]
+	}
+	if !path.IsAbs(p) && w.dir != "" {
+		p = w.dir + "/" + p
+	}
+	return p
+}
+
+// unknownOperand refuses a dangerous command (rm -r, chmod -R, find -delete) with an
+// operand whose value cannot be known before the line runs: it is judged as the
+// worst it could be.
+func (w *watch) unknownOperand(c *SimpleCommand, from int, what string) (Verdict, bool) {
+	if !w.on("unknown-operand") || c.Partial == nil {
+		return Verdict{}, false
+	}
+	for k := from; k < len(c.Argv); k++ {
+		if c.Partial[k] && !(strings.HasPrefix(c.Argv[k], "-") && c.Argv[k] != "-") {
+			shown := c.Argv[k] + "..."
+			if c.Argv[k] == "" {
+				shown = "an operand computed at run time"
+			}
+			return deny("unknown-operand", "refused: %s on %s: the operand cannot be known before the line runs (command substitution, read, xargs input or an unset variable), so it could be / or the home folder. Name the directory literally, or ask the user to allow this exact line.", what, shown), true
+		}
+	}
+	return Verdict{}, false
+}
+
+// forkOneLiner spots the fork bombs of other languages' one-liners: perl -e 'fork
+// while 1', python -c 'while True: os.fork()', ruby -e 'loop { fork }'.
+func forkOneLiner(name string, args []string) bool {
+	switch {
+	case name == "perl" || name == "ruby" || name == "node" || name == "nodejs" || name == "php" || strings.HasPrefix(name, "python"):
+	default:
+		return false
+	}
+	for k, a := range args {
+		if (a == "-e" || a == "-c" || a == "-E" || a == "-r") && k+1 < len(args) {
+			code := args[k+1]
+			if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// diskTool refuses partitioning and disk-wiping tools that destroy a disk's layout.
+func diskTool(name string, args []string) (Verdict, bool) {
+	switch name {
+	case "sgdisk":
+		for _, a := range args {
+			if a == "-Z" || a == "--zap-all" || a == "-z" || a == "--zap" || a == "-o" || a == "--clear" || strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "--delete") {
+				return deny("disk-tool", "refused: sgdisk %s rewrites or wipes a disk's partition table.", a), true
+			}
+		}
+	case "parted":
+		for _, a := range args {
+			switch a {
+			case "rm", "mklabel", "mkpart", "resizepart", "mktable":
+				return deny("disk-tool", "refused: parted %s changes a disk's partitions.", a), true
+			}
+		}
+	case "cryptsetup":
+		for _, a := range args {
+			if a == "luksFormat" || a == "erase" || a == "luksErase" || a == "reencrypt" {
+				return deny("disk-tool", "refused: cryptsetup %s destroys the data on a device.", a), true
+			}
+		}
+	case "fdisk", "sfdisk", "gdisk", "cfdisk":
+		for _, a := range args {
+			if strings.HasPrefix(a, "/dev/") && !slices.Contains(args, "-l") {
+				return deny("disk-tool", "refused: %s edits the partition table of %s.", name, a), true
+			}
+		}
+	}
+	return Verdict{}, false
 }
 
 // remoteExec finds downloaded code being run: a downloader piped (possibly through
@@ -317,6 +521,14 @@ func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
 				return a, true
 			}
 		}
+		if strings.ContainsAny(a, "*?[") {
+			for _, m := range w.globAbs(a) {
+				mn := w.norm(m)
+				if slices.Contains(w.cfg.ProtectedTrees, mn) {
+					return a + " (" + m + ")", true
+				}
+			}
+		}
 		if strings.HasPrefix(n, "~") && !strings.Contains(n, "/") {
 			return a, true // ~user: someone's home
 		}
@@ -352,15 +564,72 @@ func match(pattern, name string) bool {
 	return ok
 }
 
-// norm cleans a path and writes the home directory as ~.
+// norm makes a path absolute the way bash and the kernel would see it (~ is home,
+// a relative path is under the command's directory, .. and symlinks are resolved
+// against the file system, never just cleaned away) and writes the home directory
+// as ~, so it reads like the watchdog's lists.
 func (w *watch) norm(p string) string {
-	if h := strings.TrimSuffix(w.cfg.Home, "/"); h != "" && (p == h || strings.HasPrefix(p, h+"/")) {
-		p = "~" + p[len(h):]
-	}
 	if p == "" {
 		return ""
 	}
+	home := strings.TrimSuffix(w.home, "/")
+	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		p = home + p[1:]
+	}
+	if home == "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		// Home is not known: a path that climbs out of it could reach anything.
+		c := path.Clean("/~home" + p[1:])
+		if c != "/~home" && !strings.HasPrefix(c, "/~home/") {
+			return "/"
+		}
+		return "~" + strings.TrimPrefix(c, "/~home")
+	}
+	if !path.IsAbs(p) && w.dir != "" && !strings.HasPrefix(p, "~") {
+		p = w.dir + "/" + p
+	}
+	if path.IsAbs(p) {
+		p = realPath(p)
+	}
+	if home != "" && (p == home || strings.HasPrefix(p, home+"/")) {
+		p = "~" + p[len(home):]
+	}
 	return path.Clean(p)
+}
+
+// realPath resolves .. and symlinks against the file system for the longest part of
+// p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
+func realPath(p string) string {
+	if p = strings.TrimRight(p, "/"); p == "" {
+		return "/"
+	}
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return path.Join(r, rest)
+		}
+		parent := path.Dir(cur)
+		if parent == cur || strings.HasSuffix(cur, "/..") || path.Base(cur) == ".." {
+			return path.Clean(p)
+		}
+		rest = path.Join(path.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// globAbs matches a pattern operand against the file system.
+func (w *watch) globAbs(pattern string) []string {
+	p := pattern
+	if home := strings.TrimSuffix(w.home, "/"); home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		p = home + p[1:]
+	}
+	if !path.IsAbs(p) {
+		if w.dir == "" {
+			return nil
+		}
+		p = w.dir + "/" + p
+	}
+	m, _ := filepath.Glob(p)
+	return m
 }
 
 func isWrite(op string) bool {

@@ -261,8 +261,10 @@ func TestWatchdogOrdinary(t *testing.T) {
 		t.Fatalf("only %d ordinary lines", len(ordinary))
 	}
 	cfg := Config{Home: "/home/agent", Strict: true}
+	env := map[string]string{"TMPDIR": "/tmp", "HOME": "/home/agent"}
+	ctx := Context{Home: "/home/agent", Dir: "/work/proj", Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	for _, line := range ordinary {
-		a, err := Analyze(line)
+		a, err := AnalyzeIn(line, ctx)
 		if err != nil {
 			t.Errorf("Analyze(%q): %v", line, err)
 			continue
@@ -273,25 +275,27 @@ func TestWatchdogOrdinary(t *testing.T) {
 	}
 }
 
-// Uncertain lines: flagged by default, denied in strict mode.
+// What cannot be known is judged as the worst it could be (issue 16.3): a computed
+// command name or script is refused in every mode; lines whose words the analyser can
+// now expand are judged by what they expand to; what is only uncertain (control
+// characters, unparseable input) is flagged, and refused in strict mode.
 func TestWatchdogUncertain(t *testing.T) {
-	lines := []string{
-		`$CMD -rf /`,
-		`"$(echo rm)" -rf /`,
-		`${RM:-rm} -rf /`,
-		`sudo $X`,
-		`bash -c "$SCRIPT"`,
-		`eval "$1"`,
-		`find . -exec $TOOL {} \;`,
-		"echo hi\x1b[2K; ls",
-		"ls\u202e",
-		"ls\r",
-		`echo "unterminated`,
-		`if then fi (`,
-		`base64 -d payload | bash`,
-		`x=rm; $x -rf /`,
+	for _, line := range []string{
+		`$CMD -rf /`, `${RM:-rm} -rf /`, `sudo $X`, `bash -c "$SCRIPT"`, `eval "$1"`,
+		`find . -exec $TOOL {} \;`, `base64 -d payload | bash`,
+	} {
+		a, _ := Analyze(line)
+		if v := Check(a, Config{}); v.Action != Deny || v.Rule != "unknown-command" {
+			t.Errorf("Check(%q) = %s by %q (%s), want deny by unknown-command", line, v.Action, v.Rule, v.Reason)
+		}
 	}
-	for _, line := range lines {
+	for _, line := range []string{`"$(echo rm)" -rf /`, `x=rm; $x -rf /`} {
+		a, _ := Analyze(line)
+		if v := Check(a, Config{}); v.Action != Deny || v.Rule != "rm-tree" {
+			t.Errorf("Check(%q) = %s by %q, want deny by rm-tree (the name is known)", line, v.Action, v.Rule)
+		}
+	}
+	for _, line := range []string{"echo hi\x1b[2K; ls", "ls\u202e", "ls\r", `echo "unterminated`, `if then fi (`} {
 		a, _ := Analyze(line)
 		if len(a.Uncertain) == 0 {
 			t.Errorf("Analyze(%q): not marked uncertain; commands %+v", line, a.Commands)

@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // wrapSpec says how to find the command a wrapper runs: skip its options (some of
 // which take an argument), NAME=VALUE words where allowed, then a fixed number of
@@ -113,7 +116,7 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		a := args[i]
 		s := a.s
 		if !a.known && strings.HasPrefix(s, "-") {
-			z.uncertain(name + " has options computed at run time")
+			z.unknown(name + " has options or a script computed at run time")
 		}
 		if s == "--" {
 			i++
@@ -193,6 +196,20 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		}
 		return
 	}
+	if name == "xargs" && !slices.ContainsFunc(args, func(a word) bool {
+		return strings.HasPrefix(a.s, "-I") || strings.HasPrefix(a.s, "--replace") || a.s == "-i"
+	}) {
+		// xargs adds operands read from its input: the words the feed prints when
+		// the line shows them (echo / | xargs rm -rf), else an operand that cannot
+		// be known, which the watchdog judges as the worst it could be.
+		if stdin != nil && stdin.known {
+			for _, f := range strings.Fields(stdin.s) {
+				rest = append(rest, word{s: f, known: true})
+			}
+		} else {
+			rest = append(rest, word{})
+		}
+	}
 	z.command(rest, inner, stdin)
 }
 
@@ -205,7 +222,7 @@ func (z *analyzer) shell(name string, args []word, proto SimpleCommand, stdin *w
 		a := args[i]
 		s := a.s
 		if !a.known && (s == "" || s[0] == '-' || s[0] == '+') {
-			z.uncertain(name + " has options computed at run time")
+			z.unknown(name + " has options or a script computed at run time")
 			return
 		}
 		if s == "--" || s == "-" {
@@ -241,10 +258,11 @@ func (z *analyzer) shell(name string, args []word, proto SimpleCommand, stdin *w
 		if len(rest) > 0 {
 			z.script(rest[0], name, proto)
 		}
-	case (sflag || len(rest) == 0) && stdin != nil:
+	case slices.ContainsFunc(args, func(a word) bool { return a.s == "--help" || a.s == "--version" }):
+	case (sflag || len(rest) == 0) && stdin != nil && stdin.known:
 		z.script(*stdin, name, proto)
-	case (sflag || len(rest) == 0) && proto.Pipeline != 0:
-		z.uncertain(name + " runs a script read from a pipe, which cannot be analysed")
+	case (sflag || len(rest) == 0) && stdin != nil:
+		z.unknown(name + " runs a script read from a pipe, which cannot be known before it runs")
 	}
 }
 
