@@ -829,6 +829,21 @@ func endless(w *syntax.WhileClause) bool {
 // words expands braces in w (bounded) and reduces each result to every value it may
 // take; alternatives count as further words (judged as operands, the worst decides).
 func (z *analyzer) words(w *syntax.Word) []word {
+	if unquotedExpansion(w) {
+		// Field splitting: X="rm -rf /"; sudo $X runs rm with two operands.
+		var out []word
+		for _, c := range z.cands(w, false) {
+			fields := strings.Fields(c.s)
+			if !c.known || len(fields) <= 1 {
+				out = append(out, c)
+				continue
+			}
+			for _, f := range fields {
+				out = append(out, word{s: f, known: true})
+			}
+		}
+		return out
+	}
 	if !hasBrace(w) {
 		return z.cands(w, false)
 	}
@@ -848,6 +863,18 @@ func (z *analyzer) words(w *syntax.Word) []word {
 		return z.cands(w, false)
 	}
 	return out
+}
+
+// unquotedExpansion reports a word with a parameter expansion or command
+// substitution outside double quotes, whose value bash splits into fields.
+func unquotedExpansion(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			return true
+		}
+	}
+	return false
 }
 
 func isPlainParam(p *syntax.ParamExp, name string) bool {

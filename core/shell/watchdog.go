@@ -159,7 +159,8 @@ func Check(an *Analysis, cfg Config) Verdict {
 type watch struct {
 	cfg  Config
 	home string
-	dir  string // the directory of the command being judged ("" unknown)
+	dir  string            // the directory of the command being judged ("" unknown)
+	real map[string]string // realPath's answers for this line: one file-system walk per path
 }
 
 func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
@@ -508,6 +509,11 @@ func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
 		}
 		partial := c.Partial != nil && c.Partial[k]
 		n := w.norm(a)
+		// Judge the path as written too: /bin may be a link to /usr/bin, and is
+		// still /bin.
+		if lex := w.lexical(a); lex != n && !partial && slices.Contains(w.cfg.ProtectedTrees, lex) {
+			return a, true
+		}
 		if partial {
 			if n == "/" || n == "~" {
 				return a + "...", true
@@ -550,16 +556,43 @@ func (w *watch) protectedFile(t string) bool {
 	if t == "" {
 		return false
 	}
-	n := w.norm(t)
-	for _, p := range w.cfg.ProtectedFiles {
-		if match(p, n) {
-			return true
+	forms := []string{w.norm(t)}
+	if lex := w.lexical(t); lex != forms[0] {
+		forms = append(forms, lex)
+	}
+	for _, n := range forms {
+		glob := strings.ContainsAny(n, "*?[")
+		for _, p := range w.cfg.ProtectedFiles {
+			// A glob operand counts when it could name a protected file
+			// (~/.bash?c reaches ~/.bashrc wherever home is).
+			if match(p, n) || glob && match(n, p) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// lexical is a path with home written ~ and the working directory joined, cleaned
+// without asking the file system: the path as the line names it.
+func (w *watch) lexical(p string) string {
+	n := w.abs(p)
+	if home := strings.TrimSuffix(w.home, "/"); home != "" && (n == home || strings.HasPrefix(n, home+"/")) {
+		n = "~" + n[len(home):]
+	}
+	return path.Clean(n)
+}
+
+// match is path.Match with a fast refusal: most protected patterns share no literal
+// prefix with the path at hand, and a line can hold hundreds of paths.
 func match(pattern, name string) bool {
+	i := strings.IndexAny(pattern, "*?[\\")
+	if i < 0 {
+		return pattern == name
+	}
+	if !strings.HasPrefix(name, pattern[:i]) {
+		return false
+	}
 	ok, _ := path.Match(pattern, name)
 	return ok
 }
@@ -588,7 +621,7 @@ func (w *watch) norm(p string) string {
 		p = w.dir + "/" + p
 	}
 	if path.IsAbs(p) {
-		p = realPath(p)
+		p = w.realPath(p)
 	}
 	if home != "" && (p == home || strings.HasPrefix(p, home+"/")) {
 		p = "~" + p[len(home):]
@@ -598,17 +631,36 @@ func (w *watch) norm(p string) string {
 
 // realPath resolves .. and symlinks against the file system for the longest part of
 // p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
-func realPath(p string) string {
+func (w *watch) realPath(p string) string {
 	if p = strings.TrimRight(p, "/"); p == "" {
 		return "/"
 	}
+	if r, ok := w.real[p]; ok {
+		return r
+	}
+	if w.real == nil {
+		w.real = map[string]string{}
+	}
+	r := realPath(p, w.real)
+	w.real[p] = r
+	return r
+}
+
+func realPath(p string, seen map[string]string) string {
 	rest := ""
 	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
+		r, ok := seen["="+cur]
+		if !ok {
+			if resolved, err := filepath.EvalSymlinks(cur); err == nil {
+				r = resolved
+			}
+			seen["="+cur] = r // "" records that cur does not exist
+		}
+		if r != "" {
 			return path.Join(r, rest)
 		}
 		parent := path.Dir(cur)
-		if parent == cur || strings.HasSuffix(cur, "/..") || path.Base(cur) == ".." {
+		if parent == cur || path.Base(cur) == ".." {
 			return path.Clean(p)
 		}
 		rest = path.Join(path.Base(cur), rest)
