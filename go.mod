@@ -19,8 +19,10 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/wasilibs/go-re2 v1.13.0
 	golang.org/x/net v0.55.0
+	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.37.0
+	golang.org/x/tools v0.44.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -32,8 +34,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.44.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

@@ -223,7 +223,10 @@ func parseApplyPatch(lines []string, i int) (*Patch, error) {
 	i++ // past Begin Patch
 	ended := false
 	for i < len(lines) && !ended {
-		l := lines[i]
+		// A file header may be indented (codex scenario 017): between sections no
+		// line is a hunk line, so leading blanks cannot mean anything else.
+		l := strings.TrimLeft(lines[i], " \t")
+		lines[i] = l
 		t := strings.TrimSpace(l)
 		switch {
 		case t == apEnd:
@@ -269,6 +272,11 @@ func parseApplyPatch(lines []string, i int) (*Patch, error) {
 	if len(p.Files) == 0 {
 		return nil, errAt(i, "the patch changes no file: add an `*** Add File:`, `*** Delete File:` or `*** Update File:` section")
 	}
+	if !ended {
+		// Without its end marker the patch may have been cut off mid-hunk: applying
+		// what arrived could leave a file half changed.
+		return nil, errAt(i, "the patch has no `*** End Patch` line, so it may have been cut off; nothing was applied. Send the whole patch, ending with `*** End Patch`")
+	}
 	return p, nil
 }
 
@@ -290,8 +298,8 @@ func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
 	}
 	fp := &FilePatch{Op: OpUpdate, Path: path, Line: i + 1}
 	i++
-	if i < len(lines) && strings.HasPrefix(lines[i], apMove) {
-		if fp.NewPath, err = headerPath(lines[i], apMove, i); err != nil {
+	if i < len(lines) && strings.HasPrefix(strings.TrimLeft(lines[i], " \t"), apMove) {
+		if fp.NewPath, err = headerPath(strings.TrimLeft(lines[i], " \t"), apMove, i); err != nil {
 			return nil, 0, err
 		}
 		i++
