@@ -62,6 +62,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 		if e.Old == "" {
 			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d has an empty old_string; an empty old_string only creates a missing file", i)}
 		}
+		if p := Placeholder(e.Old, e.New); p != "" {
+			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: new_string holds the placeholder %q where old_string had real code; applied, it would delete that code. Write the code out in full, or make old_string cover only the lines you change", i, clipLine(p))}
+		}
 		ms, err := Find(text, e.Old, Options{ReplaceAll: e.ReplaceAll, Fuzzy: e.Fuzzy, Threshold: e.Threshold})
 		if err != nil {
 			var f *Failure
@@ -126,4 +129,11 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+func clipLine(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }
