@@ -65,6 +65,12 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 		if p := Placeholder(e.Old, e.New); p != "" {
 			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: new_string holds the placeholder %q where old_string had real code; applied, it would delete that code. Write the code out in full, or make old_string cover only the lines you change", i, clipLine(p))}
 		}
+		// Line breaks new_string shares with the ends of old_string are kept either way;
+		// what is left of a new_string of line breaks alone is a deletion.
+		keepLead := 0
+		if o, lead, ok := sharedBreaks(e.Old, e.New); ok {
+			e.Old, e.New, keepLead = o, "", lead
+		}
 		ms, err := Find(text, e.Old, Options{ReplaceAll: e.ReplaceAll, Fuzzy: e.Fuzzy, Threshold: e.Threshold})
 		if err != nil {
 			var f *Failure
@@ -72,13 +78,16 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			return "", nil, &EditError{Index: i, Failure: f, Message: describe(i, e, f)}
 		}
 		for _, m := range ms {
-			repl := m.Replacement(e.New)
+			if m.Stage == StageExact {
+				m.Start += keepLead // the kept breaks; a tolerant match starts after them
+			}
+			start, end, repl := m.Span(text, e.New)
 			// In a file of mixed line endings nothing is converted, so a region written
 			// with CRLF keeps CRLF even when the model wrote LF.
-			if strings.Contains(text[m.Start:m.End], "\r\n") && !strings.Contains(repl, "\r") {
+			if strings.Contains(text[start:end], "\r\n") && !strings.Contains(repl, "\r") {
 				repl = strings.ReplaceAll(repl, "\n", "\r\n")
 			}
-			spans = append(spans, span{m.Start, m.End, repl, i})
+			spans = append(spans, span{start, end, repl, i})
 		}
 		applied = append(applied, Applied{Index: i, Stage: ms[0].Stage, Similarity: ms[0].Similarity, Replacements: len(ms), Line: ms[0].Line})
 	}
@@ -136,4 +145,22 @@ func clipLine(s string) string {
 		return s[:80] + "…"
 	}
 	return s
+}
+
+// sharedBreaks reads a new_string of line breaks alone as a deletion. The breaks are
+// matched to old_string's first (old "\nfoo\n", new "\n": delete "foo\n" after a line
+// break): those stay in old_string for the search, since they say the match starts a
+// line, and are kept (lead) when it is applied. The rest come off old_string's end
+// (old "foo\n\n", new "\n": delete "foo\n").
+func sharedBreaks(old, newText string) (trimmed string, lead int, ok bool) {
+	n := len(newText)
+	if n == 0 || strings.Trim(newText, "\n") != "" || strings.TrimSpace(old) == "" {
+		return "", 0, false
+	}
+	lead = min(n, len(old)-len(strings.TrimLeft(old, "\n")))
+	trail := n - lead
+	if len(old)-len(strings.TrimRight(old, "\n")) < trail {
+		return "", 0, false
+	}
+	return old[:len(old)-trail], lead, true
 }

@@ -8,7 +8,8 @@
 //   - whitespace-normalised: runs of blanks, tabs and line breaks compare as one space
 //     (so indentation and trailing blanks do not matter), never splitting a word. It
 //     anchors on the needle's longest token and walks outwards, so a 10 MB file is not
-//     copied; the replacement is re-indented to the matched region;
+//     copied. The match is widened to whole lines and the replacement moved from the
+//     needle's indentation to the file's (indent.go);
 //   - fuzzy (when asked): Levenshtein similarity of line windows, lines compared without
 //     indentation. Candidate windows are ranked by the share of their 3-grams found in
 //     the needle (one pass over the file with a 64 Ki-bit set, then a sliding sum over
@@ -90,10 +91,11 @@ func (f Format) Encode(text string) []byte {
 // Normalize brings a model's string into the text's convention (LF when the file was
 // CRLF), so CRLF in a request matches a CRLF file either way.
 func (f Format) Normalize(s string) string {
-	if f.CRLF {
-		return strings.ReplaceAll(s, "\r\n", "\n")
+	if f.LineEnding == "mixed" {
+		return s
 	}
-	return s
+	// A CRLF file's text is LF; in an LF file a CRLF the model sent is its own noise.
+	return strings.ReplaceAll(s, "\r\n", "\n")
 }
 
 // decodeUTF16 turns UTF-16 with a byte order mark into UTF-8 (without the mark).

@@ -27,14 +27,16 @@ type Options struct {
 
 // Match is one located region of the text.
 type Match struct {
-	Start, End int     // byte offsets in the text
-	Line       int     // 1-based line of Start
-	Stage      string  // exact, whitespace, fuzzy
-	Similarity float64 // 1 exact, 0.95 whitespace, the score for fuzzy
-	// Indent re-indents the replacement for whitespace matches: the needle's base
-	// indentation is replaced by the text's.
-	indents   map[string]string // needle indentation → text indentation
-	trimFirst bool
+	Start, End int      // byte offsets in the text
+	Line       int      // 1-based line of Start
+	Stage      string   // exact, whitespace, fuzzy
+	Similarity float64  // 1 exact, 0.95 whitespace, the score for fuzzy
+	fit        *fitting // whitespace and fuzzy: how the replacement is laid out
+	// overlapsPrev: this match overlaps the one before it in the text
+	overlapsPrev bool
+	// exact: the indentation a one-line old_string left out, which new_string's later
+	// lines take too (the match then starts at the line start)
+	lineIndent string
 }
 
 // Failure explains why a search did not produce a usable match.
@@ -114,9 +116,23 @@ func overlapsAny(m Match, ms []Match) bool {
 
 func overlaps(a, b Match) bool { return a.Start < b.End && b.Start < a.End }
 
+// unique keeps every match for replace_all, else demands exactly one. A match that
+// overlaps the one before it (old "a\na" in "a\na\na") is another reading of the same
+// text: it makes a single match ambiguous, and replace_all takes the matches left to
+// right, as a search and replace does, except in the whitespace stage, where which
+// lines an overlap takes is a guess.
 func unique(ms []Match, opts Options, stage string) ([]Match, error) {
-	if len(ms) == 1 || opts.ReplaceAll {
+	separate := ms[:0:0]
+	for _, m := range ms {
+		if !m.overlapsPrev {
+			separate = append(separate, m)
+		}
+	}
+	switch {
+	case len(ms) == 1:
 		return ms, nil
+	case opts.ReplaceAll && (stage == StageExact || len(separate) == len(ms)):
+		return separate, nil
 	}
 	f := &Failure{Kind: "ambiguous", Stage: stage}
 	for _, m := range ms {
@@ -127,6 +143,8 @@ func unique(ms []Match, opts Options, stage string) ([]Match, error) {
 
 func findExact(text, needle string) []Match {
 	var ms []Match
+	oneLine := !strings.Contains(strings.TrimSuffix(needle, "\n"), "\n")
+	indented := needle[0] == ' ' || needle[0] == '\t'
 	line, lineAt := 1, 0
 	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], needle)
@@ -136,8 +154,24 @@ func findExact(text, needle string) []Match {
 		start := from + i
 		line += strings.Count(text[lineAt:start], "\n")
 		lineAt = start
-		ms = append(ms, Match{Start: start, End: start + len(needle), Line: line, Stage: StageExact, Similarity: 1})
+		m := Match{Start: start, End: start + len(needle), Line: line, Stage: StageExact, Similarity: 1}
+		ls := strings.LastIndexByte(text[:start], '\n') + 1
+		if inIndent := ls < start && isBlank(text[ls:start]); inIndent && indented {
+			// old_string's indentation is only the end of this line's: the model copied
+			// a shallower line, not this one.
+			from = start + 1
+			continue
+		} else if inIndent && oneLine {
+			m.Start, m.lineIndent = ls, text[ls:start]
+		}
+		ms = append(ms, m)
 		from = start + len(needle)
+		// Another occurrence that overlaps this one is only looked for up to its end,
+		// so a text of a million "a"s costs no more than one pass.
+		if j := strings.Index(text[start+1:min(len(text), start+2*len(needle)-1)], needle); j >= 0 {
+			o := start + 1 + j
+			ms = append(ms, Match{Start: o, End: o + len(needle), Line: line + strings.Count(text[start:o], "\n"), Stage: StageExact, Similarity: 1, overlapsPrev: true})
+		}
 	}
 	return ms
 }
@@ -194,78 +228,62 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-func firstNonBlankLine(s string) int {
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '\n')
-		line := s[i:]
-		if j >= 0 {
-			line = s[i : i+j]
-		}
-		if strings.TrimSpace(line) != "" {
-			return i + len(line) - len(strings.TrimLeft(line, " \t"))
-		}
-		if j < 0 {
-			break
-		}
-		i += j + 1
-	}
-	return 0
-}
-
-// indentOf returns the leading blanks of the line that contains offset at.
-func indentOf(s string, at int) string {
-	ls := strings.LastIndexByte(s[:at], '\n') + 1
-	rest := s[ls:]
-	return rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
-}
-
-// indentMap pairs the indentation of each needle line with that of the matched text
-// line in the same position, so a replacement written with the needle's indentation
-// (spaces, say) is re-indented to the file's (tabs).
-func indentMap(needle, text string, start, end int) map[string]string {
-	m := map[string]string{indentOf(needle, firstNonBlankLine(needle)): indentOf(text, start)}
-	ls := strings.LastIndexByte(text[:start], '\n') + 1
-	nl := strings.Split(strings.Trim(needle, "\n"), "\n")
-	tl := strings.Split(text[ls:end], "\n")
-	if len(nl) != len(tl) {
-		return m
-	}
-	for i := range nl {
-		if strings.TrimSpace(nl[i]) == "" {
-			continue
-		}
-		from, to := leading(nl[i]), leading(tl[i])
-		if _, seen := m[from]; !seen {
-			m[from] = to
-		}
-	}
-	return m
-}
-
 func leading(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))] }
 
-// Replacement returns the text that replaces m: for a whitespace match, new is
-// re-indented from the needle's indentation to the matched region's.
+// Span returns the region of text that newText replaces and what replaces it. An exact
+// match that starts after a line's indentation takes that indentation in when old_string
+// is one line (new_string's lines are indented by it, as the file's line was, unless a
+// later line already starts with it). An empty new_string deletes whole lines whole.
+func (m Match) Span(text, newText string) (start, end int, repl string) {
+	if newText == "" || m.fit != nil && isBlank(newText) && strings.Count(newText, "\n") <= m.fit.oldTrail {
+		// Deleting: a tolerant match's new_string of line breaks alone, no more than
+		// old_string ended with, says the same.
+		return deletedLines(text, m.Start, m.End)
+	}
+	return m.Start, m.End, m.Replacement(newText)
+}
+
+// deletedLines widens a deletion of whole lines (only blanks around it on its first and
+// last line) to the lines and their line break, so deleting a block leaves neither an
+// indent-only line nor an empty one.
+func deletedLines(text string, start, end int) (int, int, string) {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	if !isBlank(text[ls:start]) {
+		return start, end, ""
+	}
+	if end > start && text[end-1] == '\n' {
+		return ls, end, ""
+	}
+	le := len(text)
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		le = end + i
+	}
+	if !isBlank(text[end:le]) {
+		return start, end, ""
+	}
+	switch {
+	case le < len(text):
+		le++
+	case ls > 0:
+		ls-- // the last line of a file without a final newline: take the break before it
+	}
+	return ls, le, ""
+}
+
+// Replacement returns the text that replaces m.
 func (m Match) Replacement(newText string) string {
-	if m.Stage == StageExact {
+	if m.fit != nil {
+		return m.fit.replace(newText)
+	}
+	if m.lineIndent == "" {
 		return newText
 	}
 	lines := strings.Split(newText, "\n")
 	for i, l := range lines {
-		if i == 0 && m.trimFirst {
-			lines[i] = strings.TrimLeft(l, " \t")
-			continue
-		}
-		ind := leading(l)
-		best := ""
-		found := false
-		for from := range m.indents {
-			if strings.HasPrefix(ind, from) && (!found || len(from) > len(best)) {
-				best, found = from, true
-			}
-		}
-		if found {
-			lines[i] = m.indents[best] + l[len(best):]
+		// A later line already as deep as the file's line was written at the file's
+		// indentation, not old_string's.
+		if !isBlank(l) && (i == 0 || !strings.HasPrefix(leading(l), m.lineIndent)) {
+			lines[i] = m.lineIndent + l
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -292,8 +310,8 @@ func lineStarts(text string) []int {
 // more) by Levenshtein similarity of their lines without indentation, and returns those
 // within maxDist (a fraction of the needle's length), best first, plus the best-ranked
 // candidate window whatever its distance, for a no_match report.
-func findFuzzy(text, needle string, maxDist float64) (scored []Match, top *Match) {
-	needle = strings.TrimSuffix(needle, "\n")
+func findFuzzy(text, original string, maxDist float64) (scored []Match, top *Match) {
+	needle := strings.TrimSuffix(original, "\n")
 	nl := strings.Split(needle, "\n")
 	n := len(nl)
 	starts := lineStarts(text)
@@ -355,7 +373,7 @@ candidates:
 			bound = min(bound, d+slack)
 			sim := 1 - float64(d)/float64(max(len(wr), len(nr), 1))
 			m := Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim}
-			m.indents = indentMap(needle, text, s, s+len(w))
+			m.fit = fuzzyFit(original, text[s:s+len(w)])
 			scored = append(scored, m)
 		}
 	}

@@ -58,6 +58,8 @@ func findWhitespace(text, needle string) []Match {
 		}
 	}
 	last := len(tokens) - 1
+	old := shapeOf(needle)
+	oldLines := strings.Split(old.core, "\n")
 	budget := 2*len(text) + 4096
 	var ms []Match
 	line, lineAt, prevEnd := 1, 0, 0
@@ -72,20 +74,32 @@ func findWhitespace(text, needle string) []Match {
 		if budget -= work + len(tokens[a]); budget < 0 {
 			return findWhitespaceCollapse(text, needle)
 		}
-		if !ok || start < prevEnd {
+		if !ok {
 			continue
 		}
-		line += strings.Count(text[lineAt:start], "\n")
-		lineAt, prevEnd = start, end
-		m := Match{Start: start, End: end, Line: line, Stage: StageWhitespace, Similarity: 0.95}
-		m.indents = indentMap(needle, text, start, end)
-		m.trimFirst = true
+		m, fits := wsMatch(text, old, oldLines, start, end)
+		if !fits {
+			continue
+		}
+		line += strings.Count(text[lineAt:m.Start], "\n")
+		lineAt, m.Line = m.Start, line
+		m.overlapsPrev = m.Start < prevEnd
+		prevEnd = max(prevEnd, m.End)
 		ms = append(ms, m)
 		if last == 0 {
 			from = end
 		}
 	}
 	return ms
+}
+
+// wsMatch makes a whitespace match of the words at text[r:q], fitted to whole lines.
+func wsMatch(text string, old shape, oldLines []string, r, q int) (Match, bool) {
+	start, end, fit, ok := fitWhitespace(text, old, oldLines, r, q)
+	if !ok {
+		return Match{}, false
+	}
+	return Match{Start: start, End: end, Stage: StageWhitespace, Similarity: 0.95, fit: fit}, true
 }
 
 // walkTokens checks whether the tokens, with tokens[a] at text[p:], occur in text
@@ -155,6 +169,8 @@ func findWhitespaceCollapse(text, needle string) []Match {
 		return nil
 	}
 	ct, offs := collapse(text)
+	old := shapeOf(needle)
+	oldLines := strings.Split(old.core, "\n")
 	var ms []Match
 	line, lineAt := 1, 0
 	for from := 0; from <= len(ct); {
@@ -170,14 +186,14 @@ func findWhitespaceCollapse(text, needle string) []Match {
 			last := int(offs[e-1])
 			_, size := utf8.DecodeRuneInString(text[last:])
 			end := last + size
-			line += strings.Count(text[lineAt:start], "\n")
-			lineAt = start
-			m := Match{Start: start, End: end, Line: line, Stage: StageWhitespace, Similarity: 0.95}
-			m.indents = indentMap(needle, text, start, end)
-			m.trimFirst = true
-			ms = append(ms, m)
-			from = e
-			continue
+			if m, fits := wsMatch(text, old, oldLines, start, end); fits {
+				line += strings.Count(text[lineAt:m.Start], "\n")
+				lineAt, m.Line = m.Start, line
+				m.overlapsPrev = len(ms) > 0 && m.Start < ms[len(ms)-1].End
+				ms = append(ms, m)
+				from = s + 1
+				continue
+			}
 		}
 		from = s + 1
 	}

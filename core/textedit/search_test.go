@@ -8,10 +8,19 @@ import (
 	"testing"
 )
 
+// spans lists the matches that do not overlap the one before, and whether any did.
 func spans(ms []Match) string {
 	var b strings.Builder
+	overlap := false
 	for _, m := range ms {
+		if m.overlapsPrev {
+			overlap = true
+			continue
+		}
 		fmt.Fprintf(&b, "[%d,%d)@%d ", m.Start, m.End, m.Line)
+	}
+	if overlap {
+		b.WriteString("+overlap")
 	}
 	return b.String()
 }

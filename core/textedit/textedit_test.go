@@ -39,7 +39,7 @@ func TestFindStages(t *testing.T) {
 	if err != nil || ms[0].Stage != StageWhitespace || ms[0].Line != 2 {
 		t.Fatalf("whitespace: %+v %v", ms, err)
 	}
-	if got := ms[0].Replacement("if x {\n    return 2\n}"); got != "if x {\n\t\treturn 2\n\t}" {
+	if got := ms[0].Replacement("if x {\n    return 2\n}"); got != "\tif x {\n\t\treturn 2\n\t}" {
 		t.Errorf("re-indented replacement = %q", got)
 	}
 	// Whitespace matching never matches inside a word.
@@ -123,9 +123,12 @@ func FuzzFind(f *testing.F) {
 	f.Add("x x x", "x", false)
 	f.Add("", "z", true)
 	f.Add("ünïcode\t \n", "ünï", true)
+	f.Add("a\n    x\n", "  x", false)
 	f.Fuzz(func(t *testing.T, text, needle string, fuzzy bool) {
 		ms, err := Find(text, needle, Options{ReplaceAll: true, Fuzzy: fuzzy})
-		if needle != "" && strings.Contains(text, needle) {
+		// An indented needle does not match the end of a deeper line's indentation.
+		whole := needle != "" && strings.Contains(text, needle) && !(strings.IndexAny(needle[:1], " \t") == 0 && !strings.HasPrefix(text, needle) && !strings.Contains(text, "\n"+needle))
+		if whole {
 			if err != nil || ms[0].Stage != StageExact {
 				t.Fatalf("exact occurrence of %q in %q not found: %v", needle, text, err)
 			}
@@ -168,6 +171,37 @@ func BenchmarkFuzzy30LinesIn10MB(b *testing.B) {
 		ms, err := Find(text, needle, Options{Fuzzy: true})
 		if err != nil || ms[0].Line != 150001 {
 			b.Fatalf("fuzzy match failed: %v %+v", err, ms)
+		}
+	}
+}
+
+// The whitespace stage changes only the intended lines, and relative indentation is
+// kept (issue 18.1, 18.2): each case is the file, the edit, and the file after it, or
+// "" for a refusal.
+func TestWholeLineEdits(t *testing.T) {
+	for _, c := range []struct{ name, file, old, new, want string }{
+		{"trailing newline in both", "    a\n    b\n    c\n", "a\nb\n", "x\ny\n", "    x\n    y\n    c\n"},
+		{"leading newline in both", "function oldFunc() {}\nx\n", "\nfunction oldFunc() {}", "\nfunction newFunc() {}", "function newFunc() {}\nx\n"},
+		{"trailing blanks the file lacks", "foo(1)\nbar(2)\nbaz\n", "foo(1) \nbar(2)\n", "foo(3) \nbar(4)\n", "foo(3)\nbar(4)\nbaz\n"},
+		{"deletion leaves no indent-only line", "    a\n    b\n    c\n", "b\n", "", "    a\n    c\n"},
+		{"deletion of a block without its line break", "a\n  b\n  c\nd\n", "b\n  c", "", "a\nd\n"},
+		{"file without a final newline", "    a\n    b\n    c", "c\n", "d\n", "    a\n    b\n    d"},
+		{"no match ending inside a line", "This is a sample text.\nnext\n", "This is a sample text\n", "Replaced\n", ""},
+		{"exact one-line old_string gains lines", "    x = 1\n    y = 2\n", "x = 1\n", "x = 1\nz = 3\n", "    x = 1\n    z = 3\n    y = 2\n"},
+		{"later lines already at the file's indentation", "    x = 1\n", "x = 1", "x = 1\n    z = 3", "    x = 1\n    z = 3\n"},
+		{"bare first line, body re-indented under it", "    if a:\n        b()\n    c\n", "if a:\n    b()\n", "if x:\n    if y:\n        b()\n", "    if x:\n        if y:\n            b()\n    c\n"},
+		{"indented old_string is not the end of a deeper indentation", "x\n  y\n        y\n", "  y", "  z", "x\n  z\n        y\n"},
+		{"overlapping readings are ambiguous", "a\na\na\n", "a\na", "b", ""},
+		{"spaces for tabs", "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n", "    if x {\n        return 1\n    }", "    if x {\n        return 2\n    }", "func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n"},
+	} {
+		got, _, err := Apply(c.file, []Edit{{Old: c.old, New: c.new}})
+		switch {
+		case c.want == "" && err == nil:
+			t.Errorf("%s: applied as %q, want a refusal", c.name, got)
+		case c.want != "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && got != c.want:
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
 	}
 }

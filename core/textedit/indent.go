@@ -1,0 +1,409 @@
+package textedit
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file decides what a tolerant match replaces and how the replacement is laid out.
+// A whitespace or fuzzy match is found by its words; what it replaces is whole lines
+// wherever the words begin after a line's indentation and end before its line break, so
+// a replacement never leaves a stray indent, a blank line or half a line behind. The
+// replacement is then moved from the frame old_string was written in to the file's.
+
+// shape is old_string (or new_string) split into the blank lines before its first word,
+// its core lines, and the line breaks after its last word.
+type shape struct {
+	lead, trail int // line breaks before the core's first line, after its last
+	core        string
+}
+
+func shapeOf(s string) shape {
+	notSpace := func(r rune) bool { return !unicode.IsSpace(r) }
+	first := strings.IndexFunc(s, notSpace)
+	if first < 0 {
+		return shape{trail: strings.Count(s, "\n")}
+	}
+	last := strings.LastIndexFunc(s, notSpace)
+	_, size := utf8.DecodeRuneInString(s[last:])
+	lineStart := strings.LastIndexByte(s[:first], '\n') + 1
+	return shape{
+		lead:  strings.Count(s[:first], "\n"),
+		trail: strings.Count(s[last+size:], "\n"),
+		core:  s[lineStart : last+size],
+	}
+}
+
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// fitting is how a whitespace or fuzzy match sits in the text.
+type fitting struct {
+	lineStart bool     // the match starts at a line start (after any indentation)
+	oldLines  []string // old_string's core lines
+	fileLines []string // the text lines the core matched, whole
+	oldLead   int      // old_string's line breaks before its core
+	oldTrail  int
+	breaks    int  // line breaks the match covers after its last word
+	noTrail   bool // the matched lines have no trailing blanks: the replacement gets none
+}
+
+// fitWhitespace widens a match of old's words at text[r:q] to whole lines where only
+// blanks lie outside it on its first and last line. It refuses the match (false) where
+// old_string starts with a line break or indentation, or ends with a line break, and the
+// words do not start or end a line: "sample text\n" does not match inside
+// "sample text.\n".
+func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, end int, f *fitting, ok bool) {
+	ls := strings.LastIndexByte(text[:r], '\n') + 1
+	lineStart := isBlank(text[ls:r])
+	if (old.lead > 0 || leading(old.core) != "") && !lineStart {
+		return 0, 0, nil, false
+	}
+	le := len(text)
+	if i := strings.IndexByte(text[q:], '\n'); i >= 0 {
+		le = q + i
+	}
+	lineEnd := isBlank(text[q:le])
+	if old.trail > 0 && !lineEnd {
+		return 0, 0, nil, false
+	}
+	start, end = r, q
+	if lineStart {
+		start = ls
+	}
+	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail}
+	f.fileLines = strings.Split(text[start:le], "\n")
+	if !lineStart {
+		f.fileLines = strings.Split(text[ls:le], "\n")
+	}
+	if old.trail > 0 {
+		end = le
+		// The line break that ends the last line, then as many blank lines as old_string
+		// has further line breaks, where the file has them.
+		for end < len(text) && f.breaks < old.trail {
+			if f.breaks > 0 {
+				nl := strings.IndexByte(text[end:], '\n')
+				if nl < 0 || !isBlank(text[end:end+nl]) {
+					break
+				}
+				end += nl
+			}
+			end++
+			f.breaks++
+		}
+	}
+	f.noTrail = !hasTrailingBlanks(f.fileLines)
+	return start, end, f, true
+}
+
+// replace lays out newText for a tolerant match: its core re-indented to the file's
+// frame, line breaks before and after it kept in the proportion new_string has them
+// to old_string.
+func (f *fitting) replace(newText string) string {
+	ns := shapeOf(newText)
+	var b strings.Builder
+	b.WriteString(strings.Repeat("\n", max(0, ns.lead-f.oldLead)))
+	if ns.core != "" {
+		lines := reindent(strings.Split(ns.core, "\n"), f.oldLines, f.fileLines)
+		if !f.lineStart {
+			lines[0] = strings.TrimLeft(lines[0], " \t")
+		}
+		for i, l := range lines {
+			if isBlank(l) {
+				l = ""
+			} else if f.noTrail {
+				l = strings.TrimRight(l, " \t")
+			}
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(l)
+		}
+	}
+	breaks := f.breaks + ns.trail - f.oldTrail
+	if ns.core != "" && f.breaks > 0 {
+		// Replaced lines stay lines: a new_string without old_string's final line break
+		// does not join the next line onto it.
+		breaks = max(breaks, 1)
+	}
+	b.WriteString(strings.Repeat("\n", max(0, breaks)))
+	return b.String()
+}
+
+// reindent moves newLines, written in the frame of oldLines, to the frame of the text
+// lines oldLines matched:
+//   - new_string already at the file's indentation (its first line indented as the
+//     matched first line, where old_string's was not) is kept as it is;
+//   - where every old line is indented consistently differently from its file line
+//     (shifted, or spaces for tabs), each new line is mapped the same way;
+//   - old_string copied from its first word on (its first line bare, the later lines
+//     consistent with the file among themselves) gives new_string's first line the file's indentation
+//     and maps the later lines as old_string's later lines map;
+//   - otherwise, or where a new line falls outside what old_string shows, new_string is
+//     rebased: its own nesting kept, its shallowest indentation replaced by that of the
+//     first matched line.
+func reindent(newLines, oldLines, fileLines []string) []string {
+	fileInd := indentOfLine(fileLines, 0)
+	if leading(newLines[0]) == fileInd && leading(oldLines[0]) != fileInd {
+		return append([]string(nil), newLines...)
+	}
+	if len(oldLines) == len(fileLines) {
+		if m, ok := consistentMap(oldLines, fileLines); ok {
+			// After a one-line old_string that lost indentation, a later new line
+			// already indented as deep as the matched line was written at the file's
+			// indentation.
+			keep := func(i int, l string) bool {
+				return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd)
+			}
+			if out, ok := mapLines(m, newLines, keep); ok {
+				return out
+			}
+		}
+		if len(oldLines) >= 2 {
+			if m, ok := consistentMap(oldLines[1:], fileLines[1:]); ok {
+				rest, ok := mapLines(m, newLines[1:], nil)
+				if ok && (len(rest) == 0 || minIndent(rest) < 0 || minIndent(rest) >= minIndent(fileLines)) {
+					first := newLines[0]
+					if o := leading(oldLines[0]); strings.HasPrefix(leading(first), o) {
+						first = fileInd + first[len(o):]
+					} else {
+						first = fileInd + strings.TrimLeft(first, " \t")
+					}
+					return append([]string{first}, rest...)
+				}
+			}
+		}
+	}
+	out := append([]string(nil), newLines...)
+	base := commonIndent(newLines)
+	for i, l := range out {
+		if !isBlank(l) {
+			out[i] = fileInd + l[len(base):]
+		}
+	}
+	return out
+}
+
+// mapLines re-indents every non-blank line by m (lines keep(i, line) says are kept as
+// they are), or reports false when a line's indentation cannot be mapped.
+func mapLines(m indentMapping, lines []string, keep func(int, string) bool) ([]string, bool) {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if isBlank(l) || keep != nil && keep(i, l) {
+			out[i] = l
+			continue
+		}
+		mapped, ok := m.apply(l)
+		if !ok {
+			return nil, false
+		}
+		out[i] = mapped
+	}
+	return out, true
+}
+
+func indentOfLine(lines []string, i int) string {
+	if i < len(lines) {
+		return leading(lines[i])
+	}
+	return ""
+}
+
+// minIndent is the width of the shallowest non-blank line's indentation, or -1.
+func minIndent(lines []string) int {
+	least := -1
+	for _, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		if w := len(leading(l)); least < 0 || w < least {
+			least = w
+		}
+	}
+	return least
+}
+
+// commonIndent is the longest indentation every non-blank line starts with.
+func commonIndent(lines []string) string {
+	common, seen := "", false
+	for _, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		ind := leading(l)
+		if !seen {
+			common, seen = ind, true
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(ind) && common[n] == ind[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	return common
+}
+
+// consistentMap pairs each indentation of old's lines with the file's at the same
+// line. It is consistent when one rule turns every old indentation into the file's:
+// the same prefix swapped ("" for "    ", "  \t" for "\t"), or one shift in columns
+// (four spaces for a tab and so on).
+func consistentMap(oldLines, fileLines []string) (indentMapping, bool) {
+	m := map[string]string{}
+	for i := range oldLines {
+		if isBlank(oldLines[i]) {
+			continue
+		}
+		from, to := leading(oldLines[i]), leading(fileLines[i])
+		if prev, seen := m[from]; seen && prev != to {
+			return indentMapping{}, false
+		}
+		m[from] = to
+	}
+	if len(m) == 0 {
+		return indentMapping{}, false
+	}
+	for _, tab := range []int{4, 8, 2} {
+		if im, ok := columnMapping(m, tab); ok {
+			return im, true
+		}
+	}
+	if isShift(m) {
+		return indentMapping{pairs: m}, true
+	}
+	return indentMapping{}, false
+}
+
+// indentMapping turns old_string's indentation into the file's: by the pairs seen (a
+// swapped prefix), or, when tab is set, by a shift in columns (a tab counting tab
+// columns) written in the file's indentation character.
+type indentMapping struct {
+	pairs map[string]string
+	tab   int
+	shift int
+	fill  byte
+}
+
+func (im indentMapping) apply(line string) (string, bool) {
+	if im.tab == 0 {
+		return mapIndent(im.pairs, line)
+	}
+	ind := leading(line)
+	col := columns(ind, im.tab) + im.shift
+	if col < 0 {
+		return "", false
+	}
+	if im.fill == '\t' {
+		if col%im.tab != 0 {
+			return "", false
+		}
+		return strings.Repeat("\t", col/im.tab) + line[len(ind):], true
+	}
+	return strings.Repeat(" ", col) + line[len(ind):], true
+}
+
+func columns(ind string, tab int) int {
+	return len(ind) + (tab-1)*strings.Count(ind, "\t")
+}
+
+// columnMapping finds one shift in columns that turns every old indentation into the
+// file's, the file's written in one character.
+func columnMapping(m map[string]string, tab int) (indentMapping, bool) {
+	im := indentMapping{tab: tab}
+	first := true
+	for from, to := range m {
+		d := columns(to, tab) - columns(from, tab)
+		if !first && d != im.shift {
+			return indentMapping{}, false
+		}
+		im.shift, first = d, false
+		switch {
+		case to == "":
+		case strings.Trim(to, "\t") == "" && im.fill != ' ':
+			im.fill = '\t'
+		case strings.Trim(to, " ") == "" && im.fill != '\t':
+			im.fill = ' '
+		default:
+			return indentMapping{}, false
+		}
+	}
+	// With every file line at column 0 the file's character is unknown: a swapped
+	// prefix keeps new_string's own.
+	return im, im.fill != 0
+}
+
+func isShift(m map[string]string) bool {
+	first, q, p := true, "", ""
+	for from, to := range m {
+		s := 0
+		for s < len(from) && s < len(to) && from[len(from)-1-s] == to[len(to)-1-s] {
+			s++
+		}
+		fq, fp := from[:len(from)-s], to[:len(to)-s]
+		if first {
+			q, p, first = fq, fp, false
+		} else if fq != q || fp != p {
+			return false
+		}
+	}
+	return true
+}
+
+// mapIndent re-indents one line by the longest old indentation it starts with. A line
+// shallower than every old indentation takes the shallowest mapping less the
+// difference, where the mapped indentation ends as the old one does (a shift).
+func mapIndent(m map[string]string, line string) (string, bool) {
+	ind := leading(line)
+	best, found := "", false
+	shallowest := ""
+	for from := range m {
+		if strings.HasPrefix(ind, from) && (!found || len(from) > len(best)) {
+			best, found = from, true
+		}
+		if shallowest == "" || len(from) < len(shallowest) {
+			shallowest = from
+		}
+	}
+	if found {
+		return m[best] + convertIndent(best, m[best], ind[len(best):]) + line[len(ind):], true
+	}
+	to := m[shallowest]
+	if cut := shallowest[len(ind):]; strings.HasPrefix(shallowest, ind) && strings.HasSuffix(to, cut) {
+		return to[:len(to)-len(cut)] + line[len(ind):], true
+	}
+	return "", false
+}
+
+// convertIndent writes rest, the indentation a line has beyond from, in the style from
+// was mapped to: where from is spaces and to is tabs (or the reverse) in a whole
+// ratio, so eight more spaces become two more tabs when four spaces made one.
+func convertIndent(from, to, rest string) string {
+	uniform := func(s string, c byte) bool { return s != "" && strings.Count(s, string(c)) == len(s) }
+	switch {
+	case uniform(from, ' ') && uniform(to, '\t') && len(from)%len(to) == 0 && uniform(rest, ' '):
+		if per := len(from) / len(to); len(rest)%per == 0 {
+			return strings.Repeat("\t", len(rest)/per)
+		}
+	case uniform(from, '\t') && uniform(to, ' ') && len(to)%len(from) == 0 && uniform(rest, '\t'):
+		return strings.Repeat(" ", len(rest)*len(to)/len(from))
+	}
+	return rest
+}
+
+// fuzzyFit lays out a fuzzy match: a window of whole lines, without its final line
+// break.
+func fuzzyFit(needle, window string) *fitting {
+	old := shapeOf(needle)
+	f := &fitting{lineStart: true, oldLines: strings.Split(old.core, "\n"), fileLines: strings.Split(window, "\n"), oldLead: old.lead, oldTrail: old.trail}
+	f.noTrail = !hasTrailingBlanks(f.fileLines)
+	return f
+}
+
+func hasTrailingBlanks(lines []string) bool {
+	for _, l := range lines {
+		if l != strings.TrimRight(l, " \t") {
+			return true
+		}
+	}
+	return false
+}
