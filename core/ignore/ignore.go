@@ -318,8 +318,16 @@ func (s *Stack) Empty() bool { return s == nil || (s.parent == nil && len(s.file
 // is its last component) is ignored. Only the entry itself is tested: a walker that
 // prunes ignored directories gets git's "nothing inside an excluded directory comes back".
 func (s *Stack) Ignored(rel, name string, isDir bool) bool {
+	m, ign := s.Decide(rel, name, isDir)
+	return m && ign
+}
+
+// Decide reports whether any rule matches the entry and, if so, whether the deciding
+// rule ignores it (false: a "!" rule re-includes it, which, as in ripgrep, also keeps a
+// hidden entry a walk would skip).
+func (s *Stack) Decide(rel, name string, isDir bool) (matched, ignored bool) {
 	if s == nil {
-		return false
+		return false, false
 	}
 	p := rel
 	if s.prefix != "" {
@@ -328,11 +336,11 @@ func (s *Stack) Ignored(rel, name string, isDir bool) bool {
 	for l := s; l != nil; l = l.parent {
 		for _, f := range l.files {
 			if m, ign := f.decide(p, name, isDir); m {
-				return ign
+				return true, ign
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 func loadFile(path, base string) *File {

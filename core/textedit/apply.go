@@ -116,7 +116,14 @@ func describe(i int, e Edit, f *Failure) string {
 		return what + "no match"
 	}
 	if f.Kind == "ambiguous" {
-		return what + fmt.Sprintf("old_string matches %d places (%s match) at lines %s; add surrounding lines to old_string to make it unique, or set replace_all to change every one", len(f.Lines), f.Stage, joinInts(f.Lines))
+		msg := what + fmt.Sprintf("old_string matches %d places (%s match) at lines %s; add surrounding lines to old_string to make it unique", len(f.Lines), f.Stage, joinInts(f.Lines))
+		switch {
+		case f.Stage == StageFuzzy:
+			return msg + ", or copy the intended lines exactly (a near match must be the one best region, even with replace_all)"
+		case e.ReplaceAll:
+			return msg + " (the matches overlap, so replace_all cannot take them all)"
+		}
+		return msg + ", or set replace_all to change every one"
 	}
 	msg := what + fmt.Sprintf("old_string was not found (searched for %q)", clip(e.Old, 50))
 	if r := f.Nearest; r != nil {

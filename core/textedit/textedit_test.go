@@ -205,3 +205,20 @@ func TestWholeLineEdits(t *testing.T) {
 		}
 	}
 }
+
+// Hints are true (issue 18.5): no "set replace_all" when it is set or cannot help.
+func TestAmbiguousHints(t *testing.T) {
+	_, _, err := Apply("a\na\na\n", []Edit{{Old: "a\na", New: "b", ReplaceAll: false}})
+	if err == nil || !strings.Contains(err.Error(), "at lines 1, 2") || !strings.Contains(err.Error(), "set replace_all") {
+		t.Errorf("overlapping exact: %v", err)
+	}
+	_, _, err = Apply("a a a\n", []Edit{{Old: "a  a", New: "b", ReplaceAll: true}})
+	if err == nil || strings.Contains(err.Error(), "set replace_all") || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("overlapping whitespace matches with replace_all: %v", err)
+	}
+	text := "f(1)\nf(2)\nf(3)\n"
+	_, _, err = Apply(text, []Edit{{Old: "f(9)", New: "g", Fuzzy: true, ReplaceAll: true}})
+	if err == nil || strings.Contains(err.Error(), "set replace_all") || !strings.Contains(err.Error(), "matches 3 places (fuzzy match) at lines 1, 2, 3") {
+		t.Errorf("fuzzy ambiguity: %v", err)
+	}
+}

@@ -187,17 +187,6 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 				isDir = fi.IsDir()
 			}
 		}
-		if !explicit[name] {
-			if name[0] == '.' && !opt.Hidden {
-				if isDir {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if isDir && skipName(skip, name) {
-				return fs.SkipDir
-			}
-		}
 		rel := path[len(root)+1:]
 		if len(root) == 1 { // root "/"
 			rel = path[1:]
@@ -211,12 +200,26 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 			if v, ok := stacks.Load(dir); ok {
 				stack = v.(*ignore.Stack)
 			}
-			if stack != nil && stack.Ignored(rel, name, isDir) {
+		}
+		matched, ignored := stack.Decide(rel, name, isDir)
+		if !explicit[name] {
+			// A hidden entry an ignore file re-includes with a "!" rule is searched, as
+			// ripgrep does (its regression 90).
+			if name[0] == '.' && !opt.Hidden && !(matched && !ignored) {
 				if isDir {
 					return fs.SkipDir
 				}
 				return nil
 			}
+			if isDir && skipName(skip, name) {
+				return fs.SkipDir
+			}
+		}
+		if matched && ignored {
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		if opt.Denied != nil && opt.Denied(path, isDir) {
 			atomic.AddInt64(&st.Denied, 1)
