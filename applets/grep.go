@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,15 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, core.Errorf(core.CodeInterrupted, "the search was cancelled")
 		}
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", p.Abs, err)
+	}
+	if shown := shownPath(env, g.Path); shown != "" && shown != p.Abs {
+		// Paths read as the caller named them: searching through a link to a folder
+		// reports link/file, as ripgrep does, not the folder's real name.
+		for i := range found.Files {
+			if rest, ok := strings.CutPrefix(found.Files[i].Path, p.Abs); ok {
+				found.Files[i].Path = shown + rest
+			}
+		}
 	}
 	res := GrepResult{Mode: g.OutputMode, FilesSearched: found.Searched, SkippedBinary: found.Binary,
 		SkippedLarge: found.TooLarge, Unreadable: found.Errors, Denied: found.Denied, FilesMatched: len(found.Files), m: m}
@@ -352,4 +362,16 @@ func (r GrepResult) renderHeadings(p *core.Printer) {
 		}
 		p.Println(p.LineNo(strconv.Itoa(e.num)) + string(e.sep) + text)
 	}
+}
+
+// shownPath is path as the caller wrote it, made absolute without resolving links, or
+// "" where it cannot be (a ~ path).
+func shownPath(env *core.Env, path string) string {
+	if path == "" || strings.HasPrefix(path, "~") {
+		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(env.Cwd, path)
+	}
+	return filepath.Clean(path)
 }

@@ -168,7 +168,10 @@ func Compile(opt Options) (*Matcher, error) {
 	} else {
 		expr = unicodeClasses(expr)
 	}
-	flags := syntax.Perl
+	// Without OneLine, ^ and $ are line anchors in the parsed tree itself, so they hold
+	// line by line and in a search over a whole buffer alike (Perl's flags would make
+	// them text anchors, which "(?m)" in front of the rendered tree does not undo).
+	flags := syntax.Perl &^ syntax.OneLine
 	if opt.IgnoreCase {
 		flags |= syntax.FoldCase
 	}
@@ -590,6 +593,11 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 			}
 			n += k
 		}
+		if first && bytes.HasPrefix(buf[:n], utf8BOM) {
+			// A UTF-8 byte order mark is no part of the first line (ripgrep's
+			// regression 1163: ^test123 matches it).
+			n = copy(buf, buf[len(utf8BOM):n])
+		}
 		first = false
 		end := n // search complete lines only, unless at EOF
 		if !eof {
@@ -636,7 +644,10 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 	return st.file, statusOK
 }
 
-var nl = []byte{'\n'}
+var (
+	nl      = []byte{'\n'}
+	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+)
 
 // searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
 // the last at EOF). Context may reach back before from.

@@ -201,6 +201,12 @@ var rgTable = []Options{
 	{Pattern: `\s+Error$`, Mode: Count},
 	{Pattern: `\BError`, Mode: Count},
 	{Pattern: `\\n`, Mode: Count}, // a backslash and an n, not a newline
+	// Anchors without a literal go to the whole-buffer search: they must still be line
+	// anchors (ripgrep's regression 599).
+	{Pattern: `^$`, Mode: Count},
+	{Pattern: `^\s*$`, Mode: Count},
+	{Pattern: `^.{0,3}$`, Mode: Content},
+	{Pattern: `^\s+\}$`, Mode: Count},
 	{Pattern: `[\n\t]x|TODO`, Mode: Count},
 	{Pattern: `\}\n\nfunc`, Mode: Count, Multiline: true},
 	{Pattern: `\}\n\nfunc`, Mode: Content, Multiline: true},

@@ -248,7 +248,18 @@ func ForRoot(root string, opt Options) *Stack {
 	s := &Stack{inGit: top != "", prefix: ""}
 	useGit := !opt.NoGit && (s.inGit || opt.NoRequireGit)
 	if top == "" {
+		// Outside a repository, .ignore files of parent folders still apply, as in
+		// ripgrep (its regression 829: /a/b in the parent's .ignore holds for a search
+		// of a/): the stack starts at the highest ancestor that has one.
 		top = root
+		for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+			if hasIgnoreFile(d, useGit, !opt.NoDotIgnore) {
+				top = d
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
 	}
 	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
 		s.prefix = filepath.ToSlash(rel)
@@ -280,6 +291,11 @@ func ForRoot(root string, opt Options) *Stack {
 		s = s.withDir(d, base, useGit, !opt.NoDotIgnore)
 	}
 	return s
+}
+
+func hasIgnoreFile(dir string, git, dot bool) bool {
+	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	return dot && exists(DotIgnore) || git && exists(GitIgnore)
 }
 
 // withDir returns s extended by the ignore files in dir (whose top-relative path is base).
