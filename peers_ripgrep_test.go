@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 type ripgrepCase struct {
 	Name    string            `json:"name"`
 	Files   map[string]string `json:"files"`
+	Hex     map[string]string `json:"hex"` // files given as hex bytes (not UTF-8)
 	Dirs    []string          `json:"dirs"`
 	Links   map[string]string `json:"links"`
 	Request map[string]any    `json:"request"`
@@ -21,7 +23,8 @@ type ripgrepCase struct {
 	Note    string            `json:"note"`
 }
 
-// TestRipgrepRegressions runs the ported cases of ripgrep's regression suite that
+// TestRipgrepRegressions runs the ported cases of ripgrep's regression suite (and a
+// few of tests/feature.rs, named f…) that
 // concern what agentbox's grep shares with ripgrep: ignore-file semantics, hidden
 // files, globs, regex, case, context, counts, symlinked paths.
 func TestRipgrepRegressions(t *testing.T) {
@@ -48,6 +51,15 @@ func TestRipgrepRegressions(t *testing.T) {
 				full := filepath.Join(root, p)
 				os.MkdirAll(filepath.Dir(full), 0o755)
 				if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for p, h := range c.Hex {
+				b, err := hex.DecodeString(h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(root, p), b, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -60,6 +60,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/walk"
@@ -580,6 +581,9 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 				eof = true
 				break
 			}
+			if first && n == 0 && k >= 2 && (buf[0] == 0xFF && buf[1] == 0xFE || buf[0] == 0xFE && buf[1] == 0xFF) {
+				return m.searchUTF16(w, fd, st, buf[:k])
+			}
 			if z := bytes.IndexByte(buf[n:n+k], 0); z >= 0 {
 				// Like ripgrep: nothing after the first NUL byte is searched.
 				// A NUL in the first chunk makes the file binary: skipped unsearched.
@@ -641,6 +645,42 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 	if sawNUL && st.file.Matches == 0 {
 		return File{}, statusBinary
 	}
+	return st.file, statusOK
+}
+
+// searchUTF16 searches a file that starts with a UTF-16 byte order mark as ripgrep
+// does: decoded to UTF-8 (up to MultilineMaxBytes of it) and searched as one chunk.
+// Without this its NUL bytes would make it binary, and Windows tools write UTF-16.
+func (m *Matcher) searchUTF16(w *worker, fd int, st *fileState, head []byte) (File, status) {
+	raw := append([]byte(nil), head...)
+	chunk := make([]byte, 64<<10)
+	for {
+		if len(raw) > MultilineMaxBytes {
+			return File{}, statusTooLarge
+		}
+		k, err := readFull(fd, chunk)
+		if err != nil {
+			return File{}, statusError
+		}
+		if k == 0 {
+			break
+		}
+		raw = append(raw, chunk[:k]...)
+	}
+	big := raw[0] == 0xFE
+	units := make([]uint16, 0, len(raw)/2)
+	for i := 2; i+1 < len(raw); i += 2 {
+		if big {
+			units = append(units, uint16(raw[i])<<8|uint16(raw[i+1]))
+		} else {
+			units = append(units, uint16(raw[i+1])<<8|uint16(raw[i]))
+		}
+	}
+	text := []byte(string(utf16.Decode(units)))
+	if bytes.IndexByte(text, 0) >= 0 {
+		return File{}, statusBinary
+	}
+	m.searchChunk(w, st, text, 0, true)
 	return st.file, statusOK
 }
 
