@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,7 @@ type peerEditCase struct {
 	Fuzzy      bool    `json:"fuzzy"`
 	Want       *string `json:"want"`
 	WantError  string  `json:"want_error"`
+	WantHint   string  `json:"want_hint"` // text the refusal must hold
 	Differs    string  `json:"differs"`
 }
 
@@ -61,6 +63,9 @@ func TestPeerEditCases(t *testing.T) {
 					code, _ := res.envelope.Metadata["error_code"].(string)
 					if res.envelope.Type != "error" || code != c.WantError {
 						t.Fatalf("got %s %s, want error %s: %.400s", res.envelope.Type, code, c.WantError, res.stdout)
+					}
+					if !strings.Contains(res.stdout, c.WantHint) {
+						t.Errorf("the refusal does not say %q: %.400s", c.WantHint, res.stdout)
 					}
 					if c.File == nil && readErr == nil || c.File != nil && string(got) != *c.File {
 						t.Fatalf("a refused edit changed the file to %q", got)

@@ -75,7 +75,13 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 		if err != nil {
 			var f *Failure
 			errors.As(err, &f)
-			return "", nil, &EditError{Index: i, Failure: f, Message: describe(i, e, f)}
+			msg := describe(i, e, f)
+			if f != nil && f.Kind == "no_match" {
+				if u := unescapeOnce(e.Old); u != e.Old && strings.Contains(text, u) {
+					msg += " old_string looks escaped one time too many: the file has it with those backslashes removed. Send the text exactly as the file has it (a quote as \", a line break as a line break), and new_string the same way."
+				}
+			}
+			return "", nil, &EditError{Index: i, Failure: f, Message: msg}
 		}
 		for _, m := range ms {
 			if m.Stage == StageExact {
@@ -171,3 +177,10 @@ func sharedBreaks(old, newText string) (trimmed string, lead int, ok bool) {
 	}
 	return old[:len(old)-trail], lead, true
 }
+
+// overEscaped are the escapes a model adds by escaping its string one time too many.
+var overEscaped = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\"`, `"`, `\'`, `'`, "\\`", "`")
+
+// unescapeOnce removes one level of escaping, to recognise an over-escaped old_string.
+// It is only used for a hint: nothing is applied unescaped.
+func unescapeOnce(s string) string { return overEscaped.Replace(s) }

@@ -222,3 +222,20 @@ func TestAmbiguousHints(t *testing.T) {
 		t.Errorf("fuzzy ambiguity: %v", err)
 	}
 }
+
+// An over-escaped old_string (gemini's editCorrector cases) is refused with a hint that
+// says so; nothing is applied unescaped.
+func TestOverEscapedHint(t *testing.T) {
+	_, _, err := Apply("This is a test string to find \"me\".", []Edit{{Old: `find \"me\"`, New: "replace with this"}})
+	if err == nil || !strings.Contains(err.Error(), "escaped one time too many") {
+		t.Errorf("over-escaped quotes: %v", err)
+	}
+	_, _, err = Apply("a\nb\n", []Edit{{Old: `a\nb`, New: "x"}})
+	if err == nil || !strings.Contains(err.Error(), "escaped one time too many") {
+		t.Errorf("over-escaped newline: %v", err)
+	}
+	_, _, err = Apply("nothing here", []Edit{{Old: `find \"me\"`, New: "x"}})
+	if err == nil || strings.Contains(err.Error(), "escaped one time too many") {
+		t.Errorf("a hint where unescaping does not help either: %v", err)
+	}
+}
