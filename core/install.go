@@ -6,15 +6,34 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
+// shellBuiltins are names a POSIX shell or bash runs itself: a link by such a name
+// would not run for a person, and would for `env NAME` or a script's exec, so it is
+// not made unless forced.
+var shellBuiltins = []string{
+	".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
+	"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo",
+	"enable", "eval", "exec", "exit", "export", "false", "fc", "fg", "getopts", "hash",
+	"help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
+	"printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift",
+	"shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset",
+	"ulimit", "umask", "unalias", "unset", "wait",
+}
+
 // install makes one symlink per applet in a directory: `agentbox install --links DIR
-// [--prefix P]`. It never replaces a file that is not already a link to this binary, and
-// reports what it created, kept and skipped.
+// [--prefix P] [--force]`. A name that is already a command elsewhere on PATH, or a
+// shell builtin, is left out unless --force says to shadow it: linking `grep` or `bash`
+// into a folder early on PATH would break every script that runs the system's. It
+// never replaces a file that is not already a link to this binary, and reports what it
+// created, kept, left out and why.
 func install(host Host, t *Table, args []string) int {
+	const usage = "agentbox install --links DIR [--prefix P] [--force]"
 	g, args, err := splitGlobals(args)
 	var dir, prefix string
+	force := false
 	for i := 0; err == nil && i < len(args); i++ {
 		name, val, has := strings.Cut(args[i], "=")
 		switch name {
@@ -32,8 +51,10 @@ func install(host Host, t *Table, args []string) int {
 			} else {
 				prefix = val
 			}
+		case "--force":
+			force = true
 		case "-h", "--help":
-			fmt.Fprintln(host.Stdout, "Usage: agentbox install --links DIR [--prefix P]\n\nMakes DIR/P<applet> symlinks to this binary for every applet, so `read`, `grep`, ... (or `P-read`) run agentbox's applets. Existing files that are not links to agentbox are never replaced.")
+			fmt.Fprintln(host.Stdout, "Usage: "+usage+"\n\nMakes DIR/P<applet> symlinks to this binary for every applet, so `edit`, `glob`, ... (or `P-grep`) run agentbox's applets.\nA name that is already a command on PATH (grep, ls, bash, patch, ...) or a shell builtin (read, echo) is left out, so scripts and pipelines keep running the system's: use --prefix ab- for every applet under a prefix, or --force to shadow them (only in a folder that is first on an agent's PATH, never a person's).\nExisting files that are not links to agentbox are never replaced.")
 			return ExitOK
 		default:
 			err = fmt.Errorf("unknown argument %q", args[i])
@@ -43,7 +64,7 @@ func install(host Host, t *Table, args []string) int {
 		err = errors.New("--links DIR is required")
 	}
 	if err != nil {
-		fmt.Fprintf(host.Stderr, "agentbox install: %v; usage: agentbox install --links DIR [--prefix P]\n", err)
+		fmt.Fprintf(host.Stderr, "agentbox install: %v; usage: %s\n", err, usage)
 		return ExitUsage
 	}
 	exe := host.Executable
@@ -57,11 +78,14 @@ func install(host Host, t *Table, args []string) int {
 	type report struct {
 		Created []string `json:"created"`
 		Kept    []string `json:"kept"`
-		Skipped []string `json:"skipped"`
+		// LeftOut: names that would shadow a command or builtin (--prefix or --force).
+		LeftOut []string `json:"left_out"`
+		Skipped []string `json:"skipped"` // could not be made
 	}
 	var rep report
 	for _, s := range t.Specs {
-		link := filepath.Join(dir, prefix+s.Name)
+		name := prefix + s.Name
+		link := filepath.Join(dir, name)
 		fi, err := os.Lstat(link)
 		if err == nil {
 			if fi.Mode()&fs.ModeSymlink != 0 {
@@ -73,6 +97,12 @@ func install(host Host, t *Table, args []string) int {
 			rep.Skipped = append(rep.Skipped, link+" (exists and is not a link to agentbox)")
 			continue
 		}
+		if !force {
+			if why := shadows(host, name, dir, exe); why != "" {
+				rep.LeftOut = append(rep.LeftOut, name+" ("+why+")")
+				continue
+			}
+		}
 		if err := os.Symlink(exe, link); err != nil {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (%v)", link, err))
 			continue
@@ -82,7 +112,13 @@ func install(host Host, t *Table, args []string) int {
 	if g.JSON {
 		_ = OutputEnvelope(&Result{Data: rep}, 0).WriteJSON(host.Stdout)
 	} else {
-		fmt.Fprintf(host.Stdout, "created %d, kept %d, skipped %d links in %s\n", len(rep.Created), len(rep.Kept), len(rep.Skipped), dir)
+		fmt.Fprintf(host.Stdout, "created %d, kept %d, left out %d, skipped %d links in %s\n", len(rep.Created), len(rep.Kept), len(rep.LeftOut), len(rep.Skipped), dir)
+		if len(rep.LeftOut) > 0 {
+			fmt.Fprintln(host.Stdout, "  left out, so the system's commands keep running (use --prefix ab- to link them as ab-NAME, or --force to shadow them):")
+			for _, s := range rep.LeftOut {
+				fmt.Fprintln(host.Stdout, "    "+s)
+			}
+		}
 		for _, s := range rep.Skipped {
 			fmt.Fprintln(host.Stdout, "  skipped", s)
 		}
@@ -91,4 +127,36 @@ func install(host Host, t *Table, args []string) int {
 		return ExitToolError
 	}
 	return ExitOK
+}
+
+// shadows says why a link called name in dir would hide a command a person or a script
+// runs today ("" if it would not): a shell builtin, or an executable of that name in
+// another PATH folder that is not this binary.
+func shadows(host Host, name, dir, exe string) string {
+	if slices.Contains(shellBuiltins, name) {
+		return "a shell builtin"
+	}
+	getenv := host.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	absDir, _ := filepath.Abs(dir)
+	for _, d := range filepath.SplitList(getenv("PATH")) {
+		if d == "" {
+			continue
+		}
+		if a, _ := filepath.Abs(d); a == absDir {
+			continue
+		}
+		p := filepath.Join(d, name)
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil && real == exe {
+			continue
+		}
+		return "shadows " + p
+	}
+	return ""
 }

@@ -120,25 +120,47 @@ func TestInstallLinks(t *testing.T) {
 	links := filepath.Join(dir, "bin")
 	os.MkdirAll(links, 0o755)
 	os.WriteFile(filepath.Join(links, "ab-echo"), []byte("mine"), 0o644) // a foreign file
+	sys := filepath.Join(dir, "usr-bin")
+	os.MkdirAll(sys, 0o755)
+	os.WriteFile(filepath.Join(sys, "fail"), []byte("#!/bin/sh\nexit 1\n"), 0o755) // the system's "fail"
+	env := map[string]string{"PATH": links + ":" + sys}
+	specs := append(append([]Spec(nil), testSpecs...), Spec{Name: "fail", Summary: "fail", New: func() Command { return &echoCmd{} }})
 	var out bytes.Buffer
-	host := Host{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }, Executable: exe, Now: time.Now}
-	if code := Main([]string{"agentbox", "install", "--links", links}, testSpecs, host); code != 0 {
+	host := Host{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] }, Executable: exe, Now: time.Now}
+	if code := Main([]string{"agentbox", "install", "--links", links}, specs, host); code != 0 {
 		t.Fatalf("install: %d %s", code, out.String())
+	}
+	// echo is a shell builtin and fail a command on PATH: both are left out, and said so.
+	for _, name := range []string{"echo", "fail"} {
+		if _, err := os.Lstat(filepath.Join(links, name)); err == nil {
+			t.Errorf("%s was linked, shadowing the system's", name)
+		}
+	}
+	if !strings.Contains(out.String(), "echo (a shell builtin)") || !strings.Contains(out.String(), "fail (shadows "+filepath.Join(sys, "fail")+")") || !strings.Contains(out.String(), "--prefix") {
+		t.Errorf("the report does not say what was left out and why: %s", out.String())
+	}
+	// --force shadows them, for an agent-only folder.
+	out.Reset()
+	if code := Main([]string{"agentbox", "install", "--links", links, "--force"}, specs, host); code != 0 {
+		t.Fatalf("install --force: %d %s", code, out.String())
 	}
 	if dest, _ := os.Readlink(filepath.Join(links, "echo")); dest != exe {
 		t.Errorf("echo link -> %q", dest)
 	}
-	// Again: kept, not recreated; the foreign file under the prefix is never replaced.
+	// Again under a prefix: the foreign file under the prefix is never replaced.
 	out.Reset()
-	code := Main([]string{"agentbox", "install", "--links", links, "--prefix", "ab-"}, testSpecs, host)
+	code := Main([]string{"agentbox", "install", "--links", links, "--prefix", "ab-"}, specs, host)
 	if code != ExitToolError || !strings.Contains(out.String(), "skipped") {
 		t.Errorf("prefix over a foreign file: %d %s", code, out.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(links, "ab-echo")); string(b) != "mine" {
 		t.Errorf("foreign file replaced: %q", b)
 	}
+	if dest, _ := os.Readlink(filepath.Join(links, "ab-fail")); dest != exe {
+		t.Errorf("ab-fail link -> %q: a prefixed name shadows nothing", dest)
+	}
 	out.Reset()
-	if code := Main([]string{"agentbox", "install", "--links", links}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "kept 1") {
+	if code := Main([]string{"agentbox", "install", "--links", links}, specs, host); code != 0 || !strings.Contains(out.String(), "kept") {
 		t.Errorf("reinstall: %d %s", code, out.String())
 	}
 }
