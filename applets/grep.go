@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/grep"
@@ -22,29 +26,51 @@ const (
 	// sidecar file); past it the result says so, and a narrower search gets the rest.
 	GrepMaxCollect = 100_000
 	GrepTimeBudget = 30 * time.Second
+	// GrepStdinMax bounds what a piped-in standard input may hold (it is searched in
+	// memory).
+	GrepStdinMax = 64 << 20
 )
 
 // Grep searches file contents with a regular expression.
 type Grep struct {
-	Pattern      string `json:"pattern" alias:"regex,query" arg:"" required:"" schema:"maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
-	Path         string `json:"path" alias:"dir,directory" arg:"" optional:"" default:"." help:"file or directory to search"`
-	Glob         string `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
-	Type         string `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
-	OutputMode   string `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
-	IgnoreCase   bool   `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
-	After        int    `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
-	Before       int    `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
-	Context      int    `json:"-C" alias:"context,C" short:"C" name:"context" schema:"min=0" help:"lines of context before and after each match (content mode)"`
-	LineNumbers  bool   `json:"-n" alias:"line_numbers,n" short:"n" name:"line-number" default:"true" negatable:"" help:"show line numbers (content mode)"`
-	Multiline    bool   `json:"multiline" short:"U" help:"let the pattern span lines (. matches newlines)"`
-	FixedStrings bool   `json:"fixed_strings" alias:"literal" short:"F" help:"treat the pattern as a literal string"`
-	Word         bool   `json:"word" alias:"word_regexp" short:"w" help:"match whole words only"`
-	HeadLimit    int    `json:"head_limit" alias:"max_results,limit" default:"200" schema:"min=1" help:"at most this many output entries (lines, files or counts); the rest go to the sidecar file"`
-	Offset       int    `json:"offset" schema:"min=0" help:"skip this many output entries first (paging)"`
-	Hidden       bool   `json:"include_hidden" alias:"hidden" help:"search hidden files and folders too"`
-	Respect      bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders"`
-	Follow       bool   `json:"follow" alias:"follow_symlinks" short:"L" help:"follow symbolic links (loop-safe; links leading out of the workspace are left out)"`
-	Sort         string `json:"sort" enum:"path,modified" default:"path" help:"order files by path, or by modification time (newest first)"`
+	Pattern      string   `json:"pattern" alias:"regex,query" arg:"" optional:"" schema:"required,maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
+	Path         string   `json:"path" alias:"dir,directory" arg:"" optional:"" help:"file or directory to search (default: the working folder; typed at a shell with data piped in and no path: standard input)"`
+	Patterns     []string `json:"patterns" short:"e" name:"regexp" help:"more patterns: a line matches when any of them does (repeatable, as grep -e)"`
+	Glob         string   `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
+	Type         string   `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
+	OutputMode   string   `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
+	IgnoreCase   bool     `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
+	SmartCase    bool     `json:"smart_case" short:"S" name:"smart-case" help:"case-insensitive unless a pattern has an upper-case letter"`
+	Invert       bool     `json:"invert_match" alias:"invert,v" short:"v" name:"invert-match" help:"select the lines that do not match"`
+	OnlyMatching bool     `json:"only_matching" short:"o" name:"only-matching" help:"show only the matched parts of each line, one entry each (content mode)"`
+	MaxCount     int      `json:"max_count" short:"m" name:"max-count" schema:"min=0" help:"stop searching a file after this many matching lines"`
+	After        int      `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
+	Before       int      `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
+	Context      int      `json:"-C" alias:"context,C" short:"C" name:"context" schema:"min=0" help:"lines of context before and after each match (content mode)"`
+	LineNumbers  bool     `json:"-n" alias:"line_numbers,n" short:"n" name:"line-number" default:"true" negatable:"" help:"show line numbers (content mode)"`
+	Multiline    bool     `json:"multiline" short:"U" help:"let the pattern span lines (. matches newlines)"`
+	FixedStrings bool     `json:"fixed_strings" alias:"literal" short:"F" help:"treat the pattern as a literal string"`
+	Word         bool     `json:"word" alias:"word_regexp" short:"w" help:"match whole words only"`
+	HeadLimit    int      `json:"head_limit" alias:"max_results,limit" default:"200" schema:"min=1" help:"at most this many output entries (lines, files or counts); the rest go to the sidecar file"`
+	Offset       int      `json:"offset" schema:"min=0" help:"skip this many output entries first (paging)"`
+	Hidden       bool     `json:"include_hidden" alias:"hidden" help:"search hidden files and folders too"`
+	Respect      bool     `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders"`
+	Follow       bool     `json:"follow" alias:"follow_symlinks" short:"L" help:"follow symbolic links (loop-safe; links leading out of the workspace are left out)"`
+	Sort         string   `json:"sort" enum:"path,modified" default:"path" help:"order files by path, or by modification time (newest first)"`
+
+	// The spellings grep and ripgrep users type at a shell (shell mode only).
+	FilesWithMatches bool     `json:"-" short:"l" name:"files-with-matches" help:"print only the names of files with a match (output-mode files_with_matches)"`
+	Count            bool     `json:"-" short:"c" name:"count" help:"print only each file's count of matching lines (output-mode count)"`
+	Quiet            bool     `json:"-" short:"q" name:"quiet" help:"print nothing: the exit status says whether anything matched (0) or not (1)"`
+	Recursive        bool     `json:"-" short:"r" name:"recursive" help:"accepted for grep's sake: folders are always searched recursively"`
+	RecursiveFollow  bool     `json:"-" short:"R" name:"dereference-recursive" help:"accepted for grep's sake: recursive, following links (as --follow)"`
+	Extended         bool     `json:"-" short:"E" name:"extended-regexp" help:"accepted for grep's sake: patterns are always extended (RE2) regexps"`
+	Include          []string `json:"-" name:"include" help:"only files whose name matches this glob (grep's spelling of --glob)"`
+	Exclude          []string `json:"-" name:"exclude" help:"leave out files whose name matches this glob (grep's spelling of --glob '!G')"`
+
+	shell    bool      // typed at a shell: paths as given, notes on stderr, grep's exit status
+	shellErr string    // a command line that cannot be read one way only
+	stdin    io.Reader // shell mode, data piped in: searched when no path is given
 }
 
 // GrepResult is what grep returns.
@@ -63,8 +89,9 @@ type GrepResult struct {
 	More          int      `json:"more"`             // entries left out by head_limit
 	Partial       string   `json:"partial,omitempty"`
 
-	page []grepEntry   // the entries shown, for the terminal rendering
-	m    *grep.Matcher // for colouring matches
+	page  []grepEntry   // the entries shown, for the terminal rendering
+	m     *grep.Matcher // for colouring matches
+	quiet bool          // grep -q: nothing is printed
 }
 
 // grepEntry is one output entry before it is rendered to a string.
@@ -83,10 +110,18 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if g.Context > 0 {
 		before, after = max(before, g.Context), max(after, g.Context)
 	}
+	if g.shellErr != "" {
+		return nil, core.Errorf(core.CodeInvalidParams, "%s", g.shellErr)
+	}
+	pattern, fixed := g.pattern()
+	ignoreCase := g.IgnoreCase
+	if g.SmartCase && !ignoreCase {
+		ignoreCase = !hasUpper(strings.Join(append([]string{g.Pattern}, g.Patterns...), ""))
+	}
 	opt := grep.Options{
-		Pattern: g.Pattern, FixedStrings: g.FixedStrings, IgnoreCase: g.IgnoreCase, Word: g.Word,
+		Pattern: pattern, FixedStrings: fixed, IgnoreCase: ignoreCase, Word: g.Word,
 		Multiline: g.Multiline, SortModified: g.Sort == "modified", LineCap: GrepMaxLineChars,
-		MaxLines: max(GrepMaxCollect, g.Offset+g.HeadLimit),
+		MaxLines: max(GrepMaxCollect, g.Offset+g.HeadLimit), Invert: g.Invert, MaxCount: g.MaxCount,
 	}
 	switch g.OutputMode {
 	case "content":
@@ -107,6 +142,20 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
 	}
+	if g.Path == "" && g.stdin != nil {
+		data, err := io.ReadAll(io.LimitReader(g.stdin, GrepStdinMax+1))
+		if err != nil {
+			return nil, core.Errorf(core.CodeIOError, "reading standard input: %v", err)
+		}
+		// An empty pipe (a harness that connects one and writes nothing) is no data:
+		// the working folder is searched, as it is with no stdin at all.
+		if len(data) > 0 {
+			return g.searchStdin(env, m, opt, data)
+		}
+	}
+	if g.Path == "" {
+		g.Path = "."
+	}
 	p, err := env.ResolveRead(g.Path)
 	if err != nil {
 		return nil, err
@@ -124,17 +173,47 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	defer grep.PauseGC(SearchGCLimit)()
 	found, err := m.Search(ctx, p.Abs)
+	return g.finish(env, m, opt, found, err, p.Abs)
+}
+
+// searchStdin searches what a person piped in, as grep and ripgrep do with no path.
+func (g *Grep) searchStdin(env *core.Env, m *grep.Matcher, opt grep.Options, data []byte) (*core.Result, error) {
+	if len(data) > GrepStdinMax {
+		return nil, core.Errorf(core.CodeTooLarge, "standard input is over %d MiB; save it to a file and search that", GrepStdinMax>>20)
+	}
+	found, err := m.SearchText(stdinName, data)
+	if err != nil {
+		return nil, core.Errorf(core.CodeInvalidParams, "%v", err)
+	}
+	return g.finish(env, m, opt, found, nil, "")
+}
+
+// finish turns what the search found into the result: paths as the caller gave them,
+// entries paged by offset and head_limit, the rest spilled to the sidecar file.
+func (g *Grep) finish(env *core.Env, m *grep.Matcher, opt grep.Options, found *grep.Result, err error, abs string) (*core.Result, error) {
+	before, after := g.Before, g.After
+	if g.Context > 0 {
+		before, after = max(before, g.Context), max(after, g.Context)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, core.Errorf(core.CodeInterrupted, "the search was cancelled")
 		}
-		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", p.Abs, err)
+		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", abs, err)
 	}
-	if shown := shownPath(env, g.Path); shown != "" && shown != p.Abs {
+	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") {
+		// At a shell paths print as given, relative staying relative, as grep and rg do.
+		given := filepath.Clean(g.Path)
+		for i := range found.Files {
+			if rest, ok := strings.CutPrefix(found.Files[i].Path, abs); ok && abs != "" {
+				found.Files[i].Path = displayJoin(g.Path, given, rest)
+			}
+		}
+	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs && abs != "" {
 		// Paths read as the caller named them: searching through a link to a folder
 		// reports link/file, as ripgrep does, not the folder's real name.
 		for i := range found.Files {
-			if rest, ok := strings.CutPrefix(found.Files[i].Path, p.Abs); ok {
+			if rest, ok := strings.CutPrefix(found.Files[i].Path, abs); ok {
 				found.Files[i].Path = shown + rest
 			}
 		}
@@ -167,8 +246,20 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 				if l.Match {
 					sep = ':'
 				}
-				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut})
 				prev = l.Num
+				if g.OnlyMatching {
+					// Each matched part on its own, as grep -o prints them; context and
+					// inverted lines have none.
+					if l.Match && !g.Invert {
+						for _, loc := range m.MatchIndexes(l.Text) {
+							if loc[1] > loc[0] {
+								all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text[loc[0]:loc[1]]})
+							}
+						}
+					}
+					continue
+				}
+				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut})
 			}
 			f.Lines = nil // let the collector have them once rendered
 		}
@@ -202,8 +293,12 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	default:
 		res.Files = lines
 	}
+	res.quiet = g.Quiet
 	result := &core.Result{Data: res}
-	if res.More > 0 || res.Partial != "" {
+	if g.shell && res.TotalMatches == 0 {
+		result.ExitCode = 1 // grep's and ripgrep's "nothing matched"
+	}
+	if (res.More > 0 || res.Partial != "") && !g.Quiet {
 		result.Truncated = true
 		path, err := env.Session.SpillStream("grep", func(w *bufio.Writer) error {
 			for i := 0; i < n; i++ {
@@ -225,9 +320,78 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 // sees the matching lines, as ripgrep shows them; an agent's default stays
 // files_with_matches (reference 000).
 func (g *Grep) ShellDefaults(given func(string) bool) {
-	if !given("output-mode") {
+	g.shell = true
+	switch {
+	case g.FilesWithMatches:
+		g.OutputMode = "files_with_matches"
+	case g.Count:
+		g.OutputMode = "count"
+	case !given("output-mode"):
 		g.OutputMode = "content"
 	}
+	if g.Quiet {
+		g.OutputMode, g.HeadLimit = "files_with_matches", 1
+	}
+	if g.RecursiveFollow {
+		g.Follow = true
+	}
+	// `grep -e foo -e bar src`: the positional word is the path, not a pattern.
+	if len(g.Patterns) > 0 {
+		if g.Pattern != "" {
+			if g.Path != "" {
+				g.shellErr = fmt.Sprintf("with -e, the words after the flags are paths, and grep searches one: got %q and %q; search them one at a time, or search their common folder with a --glob", g.Pattern, g.Path)
+			}
+			g.Path = g.Pattern
+		}
+		g.Pattern, g.Patterns = g.Patterns[0], g.Patterns[1:]
+	}
+	globs := splitGlobs(g.Glob)
+	globs = append(globs, g.Include...)
+	for _, e := range g.Exclude {
+		globs = append(globs, "!"+e)
+	}
+	g.Glob = strings.Join(globs, ",")
+}
+
+// ShellStdin implements core.ShellStdin.
+func (g *Grep) ShellStdin(r io.Reader) { g.stdin = r }
+
+// ShellErrorExit implements core.ShellErrorExiter: an error exits 2, as in grep and
+// ripgrep, since 1 means that nothing matched.
+func (g *Grep) ShellErrorExit() int { return 2 }
+
+// pattern is the one regexp the search runs: the pattern and any more patterns as
+// alternatives (literal ones quoted when fixed_strings is set).
+func (g *Grep) pattern() (string, bool) {
+	if len(g.Patterns) == 0 {
+		return g.Pattern, g.FixedStrings
+	}
+	var alts []string
+	for _, p := range append([]string{g.Pattern}, g.Patterns...) {
+		if p == "" && g.Pattern != "" {
+			continue
+		}
+		if g.FixedStrings {
+			p = regexp.QuoteMeta(p)
+		}
+		alts = append(alts, "(?:"+p+")")
+	}
+	return strings.Join(alts, "|"), false
+}
+
+// hasUpper reports whether a pattern spells an upper-case letter (not in an escape such
+// as \W or \S), which turns smart case sensitive, as in ripgrep.
+func hasUpper(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' {
+			i++
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(p[i:]); unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // render writes one entry the way ripgrep prints it without headings.
@@ -244,10 +408,14 @@ func (g *Grep) render(mode grep.Mode, e grepEntry) string {
 	if e.cut > 0 {
 		text += fmt.Sprintf(" … [%d more bytes]", e.cut)
 	}
-	if g.LineNumbers {
-		return e.path + string(e.sep) + strconv.Itoa(e.num) + string(e.sep) + text
+	prefix := e.path + string(e.sep)
+	if e.path == stdinName {
+		prefix = "" // lines of standard input print bare, as grep and rg print them
 	}
-	return e.path + string(e.sep) + text
+	if g.LineNumbers {
+		return prefix + strconv.Itoa(e.num) + string(e.sep) + text
+	}
+	return prefix + text
 }
 
 // splitList splits a comma- or space-separated list.
@@ -289,6 +457,9 @@ func splitGlobs(s string) []string {
 // the way ripgrep shows it to a person: a heading per file, line numbers and the
 // matches highlighted; otherwise one path:line:text entry per line.
 func (r GrepResult) RenderText(p *core.Printer) {
+	if r.quiet {
+		return
+	}
 	switch {
 	case p.Color && r.Mode == "content":
 		r.renderHeadings(p)
@@ -306,23 +477,24 @@ func (r GrepResult) RenderText(p *core.Printer) {
 			p.Println(c)
 		}
 	}
+	// Notes go to stderr, so a pipe reads results only.
 	if r.TotalMatches == 0 {
-		p.Println(p.Dim(fmt.Sprintf("No matches (%d files searched).", r.FilesSearched)))
+		p.Note(fmt.Sprintf("No matches (%d files searched).", r.FilesSearched))
 	}
 	if r.More > 0 {
-		p.Println(p.Dim(fmt.Sprintf("... and %d more (raise head_limit, or page with offset)", r.More)))
+		p.Note(fmt.Sprintf("... and %d more (raise head_limit, or page with offset)", r.More))
 	}
 	if r.Denied > 0 {
-		p.Println(p.Dim(fmt.Sprintf("(%d files left out: the permission policy does not allow reading them)", r.Denied)))
+		p.Note(fmt.Sprintf("(%d files left out: the permission policy does not allow reading them)", r.Denied))
 	}
 	if r.SkippedBinary > 0 {
-		p.Println(p.Dim(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary)))
+		p.Note(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary))
 	}
 	if r.SkippedLarge > 0 {
-		p.Println(p.Dim(fmt.Sprintf("(%d files skipped: too large for multiline, or a line over %d MB)", r.SkippedLarge, grep.MaxLineBytes>>20)))
+		p.Note(fmt.Sprintf("(%d files skipped: too large for multiline, or a line over %d MB)", r.SkippedLarge, grep.MaxLineBytes>>20))
 	}
 	if r.Partial != "" {
-		p.Println(p.Warn("partial result: " + r.Partial))
+		p.Note("partial result: " + r.Partial)
 	}
 }
 
@@ -363,6 +535,25 @@ func (r GrepResult) renderHeadings(p *core.Printer) {
 		p.Println(p.LineNo(strconv.Itoa(e.num)) + string(e.sep) + text)
 	}
 }
+
+// displayJoin writes a found path under the path the person typed: "." shows paths
+// bare (src/a.go), "./" keeps its "./" (./src/a.go), others keep their spelling.
+func displayJoin(typed, clean, rest string) string {
+	rest = strings.TrimPrefix(rest, string(filepath.Separator))
+	switch {
+	case rest == "":
+		return typed
+	case clean == "." && !strings.HasPrefix(typed, "./"):
+		return rest
+	case clean == ".":
+		return "./" + rest
+	}
+	return strings.TrimSuffix(typed, "/") + "/" + rest
+}
+
+// stdinName names standard input in files and counts output, as ripgrep does; content
+// lines from it carry no path.
+const stdinName = "<stdin>"
 
 // shownPath is path as the caller wrote it, made absolute without resolving links, or
 // "" where it cannot be (a ~ path).

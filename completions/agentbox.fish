@@ -74,6 +74,11 @@ complete -c agentbox -n '__fish_seen_subcommand_from grep' -l after-context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l before-context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l color -x -a 'auto always never'
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l context
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l count
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l dereference-recursive
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l exclude
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l extended-regexp
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l files-with-matches
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l fixed-strings
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l follow
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l glob
@@ -81,16 +86,24 @@ complete -c agentbox -n '__fish_seen_subcommand_from grep' -l head-limit
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l hidden
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l ignore-case
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l include
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l invert-match
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l json
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l line-number
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l manifest
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l max-count
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l mode -x -a 'default accept-edits read-only bypass'
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l multiline
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l offset
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l only-matching
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l output-mode -x -a 'files_with_matches content count'
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l quiet
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l recursive
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l regexp
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l session
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l smart-case
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l sort -x -a 'path modified'
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l type

@@ -27,6 +27,20 @@ type ShellDefaulter interface {
 	ShellDefaults(given func(flag string) bool)
 }
 
+// ShellStdin is implemented by applets that read standard input when a person pipes
+// data in (grep with no path searches it, as grep and ripgrep do). It is called in
+// shell mode when stdin is a pipe or a file, not a terminal or /dev/null.
+type ShellStdin interface {
+	ShellStdin(r io.Reader)
+}
+
+// ShellErrorExiter is implemented by applets whose text-mode failures exit with another
+// status than 1, because 1 means something else for the tool they stand in for (grep and
+// ripgrep: 1 is "no match", 2 an error).
+type ShellErrorExiter interface {
+	ShellErrorExit() int
+}
+
 // parseFlags fills cmd from the command line with kong (shell mode only: JSON mode never
 // builds the parser, which keeps an agent's per-call start-up small). It then runs the
 // same schema validation a JSON request gets. exit >= 0 means the call is over (help was
@@ -57,6 +71,9 @@ func parseFlags(spec *Spec, prog string, cmd Command, args []string, host Host) 
 			}
 		}
 		sd.ShellDefaults(func(flag string) bool { return given[flag] })
+	}
+	if ss, ok := cmd.(ShellStdin); ok && host.StdinIsData && host.Stdin != nil {
+		ss.ShellStdin(host.Stdin)
 	}
 	if si, ok := cmd.(ShellInput); ok {
 		if err := si.ReadShellInput(host.Stdin, host.StdinIsTerminal); err != nil {

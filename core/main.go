@@ -32,7 +32,10 @@ type Host struct {
 	Now              func() time.Time
 	StdinIsTerminal  bool
 	StdoutIsTerminal bool
-	Executable       string
+	// StdinIsData: stdin is a pipe or a regular file, something to read (not a terminal,
+	// not /dev/null), as ripgrep decides whether to search it.
+	StdinIsData bool
+	Executable  string
 	// Signals, when set, cancels the call's context (exit status 130).
 	Signals bool
 }
@@ -45,9 +48,15 @@ func OSEnv() Host {
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
 		StdinIsTerminal:  isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
 		StdoutIsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+		StdinIsData:      stdinIsData(),
 		Executable:       exe,
 		Signals:          true,
 	}
+}
+
+func stdinIsData() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && (fi.Mode()&os.ModeNamedPipe != 0 || fi.Mode().IsRegular())
 }
 
 // Exit statuses.
@@ -337,7 +346,11 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 			e = &Error{Code: CodeInterrupted, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta, Details: e.Details}
 			return fail(e, ExitInterrupted)
 		}
-		return fail(e, ExitToolError)
+		status := ExitToolError
+		if se, ok := cmd.(ShellErrorExiter); ok && !jsonOut {
+			status = se.ShellErrorExit()
+		}
+		return fail(e, status)
 	}
 	if res == nil {
 		res = &Result{}
@@ -356,10 +369,15 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	case jsonOut:
 		_ = OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
 	default:
-		RenderText(NewPrinter(host.Stdout, useColor), res)
+		p := NewPrinter(host.Stdout, useColor)
+		p.Err = NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+		RenderText(p, res)
 	}
 	if interrupted {
 		return ExitInterrupted
+	}
+	if !jsonOut && res.ExitCode != 0 {
+		return res.ExitCode
 	}
 	return ExitOK
 }
@@ -435,7 +453,7 @@ func RenderText(p *Printer, res *Result) {
 		p.Printf("%s\n", b)
 	}
 	if res.Truncated && res.OutputPath != "" {
-		p.Printf("%s\n", p.Dim("[output truncated; the whole output is in "+res.OutputPath+"]"))
+		p.Note("[output truncated; the whole output is in " + res.OutputPath + "]")
 	}
 }
 

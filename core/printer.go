@@ -12,6 +12,9 @@ import (
 type Printer struct {
 	W     io.Writer
 	Color bool
+	// Err receives notes (no matches, files skipped, truncation) so that W carries only
+	// results and a pipe reads nothing else; nil sends them to W.
+	Err *Printer
 
 	path, match, lineNo, dim, warn, ok *color.Color
 }
@@ -35,6 +38,15 @@ func NewPrinter(w io.Writer, useColor bool) *Printer {
 	p.warn = mk(color.FgYellow)
 	p.ok = mk(color.FgGreen, color.Bold)
 	return p
+}
+
+// Note writes a line of secondary text to Err (or W), dimmed.
+func (p *Printer) Note(s string) {
+	to := p
+	if p.Err != nil {
+		to = p.Err
+	}
+	fmt.Fprintln(to.W, to.Dim(s))
 }
 
 // Printf writes formatted text.

@@ -80,6 +80,10 @@ type Result struct {
 	OutputPath string
 	// Meta adds keys to the envelope's metadata.
 	Meta map[string]any
+	// ExitCode, when set, is the exit status of a text-mode call that succeeded (grep's
+	// 1 for no match, as grep and ripgrep exit); JSON mode always exits 0 with the
+	// envelope.
+	ExitCode int
 }
 
 // TextRenderer renders a result for a person at a terminal or for a harness that asked

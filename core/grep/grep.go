@@ -47,6 +47,7 @@ package grep
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -95,6 +96,10 @@ type Options struct {
 	Types        []string // ripgrep type names; a file must match one
 	Globs        []string // ripgrep -g style filters ("!" excludes)
 	SortModified bool     // order files newest first instead of by path
+	// Invert selects the lines that do not match (grep's -v); not with Multiline.
+	Invert bool
+	// MaxCount stops a file after this many selected lines (grep's -m; 0: no limit).
+	MaxCount int
 	// MaxLines stops collecting content lines after this many (0: no cap); the result is
 	// then marked truncated. Counting continues.
 	MaxLines int
@@ -178,6 +183,9 @@ func Compile(opt Options) (*Matcher, error) {
 	}
 	if opt.Multiline {
 		flags |= syntax.DotNL
+		if opt.Invert {
+			return nil, errors.New("invert_match selects lines, so it does not combine with multiline: drop one of them")
+		}
 	}
 	parsed, err := syntax.Parse(expr, flags)
 	if err != nil {
@@ -418,6 +426,43 @@ type fileState struct {
 	lines    *atomic.Int64
 	cut      *atomic.Bool
 	halt     func() bool // reports (after a chunk) that the search must stop
+}
+
+// SearchText searches text held in memory (standard input) as one file called name,
+// with the rules a file on disk gets: a byte order mark dropped, a NUL in the first
+// chunk making it binary, context, counts and the line cap.
+func (m *Matcher) SearchText(name string, text []byte) (*Result, error) {
+	if m.opt.Multiline {
+		return nil, errors.New("multiline searches files, not standard input: give a path")
+	}
+	if m.UsesRE2() {
+		if err := m.loadRE2(); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Searched: 1}
+	text = bytes.TrimPrefix(text, utf8BOM)
+	if z := bytes.IndexByte(text, 0); z >= 0 {
+		if z < ChunkSize || m.opt.Mode == Count {
+			res.Searched, res.Binary = 0, 1
+			return res, nil
+		}
+		text = text[:z]
+	}
+	var lines atomic.Int64
+	var cut atomic.Bool
+	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: &lines, cut: &cut}
+	w := workers.Get().(*worker)
+	m.searchChunk(w, st, text, 0, true)
+	workers.Put(w)
+	if st.file.Matches > 0 {
+		st.file.Path, st.file.Rel = name, name
+		res.Files = append(res.Files, st.file)
+	}
+	if cut.Load() {
+		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern", m.opt.MaxLines)
+	}
+	return res, nil
 }
 
 // Search searches root (a file or a directory) and returns files in path order (or
@@ -692,6 +737,10 @@ var (
 // searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
 // the last at EOF). Context may reach back before from.
 func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
+	if m.opt.Invert {
+		m.searchInverted(st, buf, from)
+		return
+	}
 	lits, tentative := m.lits, m.tentative
 	var re2 func([]byte) [][]int
 	switch {
@@ -810,6 +859,9 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 		}
 		st.file.Matches++
 		pos = le + 1
+		if m.opt.MaxCount > 0 && st.file.Matches >= m.opt.MaxCount {
+			st.done = true // after-context is still owed, below
+		}
 		switch m.opt.Mode {
 		case FilesWithMatches:
 			st.done = true
@@ -833,12 +885,44 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 	}
 }
 
+// searchInverted selects the lines of buf[from:] that do not match (grep's -v): every
+// line goes through the regexp, as no literal can prove a line free of a match.
+func (m *Matcher) searchInverted(st *fileState, buf []byte, from int) {
+	cur, curLine := 0, st.lineBase
+	for pos := from; pos < len(buf) && !st.done; {
+		le := lineEnd(buf, pos)
+		if !m.re.Match(buf[pos:le]) {
+			st.file.Matches++
+			if m.opt.MaxCount > 0 && st.file.Matches >= m.opt.MaxCount {
+				st.done = true
+			}
+			switch m.opt.Mode {
+			case FilesWithMatches:
+				st.done = true
+			case Content:
+				curLine += bytes.Count(buf[cur:pos], nl)
+				cur = pos
+				m.emitTo(st, buf, pos, curLine)
+				m.emit(st, buf, pos, le, curLine, true)
+				st.after = m.opt.After
+			}
+		}
+		pos = le + 1
+	}
+	if m.opt.Mode == Content && st.after > 0 {
+		m.emitTo(st, buf, len(buf), -1)
+	}
+}
+
 // emitTo emits owed after-context lines, then before-context lines, up to the line
 // starting at ls (number lsLine; -1 means just settle after-context at chunk end).
 func (m *Matcher) emitTo(st *fileState, buf []byte, ls, lsLine int) {
 	for st.after > 0 && st.lastEnd < ls {
 		e := lineEnd(buf, st.lastEnd)
-		m.emit(st, buf, st.lastEnd, e, st.lastLine, false)
+		// Past max_count the search has stopped, but a line of the after-context that
+		// matches is still shown as a match, as ripgrep shows it.
+		match := st.done && m.opt.MaxCount > 0 && m.re.Match(buf[st.lastEnd:e]) != m.opt.Invert
+		m.emit(st, buf, st.lastEnd, e, st.lastLine, match)
 		st.after--
 	}
 	if lsLine < 0 {

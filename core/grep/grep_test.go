@@ -137,6 +137,12 @@ func rgArgs(o Options) []string {
 	if o.After > 0 {
 		args = append(args, "-A", fmt.Sprint(o.After))
 	}
+	if o.Invert {
+		args = append(args, "-v")
+	}
+	if o.MaxCount > 0 {
+		args = append(args, "-m", fmt.Sprint(o.MaxCount))
+	}
 	for _, t := range o.Types {
 		args = append(args, "-t", t)
 	}
@@ -204,6 +210,14 @@ var rgTable = []Options{
 	// Anchors without a literal go to the whole-buffer search: they must still be line
 	// anchors (ripgrep's regression 599).
 	{Pattern: `^$`, Mode: Count},
+	// grep's -v and -m (issue 19.2).
+	{Pattern: `func`, Mode: Count, Invert: true},
+	{Pattern: `Error|func`, Mode: FilesWithMatches, Invert: true},
+	{Pattern: `^\s*$`, Mode: Content, Invert: true, Word: true},
+	{Pattern: `return`, Mode: Content, MaxCount: 2},
+	{Pattern: `return`, Mode: Content, MaxCount: 1, After: 2},
+	{Pattern: `err`, Mode: Count, MaxCount: 3},
+	{Pattern: `x`, Mode: Content, Invert: true, MaxCount: 2, Before: 1},
 	{Pattern: `^\s*$`, Mode: Count},
 	{Pattern: `^.{0,3}$`, Mode: Content},
 	{Pattern: `^\s+\}$`, Mode: Count},
