@@ -175,3 +175,76 @@ func TestPermissionPromptInTerminal(t *testing.T) {
 		t.Errorf("the session grant was not used: %s", b)
 	}
 }
+
+// TestShellFlagsInTerminal: typed by a person in a terminal, grep shows ripgrep's
+// headings and colours, ls and glob colour folders and paths; the same commands through
+// a pipe print plain path:line text with no escape codes, and the exit status says
+// whether anything matched (issue 19.4).
+func TestShellFlagsInTerminal(t *testing.T) {
+	bin := tmuxBinary(t)
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"src/a.txt": "hello\nworld\nhello again\n",
+		"b.txt":     "hello b\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := shellEnv(dir)
+	ab := env + " " + bin
+	// Each command's exit status is printed after it; the piped runs land in files
+	// (through /bin/cat: the tests' PATH holds agentbox's own links, cat among them).
+	command := strings.Join([]string{
+		"clear",
+		ab + " grep -e hello src; echo grep=$?",
+		ab + " ls -l; echo ls=$?",
+		ab + " glob -e txt; echo glob=$?",
+		ab + " grep -c hello src | /bin/cat > piped-count.txt",
+		ab + " grep hello src | /bin/cat > piped.txt",
+		ab + " grep nowhere src > none.txt; echo $? > none-exit.txt",
+		ab + " ls -lh | /bin/cat > piped-ls.txt",
+	}, "\n")
+	s := newTmux(t, dir, command)
+	exit, _ := s.wait()
+	if exit != "exit=0" {
+		t.Fatalf("%s\n%s", exit, s.screen())
+	}
+	screen := s.run("capture-pane", "-e", "-p", "-t", "t")
+	for _, want := range []string{
+		"\x1b[35msrc/a.txt\n",                    // the path as a heading, coloured
+		"\x1b[32m1\x1b[39m:\x1b[1m\x1b[31mhello", // line number and match coloured
+		"grep=0", "ls=0", "glob=0",
+		"\x1b[35msrc/", // ls colours folders
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal does not show %q:\n%s", want, screen)
+		}
+	}
+	if plain := s.screen(); !strings.Contains(plain, "src/a.txt\n1:hello\n3:hello again") {
+		t.Errorf("grep at a terminal should group lines under the path:\n%s", plain)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got, want := read("piped.txt"), "src/a.txt:1:hello\nsrc/a.txt:3:hello again\n"; got != want {
+		t.Errorf("grep through a pipe printed %q, want %q", got, want)
+	}
+	if got, want := read("piped-count.txt"), "src/a.txt:2\n"; got != want {
+		t.Errorf("grep -c through a pipe printed %q, want %q", got, want)
+	}
+	if got := read("none.txt") + read("none-exit.txt"); got != "1\n" {
+		t.Errorf("grep with no match: stdout+status %q, want an empty stdout and status 1", got)
+	}
+	if got := read("piped-ls.txt"); strings.Contains(got, "\x1b[") || !strings.Contains(got, " 8B ") {
+		t.Errorf("ls -lh through a pipe should be plain text with sizes:\n%q", got)
+	}
+}

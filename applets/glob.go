@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -20,11 +21,18 @@ const GlobTimeBudget = 20 * time.Second
 
 // Glob finds files by pattern.
 type Glob struct {
-	Pattern       string `json:"pattern" alias:"glob,glob_pattern" arg:"" required:"" schema:"maxLength=4096" help:"doublestar pattern: * within a folder, ** across folders, ?, [abc], [!abc], {a,b} (e.g. **/*.go, src/**/*.{ts,tsx})"`
+	Pattern       string `json:"pattern" alias:"glob,glob_pattern" arg:"" optional:"" schema:"required,maxLength=4096" help:"doublestar pattern: * within a folder, ** across folders, ?, [abc], [!abc], {a,b} (e.g. **/*.go, src/**/*.{ts,tsx})"`
 	Path          string `json:"path" alias:"dir,directory,cwd" arg:"" optional:"" default:"." help:"the directory the pattern is relative to"`
 	Limit         int    `json:"limit" alias:"max_results,head_limit" default:"1000" schema:"min=1" help:"maximum files to return (newest first)"`
-	IncludeHidden bool   `json:"include_hidden" alias:"hidden" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`
+	IncludeHidden bool   `json:"include_hidden" alias:"hidden" short:"H" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`
 	Respect       bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders (unless the pattern names them)"`
+
+	// The spellings fd users type at a shell (shell mode only).
+	Extension []string `json:"-" short:"e" name:"extension" help:"only files with this extension (repeatable, as fd -e go); with no pattern, every such file"`
+	FileType  string   `json:"-" short:"t" name:"type" help:"f (files, the default) or d (folders), as fd -t"`
+
+	dirs  bool
+	shell bool // typed at a shell: paths relative as typed, as fd prints them
 }
 
 // GlobResult is what glob returns.
@@ -36,6 +44,16 @@ type GlobResult struct {
 	More    int      `json:"more"`
 	Partial string   `json:"partial,omitempty"`
 	Denied  int      `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
+}
+
+// ShellDefaults implements core.ShellDefaulter: with fd's -e or -t and no pattern, or
+// fd's "." pattern, everything below the folder is matched, as fd lists it.
+func (g *Glob) ShellDefaults(given func(string) bool) {
+	g.shell = true
+	if g.Pattern == "." || (g.Pattern == "" && (len(g.Extension) > 0 || g.FileType != "")) {
+		// fd's "match everything" regex is "."; a bare -e or -t lists every such entry.
+		g.Pattern = "**/*"
+	}
 }
 
 // Run implements core.Command.
@@ -61,10 +79,31 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if _, err := env.WS.Resolve(dir.Abs, base); err != nil {
 		return nil, err
 	}
+	switch g.FileType {
+	case "", "f", "file":
+	case "d", "dir", "directory":
+		g.dirs = true
+	default:
+		return nil, core.Errorf(core.CodeInvalidParams, "type %q is not f (files) or d (folders)", g.FileType)
+	}
 	defer grep.PauseGC(SearchGCLimit)()
-	found, err := glob.Glob(ctx, dir.Abs, g.Pattern, walkOptions(env, g.IncludeHidden, g.Respect, false, GlobTimeBudget))
+	opt := walkOptions(env, g.IncludeHidden, g.Respect, false, GlobTimeBudget)
+	opt.Dirs = g.dirs
+	found, err := glob.Glob(ctx, dir.Abs, g.Pattern, opt)
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", base, err)
+	}
+	if len(g.Extension) > 0 {
+		kept := found.Matches[:0]
+		for _, m := range found.Matches {
+			for _, ext := range g.Extension {
+				if strings.HasSuffix(m.Path, "."+strings.TrimPrefix(ext, ".")) {
+					kept = append(kept, m)
+					break
+				}
+			}
+		}
+		found.Matches = kept
 	}
 	partial := ""
 	if found.Truncated {
@@ -78,7 +117,18 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		res.Files = append(res.Files, m.Path)
 	}
+	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") && !filepath.IsAbs(g.Pattern) {
+		given := filepath.Clean(g.Path)
+		for i, f := range res.Files {
+			if rest, ok := strings.CutPrefix(f, dir.Abs); ok {
+				res.Files[i] = displayJoin(g.Path, given, rest)
+			}
+		}
+	}
 	result := &core.Result{Data: res}
+	if g.shell && res.Total == 0 {
+		result.ExitCode = 1 // nothing found, as fd and find-style tools report it
+	}
 	if res.More > 0 || res.Partial != "" {
 		result.Truncated = true
 		// Streamed: a million paths are not built into one string first.
@@ -105,11 +155,11 @@ func (r GlobResult) RenderText(p *core.Printer) {
 	}
 	switch {
 	case r.Total == 0:
-		p.Println(p.Dim(fmt.Sprintf("No files match %s in %s.", r.Pattern, r.Root)))
+		p.Note(fmt.Sprintf("No files match %s in %s.", r.Pattern, r.Root))
 	case r.More > 0:
-		p.Println(p.Dim(fmt.Sprintf("... and %d more files (showing the %d newest of %d)", r.More, len(r.Files), r.Total)))
+		p.Note(fmt.Sprintf("... and %d more files (showing the %d newest of %d; raise --limit)", r.More, len(r.Files), r.Total))
 	}
 	if r.Partial != "" {
-		p.Println(p.Warn("partial result: " + r.Partial))
+		p.Note("partial result: " + r.Partial)
 	}
 }

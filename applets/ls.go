@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,8 +37,19 @@ type Ls struct {
 	Reverse          bool   `json:"reverse" short:"r" help:"reverse the sort order"`
 	DirectoriesFirst bool   `json:"directories_first" default:"true" negatable:"" help:"list directories before files"`
 	Limit            int    `json:"limit" default:"1000" schema:"min=1" help:"maximum entries to return"`
-	Depth            int    `json:"depth" alias:"max_depth,recursive_depth" short:"d" default:"1" schema:"min=1,max=20" help:"levels to list: 1 is the folder itself, more gives a tree view"`
+	Depth            int    `json:"depth" alias:"max_depth,recursive_depth" short:"L" default:"1" schema:"min=1,max=20" help:"levels to list: 1 is the folder itself, more gives a tree view"`
 	Respect          bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore; node_modules-like folders are listed but not descended into"`
+
+	// The spellings ls users type at a shell (shell mode only).
+	AlmostAll  bool `json:"-" short:"A" name:"almost-all" help:"include hidden entries, as -a (. and .. are never listed)"`
+	SortTime   bool `json:"-" short:"t" name:"sort-time" help:"sort by modification time, newest first (sort_by modified)"`
+	SortSize   bool `json:"-" short:"S" name:"sort-size" help:"sort by size, largest first (sort_by size)"`
+	Recursive  bool `json:"-" short:"R" name:"recursive" help:"list the whole tree (depth 20)"`
+	OnePerLine bool `json:"-" short:"1" name:"one-per-line" help:"accepted for ls's sake: entries are printed one per line"`
+	Human      bool `json:"-" name:"human-readable" help:"sizes as 4.0K, 1.2M in the long format (ls -h); without it the long format shows bytes"`
+	Directory  bool `json:"-" short:"d" name:"directory" help:"show the folder itself, not its contents"`
+
+	shell bool // typed at a shell: a file or -d shows one entry; -l sizes in bytes unless -h
 }
 
 // LsEntry is one listed entry.
@@ -61,6 +73,54 @@ type LsResult struct {
 	Partial string    `json:"partial,omitempty"`
 	Denied  int       `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
 	long    bool
+	human   bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
+	shell   bool
+}
+
+// ShellDefaults implements core.ShellDefaulter: ls's own flags set the fields an agent
+// sets by name.
+func (l *Ls) ShellDefaults(given func(string) bool) {
+	l.shell = true
+	if l.AlmostAll {
+		l.IncludeHidden = true
+	}
+	if l.SortTime || l.SortSize {
+		l.SortBy = "modified"
+		if l.SortSize {
+			l.SortBy = "size"
+		}
+		if !given("directories-first") {
+			l.DirectoriesFirst = false // ls -t and -S mix folders and files
+		}
+	}
+	if l.Recursive && !given("depth") {
+		l.Depth = LsMaxDepth
+	}
+}
+
+// RewriteShellArgs implements core.ShellArgsRewriter: ls's -h means human-readable
+// sizes (in -lh and alone), so it is spelled out before the parser takes -h for help;
+// --help still shows the help.
+func (l *Ls) RewriteShellArgs(args []string) []string {
+	out := make([]string, 0, len(args)+1)
+	human := false
+	for i, a := range args {
+		if a == "--" {
+			out = append(out, args[i:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Trim(a[1:], "lartSRA1dh") == "" && strings.Contains(a, "h") {
+			human = true
+			if a = strings.ReplaceAll(a, "h", ""); a == "-" {
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	if human {
+		out = append(out, "--human-readable")
+	}
+	return out
 }
 
 // Run implements core.Command.
@@ -79,6 +139,21 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	fi, err := env.WS.Stat(p)
 	if err != nil {
 		return nil, err
+	}
+	if l.shell && (!fi.IsDir() || l.Directory) {
+		// ls FILE and ls -d DIR show the entry itself, as ls does.
+		kind := "file"
+		switch {
+		case fi.IsDir():
+			kind = "dir"
+		case !fi.Mode().IsRegular():
+			kind = "other"
+		}
+		e := LsEntry{Name: l.Path, Type: kind, Size: fi.Size()}
+		if l.LongFormat {
+			e.Mode, e.Modified = fi.Mode().String(), fi.ModTime()
+		}
+		return &core.Result{Data: LsResult{Path: p.Abs, Entries: []LsEntry{e}, Total: 1, long: l.LongFormat, human: l.Human, shell: true}}, nil
 	}
 	if !fi.IsDir() {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s is a file, not a directory; use read to see its content", p.Abs)
@@ -137,7 +212,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
 	total := t.count("", 0)
-	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, Entries: []LsEntry{}}
+	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
 	res.Denied = int(st.Denied)
 	if st.Truncated {
 		res.Partial = st.Reason
@@ -312,19 +387,23 @@ func (r LsResult) RenderText(p *core.Printer) {
 			name = strings.Repeat("  ", e.level) + p.Path(e.Name+"/")
 		}
 		if r.long {
-			p.Printf("%s %8s %s %s\n", e.Mode, humanSize(e.Size), e.Modified.Format("2006-01-02 15:04"), name)
+			size := strconv.FormatInt(e.Size, 10)
+			if r.human {
+				size = humanSize(e.Size)
+			}
+			p.Printf("%s %8s %s %s\n", e.Mode, size, e.Modified.Format("2006-01-02 15:04"), name)
 		} else {
 			p.Println(name)
 		}
 	}
 	if r.More > 0 {
-		p.Println(p.Dim(fmt.Sprintf("... and %d more entries (showing %d of %d; raise limit or narrow with pattern)", r.More, len(r.Entries), r.Total)))
+		p.Note(fmt.Sprintf("... and %d more entries (showing %d of %d; raise limit or narrow with pattern)", r.More, len(r.Entries), r.Total))
 	}
-	if r.Total == 0 {
+	if r.Total == 0 && !r.shell {
 		p.Println(p.Dim("(empty)"))
 	}
 	if r.Partial != "" {
-		p.Println(p.Warn("partial result: " + r.Partial))
+		p.Note("partial result: " + r.Partial)
 	}
 }
 

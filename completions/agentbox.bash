@@ -39,14 +39,14 @@ _agentbox() {
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     --sort-by) COMPREPLY=($(compgen -W "name size modified" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --depth --directories-first --help --include-hidden --json --limit --long-format --manifest --mode --pattern --respect --reverse --root --session --sort-by --text -a -d -h -l -r" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--almost-all --color --depth --directories-first --directory --help --human-readable --include-hidden --json --limit --long-format --manifest --mode --one-per-line --pattern --recursive --respect --reverse --root --session --sort-by --sort-size --sort-time --text -1 -A -L -R -S -a -d -h -l -r -t" -- "$cur")); return; fi
     ;;
   glob)
     case "$prev" in
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --help --include-hidden --json --limit --manifest --mode --respect --root --session --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --extension --help --include-hidden --json --limit --manifest --mode --respect --root --session --text --type -H -e -h -t" -- "$cur")); return; fi
     ;;
   grep)
     case "$prev" in

@@ -42,24 +42,32 @@ complete -c agentbox -n '__fish_seen_subcommand_from edit' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l sequential
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from edit' -l text
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l almost-all
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l color -x -a 'auto always never'
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l depth
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l directories-first
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l directory
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l help
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l human-readable
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l include-hidden
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l json
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l limit
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l long-format
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l manifest
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l mode -x -a 'default accept-edits read-only bypass'
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l one-per-line
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l pattern
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l recursive
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l reverse
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l sort-by -x -a 'name size modified'
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l sort-size
+complete -c agentbox -n '__fish_seen_subcommand_from ls' -l sort-time
 complete -c agentbox -n '__fish_seen_subcommand_from ls' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l color -x -a 'auto always never'
+complete -c agentbox -n '__fish_seen_subcommand_from glob' -l extension
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l include-hidden
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l json
@@ -70,6 +78,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from glob' -l respect
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l root
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l session
 complete -c agentbox -n '__fish_seen_subcommand_from glob' -l text
+complete -c agentbox -n '__fish_seen_subcommand_from glob' -l type
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l after-context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l before-context
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l color -x -a 'auto always never'

@@ -27,6 +27,12 @@ type ShellDefaulter interface {
 	ShellDefaults(given func(flag string) bool)
 }
 
+// ShellArgsRewriter is implemented by applets whose users type a flag the parser
+// reserves (ls -h: human-readable sizes, not help); it rewrites the command line first.
+type ShellArgsRewriter interface {
+	RewriteShellArgs(args []string) []string
+}
+
 // ShellStdin is implemented by applets that read standard input when a person pipes
 // data in (grep with no path searches it, as grep and ripgrep do). It is called in
 // shell mode when stdin is a pipe or a file, not a terminal or /dev/null.
@@ -59,6 +65,9 @@ func parseFlags(spec *Spec, prog string, cmd Command, args []string, host Host) 
 			panic(r)
 		}
 	}()
+	if r, ok := cmd.(ShellArgsRewriter); ok {
+		args = r.RewriteShellArgs(args)
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		return -1, Errorf(CodeInvalidParams, "%v; run `agentbox %s --help` for the flags", err, spec.Name)

@@ -60,7 +60,8 @@ func Base(root, pattern string) string {
 
 // Glob finds the files below root (an absolute directory) matching pattern, which is
 // relative to root or absolute. opt tunes the walk; Hidden is turned on for patterns
-// that name a dot path, and named skip-list folders are let through.
+// that name a dot path, and named skip-list folders are let through. opt.Dirs matches
+// folders instead of files (fd's -t d).
 func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result, error) {
 	pattern = filepath.ToSlash(pattern)
 	if err := Validate(pattern); err != nil {
@@ -76,7 +77,7 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 	if rest == "" || !hasMeta(rest) {
 		// No wildcard below base: the pattern names one path.
 		p := filepath.Join(base, unescape(rest))
-		if fi, err := statFile(p); err == nil && !fi.IsDir() {
+		if fi, err := statFile(p); err == nil && fi.IsDir() == opt.Dirs {
 			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime()})
 		}
 		return res, nil
@@ -93,8 +94,8 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 	match := matcher(rest)
 	var mu sync.Mutex
 	st, err := walk.Walk(ctx, base, opt, func(e *walk.Entry) error {
-		if !match(e.Rel, e.Name) {
-			return nil
+		if e.IsDir != opt.Dirs || !match(e.Rel, e.Name) {
+			return nil // with opt.Dirs, folders are what is matched, not files
 		}
 		m := Match{Path: e.Path}
 		if fi, err := e.D.Info(); err == nil {
