@@ -38,6 +38,7 @@ var dialectCalls = map[string]dialectCall{
 	"ref002/bash":        {req: `{"command":"echo hi-there"}`, want: []string{"hi-there"}},
 	"ref002/todo":        {req: `{"todos":[{"content":"Run tests","status":"in_progress"}]}`, want: []string{`"in_progress":1`}},
 	"ref002/question":    {req: `{"questions":[{"question":"Which DB?","header":"DB","options":[{"label":"SQLite","description":"small"},{"label":"Postgres"}],"multi_select":false}]}`, want: []string{`"answers":[["SQLite"]]`}},
+	"ref002/task":        {req: `{"description":"greet","prompt":"say hi-from-task"}`, want: []string{`"answer":"hi-from-task"`, `"format":"claude"`}},
 	"ref002/web_search":  {req: `{"query":"go","max_results":1}`, want: []string{`"title":"A"`}},
 	"ref002/web_fetch":   {req: `{"url":"$SERVER/page"}`, want: []string{`"title":"The Title"`}},
 	"ref002/skill":       {setup: skillFiles, req: `{"name":"deploy"}`, want: []string{"Run make deploy."}},
@@ -69,6 +70,7 @@ var dialectCalls = map[string]dialectCall{
 	"claude/LS":              {setup: files("d/x.go", ""), req: `{"path":"d"}`, want: []string{`"name":"x.go"`}},
 	"claude/Glob":            {setup: files("d/x.go", ""), req: `{"pattern":"*.go","path":"d"}`, want: []string{"x.go"}},
 	"claude/Grep":            {setup: files("a.txt", "x\nneedle\n"), req: `{"pattern":"needle","output_mode":"content","-n":true,"-B":1,"head_limit":10}`, want: []string{"a.txt:2:needle", "a.txt-1-x"}},
+	"claude/Task":            {req: `{"description":"greet","prompt":"say hi-from-Task","subagent_type":"general-purpose"}`, want: []string{`"answer":"hi-from-Task"`}},
 	"claude/Bash":            {req: `{"command":"echo hi-there","description":"Say hi","timeout":10000}`, want: []string{"hi-there"}},
 	"claude/BashOutput":      {req: `{"bash_id":"$JOB"}`, want: []string{"bg-out"}},
 	"claude/KillShell":       {req: `{"shell_id":"$JOB"}`, want: []string{`"job"`}},
@@ -138,6 +140,10 @@ func TestEveryDialectToolRuns(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
+	fakeAgent, err := filepath.Abs("testdata/task/fake-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
 	table := core.NewTable(applets.All)
 	covered := map[string]bool{}
 	for _, dialect := range table.Dialects()[1:] {
@@ -167,7 +173,7 @@ func TestEveryDialectToolRuns(t *testing.T) {
 					"HOME": root, "XDG_STATE_HOME": filepath.Join(root, ".state"), "XDG_CONFIG_HOME": filepath.Join(root, ".config"),
 					"AGENTBOX_ROOT": root, "AGENTBOX_SESSION": "dialects", "AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "bypass",
 					"AGENTBOX_FETCH_ALLOW_HOSTS": "127.0.0.1", "AGENTBOX_SEARCH_PROVIDERS": "searxng=" + srv.URL + "/searx",
-					"AGENTBOX_ASK_ANSWERS": `[["SQLite"]]`, "PATH": os.Getenv("PATH"),
+					"AGENTBOX_ASK_ANSWERS": `[["SQLite"]]`, "PATH": os.Getenv("PATH"), "AGENTBOX_TASK_COMMAND": fakeAgent,
 				}
 				req := strings.ReplaceAll(c.req, "$SERVER", srv.URL)
 				if strings.Contains(req, "$JOB") {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentbox/agentbox/applets"
@@ -41,6 +42,12 @@ func TestScripts(t *testing.T) {
 			// (permit*.txtar, policy*.txtar) set AGENTBOX_MODE themselves.
 			e.Setenv("AGENTBOX_HEADLESS", "1")
 			e.Setenv("AGENTBOX_MODE", "bypass")
+			// task's scripts configure this stand-in agent, which calls agentbox itself.
+			fake, err := filepath.Abs("testdata/task/fake-agent")
+			if err != nil {
+				return err
+			}
+			e.Setenv("FAKE_AGENT", fake)
 			return nil
 		},
 		// [landlock]: the kernel can confine a sandboxed command's writes; [netcut]: it can

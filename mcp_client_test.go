@@ -24,7 +24,8 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	serverRoot := t.TempDir() // where the server starts; the client's roots point at work
 	os.WriteFile(filepath.Join(work, "hello.txt"), []byte("hello world\n"), 0o644)
 	cmd := exec.Command(node, "testdata/mcp/client.mjs", bin, work, serverRoot)
-	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+filepath.Join(work, ".state"), "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1")
+	fake, _ := filepath.Abs("testdata/task/fake-agent")
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+filepath.Join(work, ".state"), "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1", "AGENTBOX_TASK_COMMAND="+fake)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -139,6 +140,26 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "late.txt")); err == nil {
 		t.Errorf("the cancelled command kept running and created late.txt")
 	}
+
+	// task: progress reports while the subagent works, then its answer (codex's JSON
+	// read for the final message); a cancelled task stops its whole tree.
+	var task struct {
+		Result   result
+		Progress []struct{ Progress float64 }
+	}
+	json.Unmarshal(steps["task"], &task)
+	if task.Result.IsError || len(task.Result.Content) == 0 || strings.TrimSpace(task.Result.Content[0].Text) != "rested" || len(task.Progress) == 0 {
+		t.Errorf("task: %s", steps["task"])
+	}
+	var taskCancel struct {
+		Cancelled result
+		CancelMs  int
+	}
+	json.Unmarshal(steps["task-cancel"], &taskCancel)
+	if taskCancel.Cancelled.Thrown == "" || taskCancel.CancelMs > 2500 {
+		t.Errorf("task-cancel: the call was not cut short: %s", steps["task-cancel"])
+	}
+	assertGone(t, taskPids(t, work))
 }
 
 // pathWithoutApplets is $PATH without the folder testscript fills with links named after

@@ -147,3 +147,8 @@ var askDialects = []core.DialectTool{
 	{Dialect: DialectRef000, Name: "ask_user_questions", Params: []string{"questions!", "questions.text", "questions.type", "questions.choices", "questions.defaultValue", "questions.required"}},
 	{Dialect: DialectClaude, Name: "AskUserQuestion", Params: []string{"questions!", "questions.question!=text", "questions.header", "questions.options", "questions.multiSelect=multi_select"}},
 }
+
+var taskDialects = []core.DialectTool{
+	{Dialect: DialectRef002, Name: "task"},
+	{Dialect: DialectClaude, Name: "Task", Params: []string{"description!", "prompt!", "subagent_type!"}},
+}

@@ -49,7 +49,7 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 	if only != "" {
 		names = strings.Split(only, ",")
 	}
-	tools, err := prompt.Catalog(env.Specs, env.Dialect, names)
+	tools, err := prompt.Catalog(availableSpecs(env, names), env.Dialect, names)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func runForMCP(ctx context.Context, env *core.Env, ref core.ToolRef, args json.R
 
 // longRunning are the applets that may take long enough for a client to want progress;
 // every applet honours cancellation through its context.
-var longRunning = map[string]bool{"bash": true, "grep": true, "fetch": true, "search": true, "glob": true, "patch": true}
+var longRunning = map[string]bool{"bash": true, "grep": true, "fetch": true, "search": true, "glob": true, "patch": true, "task": true}
 
 // progressEvery is how often a long call reports that it is still running.
 var progressEvery = time.Second

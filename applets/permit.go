@@ -17,7 +17,7 @@ import (
 type Permit struct {
 	Action      string   `json:"action" arg:"" optional:"" enum:"request,check,list,revoke" default:"request" help:"request: ask the user for a permission; check: how a call would be decided, without running it; list: the mode, rules and grants; revoke: drop session grants"`
 	Target      string   `json:"target" arg:"" optional:"" help:"the resource: a path, a domain (host, *.host, host:port) or a command (a trailing * covers any arguments); for check, what the applet would be called on"`
-	TargetType  string   `json:"target_type" alias:"targetType,type" enum:"path,domain,command," default:"" help:"what target is: path, domain or command (guessed from target when left out)"`
+	TargetType  string   `json:"target_type" alias:"targetType,type" enum:"path,domain,command,agent," default:"" help:"what target is: path, domain, command, or agent (starting a subagent with task; target is its description) (guessed from target when left out)"`
 	Level       string   `json:"level" enum:"read,write,execute,admin," default:"" help:"the access asked for: read, write, execute or admin (admin includes deletion); default read for paths, execute for commands"`
 	Recursive   bool     `json:"recursive" help:"for a path: include everything below it (otherwise the path and its direct entries only)"`
 	Description string   `json:"description" help:"what will be done, shown to the user (required for request)"`
@@ -124,7 +124,7 @@ func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	level := p.Level
 	if level == "" {
-		level = map[string]string{"path": "read", "domain": "read", "command": "execute"}[ttype]
+		level = map[string]string{"path": "read", "domain": "read", "command": "execute", "agent": "execute"}[ttype]
 	}
 	if p.Action == "check" {
 		return p.check(env, pol, res, ttype, level)
@@ -138,6 +138,8 @@ func guessTargetType(target, applet string) string {
 		return "command"
 	case "fetch", "search":
 		return "domain"
+	case "task":
+		return "agent"
 	case "":
 	default:
 		return "path"
@@ -194,6 +196,11 @@ func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, erro
 		if req.Applet == "" {
 			req.Applet = "bash"
 		}
+	case "agent":
+		req.Capability = core.CapAgentSpawn
+		if req.Applet == "" {
+			req.Applet = "task"
+		}
 	}
 	if c, ok := appletCaps[req.Applet]; ok && p.Applet != "" {
 		req.Capability = c
@@ -205,6 +212,7 @@ var appletCaps = map[string]string{
 	"read": core.CapFSRead, "ls": core.CapFSRead, "glob": core.CapFSRead, "grep": core.CapFSRead,
 	"write": core.CapFSWrite, "edit": core.CapFSWrite, "patch": core.CapFSWrite,
 	"bash": core.CapShellRun, "fetch": core.CapNetFetch, "search": core.CapNetFetch,
+	"task": core.CapAgentSpawn,
 }
 
 func ruleOf(d policy.Decision) (rule, scope string) {
@@ -280,6 +288,9 @@ func (p *Permit) grantsFor(req policy.Request, ttype, scope string) ([]policy.Gr
 	case "command":
 		g.Permission = core.CapShellRun
 		g.Pattern = p.Target
+		gs = append(gs, g)
+	case "agent":
+		g.Permission = core.CapAgentSpawn // any subagent: the capability takes no pattern
 		gs = append(gs, g)
 	}
 	for _, g := range gs {

@@ -38,7 +38,7 @@ func (p *Prompt) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if dialect == "" {
 		dialect = env.Dialect
 	}
-	tools, err := prompt.Catalog(env.Specs, dialect, names)
+	tools, err := prompt.Catalog(availableSpecs(env, names), dialect, names)
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +71,19 @@ func (o PromptOutput) RenderText(p *core.Printer) {
 		return
 	}
 	p.Printf("%s", o.Document)
+}
+
+// availableSpecs is the table as a catalog offers it: an applet that cannot work here
+// (task with no agent configured) is left out, unless the caller names tools.
+func availableSpecs(env *core.Env, names []string) []core.Spec {
+	if len(names) > 0 {
+		return env.Specs
+	}
+	out := make([]core.Spec, 0, len(env.Specs))
+	for _, s := range env.Specs {
+		if s.Available == nil || s.Available(env) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask task mcp --list --version --help install help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"
@@ -124,7 +124,7 @@ _agentbox() {
     --level) COMPREPLY=($(compgen -W "read write execute admin " -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     --scope) COMPREPLY=($(compgen -W "once session " -- "$cur")); return;;
-    --target-type) COMPREPLY=($(compgen -W "path domain command " -- "$cur")); return;;
+    --target-type) COMPREPLY=($(compgen -W "path domain command agent " -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--applet --color --description --help --i-ds --json --level --manifest --mode --reason --recursive --root --scope --session --target-type --text -h" -- "$cur")); return; fi
     ;;
@@ -134,6 +134,14 @@ _agentbox() {
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--answers --choices --color --help --json --manifest --mode --multi --questions --root --session --text -h" -- "$cur")); return; fi
+    ;;
+  task)
+    case "$prev" in
+    --action) COMPREPLY=($(compgen -W "run list output wait kill" -- "$cur")); return;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
+    --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--action --color --description --help --job-id --json --manifest --mode --root --run-in-background --session --subagent-type --text --timeout-ms --wait-ms -h" -- "$cur")); return; fi
     ;;
   mcp)
     case "$prev" in
@@ -145,4 +153,4 @@ _agentbox() {
   esac
   COMPREPLY=($(compgen -f -- "$cur"))
 }
-complete -o filenames -F _agentbox agentbox read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask mcp
+complete -o filenames -F _agentbox agentbox read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask task mcp

@@ -30,6 +30,7 @@ func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
 		src := policy.Sources{
 			Manifest: getenv("AGENTBOX_MANIFEST"),
 			Mode:     getenv("AGENTBOX_MODE"),
+			Ceiling:  getenv("AGENTBOX_MODE_CEILING"),
 			Getenv:   getenv,
 		}
 		penv := policy.Env{Home: getenv("HOME")}

@@ -135,14 +135,14 @@ func (s *Session) SharedDir(name string) (string, error) {
 }
 
 // ReadableDirs are the session's folders an agent may read back: the sidecar files of
-// output_path (spill) and the output of background jobs (jobs). Another session's
+// output_path (spill), the output of background jobs (jobs) and of subagents (tasks). Another session's
 // folders are not among them. The paths are symlink-resolved like workspace roots.
 func (s *Session) ReadableDirs() []string {
 	dir := s.dir
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	return []string{filepath.Join(dir, "spill"), filepath.Join(dir, "jobs")}
+	return []string{filepath.Join(dir, "spill"), filepath.Join(dir, "jobs"), filepath.Join(dir, "tasks")}
 }
 
 // Path returns a path inside the session directory (creating the directory).

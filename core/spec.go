@@ -22,6 +22,9 @@ const (
 	CapFSWrite  = "fs.write"
 	CapShellRun = "shell.run"
 	CapNetFetch = "net.fetch"
+	// CapAgentSpawn is starting a subagent (task): its own capability, so a rule can
+	// allow or deny delegation apart from running commands.
+	CapAgentSpawn = "agent.spawn"
 )
 
 // Command is an applet's parameter struct. The struct's tags describe the call once for
@@ -64,6 +67,10 @@ type Spec struct {
 	Output []any
 	// Dialects are the applet's names in other agents' tool sets (see DialectTool).
 	Dialects []DialectTool
+	// Available, when set, says whether the applet can work in env (task needs an agent
+	// command configured); prompt and mcp leave out an applet that cannot, unless the
+	// caller names it. nil means always.
+	Available func(env *Env) bool
 	// Stdio marks an applet that owns stdin and stdout itself (the mcp server): no JSON
 	// request is read, no envelope is printed, and Env.Stdout is set.
 	Stdio bool

@@ -278,6 +278,9 @@ func (p *Policy) NeedsInputText(req Request, d Decision, userConfig string) stri
 
 func (p *Policy) modeThatAllows(req Request) Mode {
 	for _, m := range []Mode{ModeAcceptEdits, ModeBypass} {
+		if p.Ceiling != "" && StricterMode(m, p.Ceiling) != m {
+			break // no --mode can go past the ceiling
+		}
 		q := *p
 		q.Mode = m
 		if q.Evaluate(req).Action == Allow {

@@ -176,7 +176,10 @@ type Sources struct {
 	User     string   // the user config; "" means UserConfigPath(getenv)
 	Projects []string // workspace roots whose .agentbox/config.json is read
 	Mode     string   // --mode / AGENTBOX_MODE; overrides the user config's mode
-	Getenv   func(string) string
+	// Ceiling (AGENTBOX_MODE_CEILING) is the loosest mode allowed: a task's child runs
+	// under its parent's mode, and no --mode, environment or config can loosen it.
+	Ceiling string
+	Getenv  func(string) string
 }
 
 // UserConfigPath is $XDG_CONFIG_HOME/agentbox/config.json, or ~/.config/... .
@@ -290,6 +293,14 @@ func Load(src Sources, env Env) (*Policy, error) {
 	m, err := ParseMode(mode)
 	if err != nil {
 		return nil, err
+	}
+	if src.Ceiling != "" {
+		c, err := ParseMode(src.Ceiling)
+		if err != nil {
+			return nil, fmt.Errorf("AGENTBOX_MODE_CEILING: %v", err)
+		}
+		m = StricterMode(m, c)
+		p.Ceiling = c
 	}
 	p.Mode = m
 	p.ShellWatchdog.Home = env.Home

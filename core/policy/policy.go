@@ -42,7 +42,10 @@ type Splitter func(line string) (*Analysis, error)
 // Policy holds the rules of every scope, the mode and the watchdog.
 type Policy struct {
 	Mode Mode
-	Env  Env
+	// Ceiling, when set, is the loosest mode this process may run in (a subagent's,
+	// from AGENTBOX_MODE_CEILING): refusals then suggest no looser mode.
+	Ceiling Mode
+	Env     Env
 	// Split analyses bash lines. Without one, every line is opaque: no allow rule
 	// applies and every deny or ask rule for commands does.
 	Split Splitter
@@ -471,6 +474,8 @@ func (p *Policy) modeDecision(c *Check) Decision {
 		d.Reason = "running commands needs approval in mode " + string(mode)
 	case c.Capability == CapNetFetch:
 		d.Reason = "network access needs approval in mode " + string(mode)
+	case c.Capability == CapAgentSpawn:
+		d.Reason = "starting a subagent needs approval in mode " + string(mode)
 	default:
 		d.Reason = "this call needs approval in mode " + string(mode)
 	}

@@ -75,7 +75,7 @@ var appletKinds = map[string]kind{
 	"bash":  kindCommand,
 	"fetch": kindHost, "search": kindHost,
 	"plan": kindNone, "todo": kindNone, "ask": kindNone, "permit": kindNone,
-	"skill": kindNone, "prompt": kindNone, "mcp": kindNone,
+	"skill": kindNone, "prompt": kindNone, "mcp": kindNone, "task": kindNone,
 }
 
 var capKinds = map[string]kind{
@@ -106,6 +106,9 @@ func Compile(permission, pattern string, action Action) (*Rule, error) {
 	case capKinds[permission] != kindNone:
 		r.permRank = 1
 		kinds = []kind{capKinds[permission]}
+	case permission == CapAgentSpawn:
+		r.permRank = 1
+		kinds = []kind{kindNone}
 	default:
 		k, ok := appletKinds[permission]
 		if !ok {
@@ -143,7 +146,7 @@ func Compile(permission, pattern string, action Action) (*Rule, error) {
 }
 
 func unknownPermission(p string) error {
-	names := []string{"*", CapFSRead, CapFSWrite, CapShellRun, CapNetFetch}
+	names := []string{"*", CapFSRead, CapFSWrite, CapShellRun, CapNetFetch, CapAgentSpawn}
 	for a := range appletKinds {
 		names = append(names, a)
 	}
@@ -158,7 +161,7 @@ func unknownPermission(p string) error {
 	if best != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return fmt.Errorf("unknown permission %q%s; a permission is an applet id, a capability (fs.read, fs.write, shell.run, net.fetch) or \"*\"", p, hint)
+	return fmt.Errorf("unknown permission %q%s; a permission is an applet id, a capability (fs.read, fs.write, shell.run, net.fetch, agent.spawn) or \"*\"", p, hint)
 }
 
 func editDistance(a, b string) int {

@@ -90,6 +90,17 @@ const (
 	ModeBypass      Mode = "bypass"
 )
 
+// looseness orders the modes from the strictest.
+var looseness = map[Mode]int{ModeReadOnly: 0, ModeDefault: 1, ModeAcceptEdits: 2, ModeBypass: 3}
+
+// StricterMode is the stricter of two modes.
+func StricterMode(a, b Mode) Mode {
+	if looseness[b] < looseness[a] {
+		return b
+	}
+	return a
+}
+
 // ParseMode reads a mode name; "" is the default mode.
 func ParseMode(s string) (Mode, error) {
 	switch Mode(s) {
@@ -130,6 +141,8 @@ const (
 	CapFSWrite  = "fs.write"
 	CapShellRun = "shell.run"
 	CapNetFetch = "net.fetch"
+	// CapAgentSpawn is starting a subagent (the task applet); it takes no pattern.
+	CapAgentSpawn = "agent.spawn"
 )
 
 // Request is a side effect an applet is about to perform.

@@ -1,8 +1,8 @@
 // Drives `agentbox mcp` with the official MCP TypeScript SDK client, printing one JSON
 // line per step for mcp_client_test.go. The client offers roots (the workspace it
 // names, not the server's own AGENTBOX_ROOT) and elicitation (it answers ask's
-// questions), and calls read, glob, grep, edit and bash, a long bash with progress, and
-// a bash it cancels.
+// questions), and calls read, glob, grep, edit and bash, a long bash with progress, a
+// bash it cancels, and task (progress, answer, cancel).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -55,4 +55,15 @@ const cancelMs = Date.now() - started;
 await new Promise((r) => setTimeout(r, 3000));
 out("cancel", { cancelled, cancelMs });
 out("after-cancel", await call("bash", { command: "ls late.txt 2>&1; true" }));
+
+// task (the server has a fake agent configured): progress while it works, its answer,
+// and a cancel that stops the subagent with everything it started (task-pids names them).
+const taskProgress = [];
+out("task", { result: await call("task", { description: "nap", prompt: "nap say rested format codex" }, { onprogress: (p) => taskProgress.push(p), timeout: 20000 }), progress: taskProgress });
+const tc = new AbortController();
+const taskStarted = Date.now();
+setTimeout(() => tc.abort("test cancels the task"), 1000);
+const taskCancelled = await call("task", { description: "sleeper", prompt: "sleep" }, { signal: tc.signal });
+out("task-cancel", { cancelled: taskCancelled, cancelMs: Date.now() - taskStarted });
+await new Promise((r) => setTimeout(r, 1500));
 await client.close();
