@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/textedit"
@@ -136,6 +137,13 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		if len(ops) == 1 && ops[0].Old == "" {
 			return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
+		}
+		if format.Encoding == "utf-8" && !utf8.ValidString(text) {
+			for _, op := range ops {
+				if !isASCII(op.New) {
+					return nil, core.Errorf(core.CodeInvalidParams, "%s is not UTF-8 (it has bytes of an 8-bit encoding such as Latin-1), and new_string has non-ASCII characters, which would be written as UTF-8 and mix two encodings in one file; keep new_string ASCII, or convert the file to UTF-8 first (iconv -f latin1 -t utf-8)", p.Abs)
+				}
+			}
 		}
 		normalized := make([]textedit.Edit, len(ops))
 		for i, op := range ops {
@@ -307,4 +315,13 @@ func (r EditResult) RenderText(p *core.Printer) {
 			p.Printf("%s", line)
 		}
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

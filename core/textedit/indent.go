@@ -2,7 +2,6 @@ package textedit
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,7 +19,7 @@ type shape struct {
 }
 
 func shapeOf(s string) shape {
-	notSpace := func(r rune) bool { return !unicode.IsSpace(r) }
+	notSpace := func(r rune) bool { return r >= utf8.RuneSelf || !isASCIISpace(byte(r)) }
 	first := strings.IndexFunc(s, notSpace)
 	if first < 0 {
 		return shape{trail: strings.Count(s, "\n")}
@@ -46,6 +45,9 @@ type fitting struct {
 	oldTrail  int
 	breaks    int  // line breaks the match covers after its last word
 	noTrail   bool // the matched lines have no trailing blanks: the replacement gets none
+	// lastWhole: the match takes the last matched line up to its end (blanks after the
+	// last word aside); lastBlanksStay: those blanks are not replaced and stay after it.
+	lastWhole, lastBlanksStay bool
 }
 
 // fitWhitespace widens a match of old's words at text[r:q] to whole lines where only
@@ -71,7 +73,7 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 	if lineStart {
 		start = ls
 	}
-	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail}
+	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail, lastWhole: lineEnd, lastBlanksStay: old.trail == 0}
 	f.fileLines = strings.Split(text[start:le], "\n")
 	if !lineStart {
 		f.fileLines = strings.Split(text[ls:le], "\n")
@@ -104,20 +106,23 @@ func (f *fitting) replace(newText string) string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat("\n", max(0, ns.lead-f.oldLead)))
 	if ns.core != "" {
-		lines := reindent(strings.Split(ns.core, "\n"), f.oldLines, f.fileLines)
+		newLines := strings.Split(ns.core, "\n")
+		lines, rebased := reindent(newLines, f.oldLines, f.fileLines)
 		if !f.lineStart {
 			lines[0] = strings.TrimLeft(lines[0], " \t")
 		}
-		for i, l := range lines {
-			if isBlank(l) {
-				l = ""
+		for i, l := range f.keepUnchanged(newLines, lines, rebased) {
+			if l.verbatim {
+				// the file's own line, as it was
+			} else if isBlank(l.text) {
+				l.text = ""
 			} else if f.noTrail {
-				l = strings.TrimRight(l, " \t")
+				l.text = strings.TrimRight(l.text, " \t")
 			}
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString(l)
+			b.WriteString(l.text)
 		}
 	}
 	breaks := f.breaks + ns.trail - f.oldTrail
@@ -140,12 +145,12 @@ func (f *fitting) replace(newText string) string {
 //     consistent with the file among themselves) gives new_string's first line the file's indentation
 //     and maps the later lines as old_string's later lines map;
 //   - otherwise, or where a new line falls outside what old_string shows, new_string is
-//     rebased: its own nesting kept, its shallowest indentation replaced by that of the
-//     first matched line.
-func reindent(newLines, oldLines, fileLines []string) []string {
+//     rebased (reported true): its own nesting kept, its shallowest indentation replaced
+//     by that of the first matched line.
+func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 	fileInd := indentOfLine(fileLines, 0)
 	if leading(newLines[0]) == fileInd && leading(oldLines[0]) != fileInd {
-		return append([]string(nil), newLines...)
+		return append([]string(nil), newLines...), false
 	}
 	if len(oldLines) == len(fileLines) {
 		if m, ok := consistentMap(oldLines, fileLines); ok {
@@ -156,7 +161,7 @@ func reindent(newLines, oldLines, fileLines []string) []string {
 				return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd)
 			}
 			if out, ok := mapLines(m, newLines, keep); ok {
-				return out
+				return out, false
 			}
 		}
 		if len(oldLines) >= 2 {
@@ -169,7 +174,7 @@ func reindent(newLines, oldLines, fileLines []string) []string {
 					} else {
 						first = fileInd + strings.TrimLeft(first, " \t")
 					}
-					return append([]string{first}, rest...)
+					return append([]string{first}, rest...), false
 				}
 			}
 		}
@@ -181,7 +186,7 @@ func reindent(newLines, oldLines, fileLines []string) []string {
 			out[i] = fileInd + l[len(base):]
 		}
 	}
-	return out
+	return out, true
 }
 
 // mapLines re-indents every non-blank line by m (lines keep(i, line) says are kept as
@@ -394,7 +399,7 @@ func convertIndent(from, to, rest string) string {
 // break.
 func fuzzyFit(needle, window string) *fitting {
 	old := shapeOf(needle)
-	f := &fitting{lineStart: true, oldLines: strings.Split(old.core, "\n"), fileLines: strings.Split(window, "\n"), oldLead: old.lead, oldTrail: old.trail}
+	f := &fitting{lineStart: true, oldLines: strings.Split(old.core, "\n"), fileLines: strings.Split(window, "\n"), oldLead: old.lead, oldTrail: old.trail, lastWhole: true}
 	f.noTrail = !hasTrailingBlanks(f.fileLines)
 	return f
 }
@@ -406,4 +411,183 @@ func hasTrailingBlanks(lines []string) bool {
 		}
 	}
 	return false
+}
+
+// outLine is a line of a tolerant match's replacement; verbatim lines are the file's own.
+type outLine struct {
+	text     string
+	verbatim bool
+}
+
+// keepUnchanged keeps the file's own text of every line new_string leaves unchanged. A
+// tolerant match forgives old_string's whitespace, so old_string's copy of a line may
+// differ from the file's in indentation, inner spacing (a tab in a TSV row, two spaces
+// in a string) or trailing blanks (a Markdown line break); new_string repeats that copy
+// for the lines it keeps, and writing the copy would change lines the caller never meant
+// to touch. So new lines equal to old lines (a longest common subsequence of the two)
+// whose old line matched a file line word for word are written as the file has them,
+// and so are the file's blank lines between two such lines that new_string keeps
+// together. Changed and added lines are laid out as reindent placed them.
+//
+// Where reindent had to rebase new_string (old_string's indentation matches the file's
+// in no consistent way), an added line is placed relative to the nearest kept line
+// above it instead: as much deeper than that line's file indentation as new_string
+// writes it deeper than old_string's copy of it.
+func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outLine {
+	type kept struct{ j, fi int } // the old line and the file line a new line keeps
+	oldToFile := f.oldToFile()
+	// A first line pairs only with a first line: old_string's first line is often copied
+	// from its first word on, so its text says nothing of its column, while a later
+	// line's does.
+	newToOld := lcsPairs(len(newLines), len(f.oldLines), func(k, j int) bool {
+		return newLines[k] == f.oldLines[j] && (k == 0) == (j == 0)
+	})
+	keep := make([]*kept, len(newLines))
+	for k, l := range newLines {
+		if j, ok := newToOld[k]; ok && !isBlank(l) {
+			if fi, ok := oldToFile[j]; ok {
+				keep[k] = &kept{j, fi}
+			}
+		}
+	}
+	// anchor is the old and file line new line k stands in for, for the blank lines
+	// around it: a kept line's own; a changed line's, where new_string replaces old_string
+	// line for line, or where it stands as far from the kept line other as its old line.
+	anchor := func(k, other int) *kept {
+		if keep[k] != nil {
+			return keep[k]
+		}
+		j := -1
+		switch {
+		case len(newLines) == len(f.oldLines):
+			j = k
+		case keep[other] != nil:
+			j = keep[other].j + k - other
+		}
+		if j < 0 || j >= len(f.oldLines) || isBlank(f.oldLines[j]) {
+			return nil
+		}
+		if fi, ok := oldToFile[j]; ok {
+			return &kept{j, fi}
+		}
+		return nil
+	}
+	out := make([]outLine, 0, len(newLines))
+	prev := -1      // the last non-blank new line
+	var above *kept // the last kept line
+	for k, l := range newLines {
+		if isBlank(l) {
+			continue // written with the gap before the next non-blank line
+		}
+		gap := false
+		if prev >= 0 {
+			p, c := anchor(prev, k), anchor(k, prev)
+			if p != nil && c != nil && c.j > p.j && c.fi > p.fi && k-prev == c.j-p.j && allBlank(f.oldLines[p.j+1:c.j]) && allBlank(f.fileLines[p.fi+1:c.fi]) {
+				for _, fl := range f.fileLines[p.fi+1 : c.fi] {
+					out = append(out, outLine{text: fl, verbatim: true})
+				}
+				gap = true
+			}
+		}
+		if !gap {
+			for g := prev + 1; g < k; g++ {
+				out = append(out, outLine{text: laidOut[g]})
+			}
+		}
+		switch {
+		case keep[k] != nil:
+			out = append(out, outLine{text: f.fileText(keep[k].fi), verbatim: true})
+			above = keep[k]
+		case rebased && above != nil && strings.HasPrefix(leading(l), leading(f.oldLines[above.j])):
+			deeper := leading(l)[len(leading(f.oldLines[above.j])):]
+			out = append(out, outLine{text: leading(f.fileLines[above.fi]) + deeper + strings.TrimLeft(l, " \t")})
+		default:
+			out = append(out, outLine{text: laidOut[k]})
+		}
+		prev = k
+	}
+	for g := prev + 1; g < len(newLines); g++ {
+		out = append(out, outLine{text: laidOut[g]})
+	}
+	return out
+}
+
+// fileText is matched file line i as the replacement must write it: the last line
+// without the blanks that stay after the match.
+func (f *fitting) fileText(i int) string {
+	if i == len(f.fileLines)-1 && f.lastBlanksStay {
+		return strings.TrimRight(f.fileLines[i], " \t")
+	}
+	return f.fileLines[i]
+}
+
+// oldToFile pairs old_string's lines with the file lines they matched: the same words
+// in the same order (a longest common subsequence of the non-blank lines). A first or
+// last file line the match takes only part of is left out: it is not the replacement's
+// to write.
+func (f *fitting) oldToFile() map[int]int {
+	words := func(s string) string { return strings.Join(asciiFields(strings.ToValidUTF8(s, "\uFFFD")), " ") }
+	var oldIdx, fileIdx []int
+	var oldW, fileW []string
+	for j, l := range f.oldLines {
+		if !isBlank(l) {
+			oldIdx, oldW = append(oldIdx, j), append(oldW, words(l))
+		}
+	}
+	for i, l := range f.fileLines {
+		if isBlank(l) || i == 0 && !f.lineStart || i == len(f.fileLines)-1 && !f.lastWhole {
+			continue
+		}
+		fileIdx, fileW = append(fileIdx, i), append(fileW, words(l))
+	}
+	out := map[int]int{}
+	for a, b := range lcsPairs(len(oldW), len(fileW), func(a, b int) bool { return oldW[a] == fileW[b] }) {
+		out[oldIdx[a]] = fileIdx[b]
+	}
+	return out
+}
+
+// lcsPairs pairs the elements of a longest common subsequence of two sequences of
+// lengths n and m, eq(i, j) comparing their elements (index in the first → index in the
+// second); nil when the table would be too large to be worth it.
+func lcsPairs(n, m int, eq func(i, j int) bool) map[int]int {
+	if n == 0 || m == 0 || n*m > 1<<22 {
+		return nil
+	}
+	// dp[i][j] is the LCS length of a[i:] and b[j:].
+	dp := make([][]int32, n+1)
+	for i := range dp {
+		dp[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if eq(i, j) {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	pairs := map[int]int{}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case eq(i, j) && dp[i][j] == dp[i+1][j+1]+1:
+			pairs[i] = j
+			i, j = i+1, j+1
+		case dp[i+1][j] >= dp[i][j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return pairs
+}
+
+func allBlank(lines []string) bool {
+	for _, l := range lines {
+		if !isBlank(l) {
+			return false
+		}
+	}
+	return true
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -199,16 +198,7 @@ func collapse(s string) (string, []int32) {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			if !inSpace {
-				b.WriteByte(' ')
-				offs = append(offs, int32(i))
-				inSpace = true
-			}
-			i += size
-			continue
-		}
+		_, size := utf8.DecodeRuneInString(s[i:])
 		inSpace = false
 		b.WriteString(s[i : i+size])
 		for k := 0; k < size; k++ {
@@ -239,6 +229,15 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 		// Deleting: a tolerant match's new_string of line breaks alone, no more than
 		// old_string ended with, says the same.
 		return deletedLines(text, m.Start, m.End)
+	}
+	if m.fit == nil {
+		// An exact match that starts after a line's indentation, with a new_string
+		// already written at that indentation (copied with it, where old_string was
+		// copied from its first word): the indentation is not written twice.
+		ls := strings.LastIndexByte(text[:m.Start], '\n') + 1
+		if ind := text[ls:m.Start]; ind != "" && isBlank(ind) && strings.HasPrefix(newText, ind) && !isBlank(newText[:min(len(newText), strings.IndexByte(newText+"\n", '\n'))]) {
+			newText = newText[len(ind):]
+		}
 	}
 	return m.Start, m.End, m.Replacement(newText)
 }
@@ -280,9 +279,9 @@ func (m Match) Replacement(newText string) string {
 	}
 	lines := strings.Split(newText, "\n")
 	for i, l := range lines {
-		// A later line already as deep as the file's line was written at the file's
+		// A line already as deep as the file's line was written at the file's
 		// indentation, not old_string's.
-		if !isBlank(l) && (i == 0 || !strings.HasPrefix(leading(l), m.lineIndent)) {
+		if !isBlank(l) && !strings.HasPrefix(leading(l), m.lineIndent) {
 			lines[i] = m.lineIndent + l
 		}
 	}

@@ -13,6 +13,9 @@ func TestPlaceholderRefused(t *testing.T) {
 		"\t// ... existing code ...", "\t// ...existing code...", "    (rest of methods ...)", "# rest unchanged",
 		"\t/* ... rest of the function ... */", "<!-- ... remaining content ... -->", "\t// … other cases …",
 		"// rest of the file is unchanged", "-- ... previous code ...",
+		// a red-team helper's list: all once deleted the code they stood for
+		"\t// [existing code]", "\t// Existing code here", "\t// ... snip ...", "\t// ... (rest unchanged)", "\t//...",
+		"\t/* ... */", "\t...", "\t// ... y and z unchanged ...", "\t// rest of the function unchanged", "# ...", "# ... (unchanged)",
 	} {
 		_, _, err := Apply(file, []Edit{{Old: "\tx := 1\n\ty := 2\n", New: "\tx := 10\n" + ph + "\n"}})
 		if err == nil || !strings.Contains(err.Error(), "placeholder") {
@@ -23,6 +26,22 @@ func TestPlaceholderRefused(t *testing.T) {
 		if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n", New: "\tx := 1\n" + ok + "\n"}}); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
+	}
+	// Comments while code is deleted: only placeholders are refused.
+	for _, ok := range []string{"\t// TODO: handle other cases", "\t# Loading existing config...", "\t// y is computed below now", "\t// see the rest of the docs"} {
+		if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n\ty := 2\n", New: "\tx := 10\n" + ok + "\n"}}); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	// The looser forms pass where nothing is deleted; the unmistakable ones never do
+	// (gemini-cli refuses a placeholder new_string adds, deleting or not).
+	for _, ok := range []string{"\t// Existing code here", "\t...", "\t// ... y and z unchanged ..."} {
+		if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n", New: ok + "\n\tx := 1\n"}}); err != nil {
+			t.Errorf("%q with nothing deleted refused: %v", ok, err)
+		}
+	}
+	if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n", New: "\t// ... existing code ...\n\tx := 1\n"}}); err == nil {
+		t.Error("an unmistakable placeholder added with nothing deleted was applied")
 	}
 	// A placeholder old_string held already is the file's own text.
 	f2 := "a\n// ... existing code ...\nb\n"

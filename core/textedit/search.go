@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -13,31 +12,26 @@ import (
 // collapsing the whole file) and the choice of candidate windows for fuzzy matching
 // (a 3-gram score per line, summed over a sliding window of lines).
 
-// spaceAt reports the length of the whitespace rune at s[i:], or 0.
+// spaceAt reports the length of the whitespace byte at s[i:], or 0. Only ASCII
+// whitespace is tolerated: a non-breaking or other Unicode space is part of the text (a
+// string literal's, an indentation someone chose), so it must match exactly.
 func spaceAt(s string, i int) int {
-	if c := s[i]; c < utf8.RuneSelf {
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
-			return 1
-		}
-		return 0
-	}
-	r, size := utf8.DecodeRuneInString(s[i:])
-	if unicode.IsSpace(r) {
-		return size
+	if isASCIISpace(s[i]) {
+		return 1
 	}
 	return 0
 }
 
-// spaceBefore reports the length of the whitespace rune that ends at s[:i], or 0.
-func spaceBefore(s string, i int) int {
-	if c := s[i-1]; c < utf8.RuneSelf {
-		return spaceAt(s, i-1)
-	}
-	r, size := utf8.DecodeLastRuneInString(s[:i])
-	if unicode.IsSpace(r) {
-		return size
-	}
-	return 0
+// spaceBefore reports the length of the whitespace byte that ends at s[:i], or 0.
+func spaceBefore(s string, i int) int { return spaceAt(s, i-1) }
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// asciiFields splits s around runs of ASCII whitespace (see spaceAt).
+func asciiFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r < utf8.RuneSelf && isASCIISpace(byte(r)) })
 }
 
 // findWhitespace finds the places where text equals needle once every run of
@@ -47,7 +41,7 @@ func spaceBefore(s string, i int) int {
 // repetitive that this walks more than about twice the text, it falls back to the
 // linear collapse of the whole text.
 func findWhitespace(text, needle string) []Match {
-	tokens := strings.Fields(needle)
+	tokens := asciiFields(needle)
 	if len(tokens) == 0 {
 		return nil
 	}

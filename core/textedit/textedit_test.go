@@ -206,6 +206,38 @@ func TestWholeLineEdits(t *testing.T) {
 	}
 }
 
+// TestUnchangedLinesKept: cases a red-team helper found, where a tolerant match wrote
+// old_string's copy of lines new_string keeps, and so changed lines nobody meant to
+// touch. Lines new_string keeps are written as the file has them; non-ASCII spaces are
+// text, never tolerance; a new_string copied with the indentation an exact match started
+// after is not indented twice.
+func TestUnchangedLinesKept(t *testing.T) {
+	for _, c := range []struct{ name, file, old, new, want string }{
+		{"wrong indentation of a kept line", "def f():\n    a()\n    b()\n    c()\n", "    a()\n        b()\n    c()", "    a()\n        b()\n    d()", "def f():\n    a()\n    b()\n    d()\n"},
+		{"bare first line, kept lines not shifted", "def f():\n    x = 1\n    if x:\n        y()\n    z()\n", "x = 1\n    if x:\n        y()\nz()", "x = 2\n    if x:\n        y()\nz()", "def f():\n    x = 2\n    if x:\n        y()\n    z()\n"},
+		{"yaml: added line beside its kept neighbour", "a:\n  b:\n    c: 1\n  d: 2\n", "b:\n    c: 1\nd: 2", "b:\n    c: 1\n    e: 3\nd: 2", "a:\n  b:\n    c: 1\n    e: 3\n  d: 2\n"},
+		{"blank lines between kept lines stay", "def f():\n    x = 1\n\n\n    y = 2\n", "x = 1\ny = 2", "x = 1\ny = 3", "def f():\n    x = 1\n\n\n    y = 3\n"},
+		{"one blank line stays", "a\n\nb\nc\n", "a\nb", "a\nB", "a\n\nB\nc\n"},
+		{"inner spacing of a kept line", "s = 'a  b'\nt\n", "s = 'a b'\nt", "s = 'a b'\nu", "s = 'a  b'\nu\n"},
+		{"a tab inside a kept line", "s = 'a\tb'\nt = 1\n", "s = 'a    b'\nt = 1", "s = 'a    b'\nt = 2", "s = 'a\tb'\nt = 2\n"},
+		{"markdown hard break on a kept line", "line one  \nline two\nline three\n", "line one\nline two", "line one\nline 2", "line one  \nline 2\nline three\n"},
+		{"NBSP indentation is not whitespace", "def f():\n\u00a0\u00a0\u00a0\u00a0return 1\n", "    return 1", "    return 2", ""},
+		{"NBSP inside a line is not a space", "x = 'a\u00a0b'\ny\n", "x = 'a b'", "x = 'a c'", ""},
+		{"exact match after indentation, new_string indented", "def f():\n    if x:\n        a()\n    b()\n", "if x:\n        a()", "    if y:\n        a()", "def f():\n    if y:\n        a()\n    b()\n"},
+		{"one-line exact match, new_string indented", "    x = 1\n", "x = 1", "    x = 2", "    x = 2\n"},
+	} {
+		got, _, err := Apply(c.file, []Edit{{Old: c.old, New: c.new}})
+		switch {
+		case c.want == "" && err == nil:
+			t.Errorf("%s: applied as %q, want a refusal", c.name, got)
+		case c.want != "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && got != c.want:
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}
+
 // Hints are true (issue 18.5): no "set replace_all" when it is set or cannot help.
 func TestAmbiguousHints(t *testing.T) {
 	_, _, err := Apply("a\na\na\n", []Edit{{Old: "a\na", New: "b", ReplaceAll: false}})
