@@ -28,7 +28,7 @@ type Glob struct {
 	Respect       bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders (unless the pattern names them)"`
 
 	// The spellings fd users type at a shell (shell mode only).
-	Extension []string `json:"-" short:"e" name:"extension" help:"only files with this extension (repeatable, as fd -e go); with no pattern, every such file"`
+	Extension []string `json:"-" short:"e" name:"extension" sep:"none" help:"only files with this extension (repeatable, as fd -e go); with no pattern, every such file"`
 	FileType  string   `json:"-" short:"t" name:"type" help:"f (files, the default) or d (folders), as fd -t"`
 
 	dirs  bool

@@ -35,7 +35,7 @@ const (
 type Grep struct {
 	Pattern      string   `json:"pattern" alias:"regex,query" arg:"" optional:"" schema:"required,maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
 	Path         string   `json:"path" alias:"dir,directory" arg:"" optional:"" help:"file or directory to search (default: the working folder; typed at a shell with data piped in and no path: standard input)"`
-	Patterns     []string `json:"patterns" short:"e" name:"regexp" help:"more patterns: a line matches when any of them does (repeatable, as grep -e)"`
+	Patterns     []string `json:"patterns" short:"e" name:"regexp" sep:"none" help:"more patterns: a line matches when any of them does (repeatable, as grep -e)"`
 	Glob         string   `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
 	Type         string   `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
 	OutputMode   string   `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
@@ -65,12 +65,17 @@ type Grep struct {
 	Recursive        bool     `json:"-" short:"r" name:"recursive" help:"accepted for grep's sake: folders are always searched recursively"`
 	RecursiveFollow  bool     `json:"-" short:"R" name:"dereference-recursive" help:"accepted for grep's sake: recursive, following links (as --follow)"`
 	Extended         bool     `json:"-" short:"E" name:"extended-regexp" help:"accepted for grep's sake: patterns are always extended (RE2) regexps"`
-	Include          []string `json:"-" name:"include" help:"only files whose name matches this glob (grep's spelling of --glob)"`
-	Exclude          []string `json:"-" name:"exclude" help:"leave out files whose name matches this glob (grep's spelling of --glob '!G')"`
+	Include          []string `json:"-" name:"include" sep:"none" help:"only files whose name matches this glob (grep's spelling of --glob)"`
+	Exclude          []string `json:"-" name:"exclude" sep:"none" help:"leave out files whose name matches this glob (grep's spelling of --glob '!G')"`
+	WithFilename     bool     `json:"-" short:"H" name:"with-filename" help:"print the file name for each match, also when searching one file"`
+	MorePaths        []string `json:"-" arg:"" optional:"" name:"paths" sep:"none" help:"more files or directories to search (at a shell, as grep a.go b.go)"`
 
-	shell    bool      // typed at a shell: paths as given, notes on stderr, grep's exit status
-	shellErr string    // a command line that cannot be read one way only
-	stdin    io.Reader // shell mode, data piped in: searched when no path is given
+	shell     bool      // typed at a shell: paths as given, notes on stderr, grep's exit status
+	typedPath string    // the path as typed at a shell ("" when none was)
+	bare      bool      // at a shell, one file or standard input searched: no file name, as grep and rg
+	noMatch   bool      // -m 0: nothing can match
+	shellErr  string    // a command line that cannot be read one way only
+	stdin     io.Reader // shell mode, data piped in: searched when no path is given
 }
 
 // GrepResult is what grep returns.
@@ -113,6 +118,13 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if g.shellErr != "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s", g.shellErr)
 	}
+	if g.noMatch {
+		// -m 0: grep and rg stop before the first match.
+		return &core.Result{Data: GrepResult{Mode: g.OutputMode, quiet: true}, ExitCode: 1}, nil
+	}
+	if len(g.MorePaths) > 0 {
+		return g.runEach(ctx, env)
+	}
 	pattern, fixed := g.pattern()
 	ignoreCase := g.IgnoreCase
 	if g.SmartCase && !ignoreCase {
@@ -143,7 +155,10 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
 	}
 	if g.Path == "" && g.stdin != nil {
-		data, err := io.ReadAll(io.LimitReader(g.stdin, GrepStdinMax+1))
+		data, err := core.ReadAllContext(ctx, g.stdin, GrepStdinMax+1)
+		if ctx.Err() != nil {
+			return nil, core.Errorf(core.CodeInterrupted, "interrupted while reading standard input")
+		}
 		if err != nil {
 			return nil, core.Errorf(core.CodeIOError, "reading standard input: %v", err)
 		}
@@ -171,6 +186,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s is not a regular file or a directory; grep searches files and directories only, so it cannot hang on a pipe, socket or device", p.Abs)
 	}
+	g.bare = g.shell && !fi.IsDir() && !g.WithFilename
 	defer grep.PauseGC(SearchGCLimit)()
 	found, err := m.Search(ctx, p.Abs)
 	return g.finish(env, m, opt, found, err, p.Abs)
@@ -185,6 +201,7 @@ func (g *Grep) searchStdin(env *core.Env, m *grep.Matcher, opt grep.Options, dat
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "%v", err)
 	}
+	g.bare = !g.WithFilename
 	return g.finish(env, m, opt, found, nil, "")
 }
 
@@ -202,11 +219,16 @@ func (g *Grep) finish(env *core.Env, m *grep.Matcher, opt grep.Options, found *g
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", abs, err)
 	}
 	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") {
-		// At a shell paths print as given, relative staying relative, as grep and rg do.
+		// At a shell paths print as given, relative staying relative, as grep and rg do:
+		// none typed prints them bare, a typed "." as ./a.go.
+		typed := g.typedPath
+		if typed == "." {
+			typed = "./"
+		}
 		given := filepath.Clean(g.Path)
 		for i := range found.Files {
 			if rest, ok := strings.CutPrefix(found.Files[i].Path, abs); ok && abs != "" {
-				found.Files[i].Path = displayJoin(g.Path, given, rest)
+				found.Files[i].Path = displayJoin(typed, given, rest)
 			}
 		}
 	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs && abs != "" {
@@ -335,22 +357,59 @@ func (g *Grep) ShellDefaults(given func(string) bool) {
 	if g.RecursiveFollow {
 		g.Follow = true
 	}
-	// `grep -e foo -e bar src`: the positional word is the path, not a pattern.
+	// A person sees every match: no page of 200, and whole lines (up to what one call
+	// collects; past that the note on stderr says so).
+	if !given("head-limit") {
+		g.HeadLimit = GrepMaxCollect
+	}
+	g.noMatch = given("max-count") && g.MaxCount == 0
+	// An empty pattern matches every line, as in grep (`grep '' f`, `-e ''`): "^" says
+	// so to a matcher that takes "" for no pattern at all.
+	if g.Pattern == "" && g.Path != "" && len(g.Patterns) == 0 {
+		g.Pattern = "^"
+	}
+	for i, p := range g.Patterns {
+		if p == "" {
+			g.Patterns[i] = "^"
+		}
+	}
+	// `grep -e foo -e bar src`: the positional words are paths, not a pattern.
 	if len(g.Patterns) > 0 {
 		if g.Pattern != "" {
-			if g.Path != "" {
-				g.shellErr = fmt.Sprintf("with -e, the words after the flags are paths, and grep searches one: got %q and %q; search them one at a time, or search their common folder with a --glob", g.Pattern, g.Path)
+			g.MorePaths = append([]string{g.Path}, g.MorePaths...)
+			if g.Path == "" {
+				g.MorePaths = nil
 			}
 			g.Path = g.Pattern
 		}
 		g.Pattern, g.Patterns = g.Patterns[0], g.Patterns[1:]
 	}
+	g.typedPath = g.Path
 	globs := splitGlobs(g.Glob)
 	globs = append(globs, g.Include...)
 	for _, e := range g.Exclude {
 		globs = append(globs, "!"+e)
 	}
 	g.Glob = strings.Join(globs, ",")
+}
+
+// RewriteShellArgs implements core.ShellArgsRewriter: -e takes the next word as its
+// pattern whatever it looks like (-e -foo, -e ”), as grep does, where the flag parser
+// would take -foo for a flag.
+func (g *Grep) RewriteShellArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return append(out, args[i:]...)
+		case (a == "-e" || a == "--regexp") && i+1 < len(args):
+			out = append(out, "--regexp="+args[i+1])
+			i++
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // ShellStdin implements core.ShellStdin.
@@ -397,6 +456,8 @@ func hasUpper(p string) bool {
 // render writes one entry the way ripgrep prints it without headings.
 func (g *Grep) render(mode grep.Mode, e grepEntry) string {
 	switch {
+	case mode == grep.Count && g.bare:
+		return strconv.Itoa(e.count) // one file or stdin: the count alone, as grep -c prints it
 	case mode == grep.Count:
 		return e.path + ":" + strconv.Itoa(e.count)
 	case mode == grep.FilesWithMatches:
@@ -409,8 +470,8 @@ func (g *Grep) render(mode grep.Mode, e grepEntry) string {
 		text += fmt.Sprintf(" … [%d more bytes]", e.cut)
 	}
 	prefix := e.path + string(e.sep)
-	if e.path == stdinName {
-		prefix = "" // lines of standard input print bare, as grep and rg print them
+	if g.bare {
+		prefix = "" // one file or standard input: lines print bare, as grep and rg print them
 	}
 	if g.LineNumbers {
 		return prefix + strconv.Itoa(e.num) + string(e.sep) + text
@@ -565,4 +626,60 @@ func shownPath(env *core.Env, path string) string {
 		path = filepath.Join(env.Cwd, path)
 	}
 	return filepath.Clean(path)
+}
+
+// runEach searches several paths typed at a shell (grep foo a.go b.go), one after the
+// other, and prints what each found in turn, with file names. A path that cannot be
+// searched is reported on stderr and makes the exit status 2, as in grep, after the
+// others are searched.
+func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error) {
+	merged := GrepResult{Mode: g.OutputMode, quiet: g.Quiet}
+	var failed []string
+	var spill []string
+	for _, path := range append([]string{g.Path}, g.MorePaths...) {
+		one := *g
+		one.Path, one.typedPath, one.MorePaths, one.WithFilename = path, path, nil, true
+		res, err := one.Run(ctx, env)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			failed = append(failed, fmt.Sprintf("%s: %s", path, core.AsError(err).Message))
+			continue
+		}
+		r := res.Data.(GrepResult)
+		merged.Files = append(merged.Files, r.Files...)
+		merged.Lines = append(merged.Lines, r.Lines...)
+		merged.Counts = append(merged.Counts, r.Counts...)
+		merged.page = append(merged.page, r.page...)
+		merged.m = r.m
+		merged.TotalMatches += r.TotalMatches
+		merged.FilesMatched += r.FilesMatched
+		merged.FilesSearched += r.FilesSearched
+		merged.SkippedBinary += r.SkippedBinary
+		merged.SkippedLarge += r.SkippedLarge
+		merged.Unreadable += r.Unreadable
+		merged.Denied += r.Denied
+		merged.More += r.More
+		if r.Partial != "" {
+			merged.Partial = r.Partial
+		}
+		if res.OutputPath != "" {
+			spill = append(spill, res.OutputPath)
+		}
+	}
+	result := &core.Result{Data: merged}
+	if len(spill) > 0 {
+		result.Truncated, result.OutputPath = true, strings.Join(spill, " ")
+	}
+	switch {
+	case len(failed) > 0:
+		for _, f := range failed {
+			fmt.Fprintf(env.Stderr, "grep: %s\n", f)
+		}
+		result.ExitCode = 2
+	case merged.TotalMatches == 0:
+		result.ExitCode = 1
+	}
+	return result, nil
 }

@@ -55,7 +55,7 @@ _agentbox() {
     --output-mode) COMPREPLY=($(compgen -W "files_with_matches content count" -- "$cur")); return;;
     --sort) COMPREPLY=($(compgen -W "path modified" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --count --dereference-recursive --exclude --extended-regexp --files-with-matches --fixed-strings --follow --glob --head-limit --help --hidden --ignore-case --include --invert-match --json --line-number --manifest --max-count --mode --multiline --offset --only-matching --output-mode --quiet --recursive --regexp --respect --root --session --smart-case --sort --text --type --word -A -B -C -E -F -L -R -S -U -c -e -g -h -i -l -m -n -o -q -r -t -v -w" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--after-context --before-context --color --context --count --dereference-recursive --exclude --extended-regexp --files-with-matches --fixed-strings --follow --glob --head-limit --help --hidden --ignore-case --include --invert-match --json --line-number --manifest --max-count --mode --multiline --offset --only-matching --output-mode --quiet --recursive --regexp --respect --root --session --smart-case --sort --text --type --with-filename --word -A -B -C -E -F -H -L -R -S -U -c -e -g -h -i -l -m -n -o -q -r -t -v -w" -- "$cur")); return; fi
     ;;
   bash)
     case "$prev" in

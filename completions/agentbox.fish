@@ -116,6 +116,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from grep' -l smart-case
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l sort -x -a 'path modified'
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l text
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l type
+complete -c agentbox -n '__fish_seen_subcommand_from grep' -l with-filename
 complete -c agentbox -n '__fish_seen_subcommand_from grep' -l word
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l action -x -a 'run list output wait input kill'
 complete -c agentbox -n '__fish_seen_subcommand_from bash' -l background-timeout

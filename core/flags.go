@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -156,4 +157,26 @@ func (jsonMapper) Decode(ctx *kong.DecodeContext, target reflect.Value) error {
 	}
 	target.Set(ptr.Elem())
 	return nil
+}
+
+// ReadAllContext reads r to its end, or to limit bytes, unless ctx ends first: a read
+// from a pipe whose writer never closes it must not keep agentbox from stopping on a
+// signal. The read that is given up on stays blocked in its goroutine; the process is
+// about to exit.
+func ReadAllContext(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, limit))
+		done <- result{b, err}
+	}()
+	select {
+	case res := <-done:
+		return res.data, res.err
+	case <-ctx.Done():
+		return nil, Errorf(CodeInterrupted, "interrupted while reading standard input")
+	}
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -311,7 +312,16 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 
 	cmd := spec.New()
 	if jsonIn {
-		if err := DecodeDialectRequest(host.Stdin, cmd, tool); err != nil {
+		// The request is read so that a signal still stops agentbox while a writer
+		// holds stdin open and sends nothing.
+		data, err := ReadAllContext(ctx, host.Stdin, MaxRequestBytes+1)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fail(Errorf(CodeInterrupted, "interrupted by a signal while waiting for the JSON request on stdin"), ExitInterrupted)
+			}
+			return fail(Errorf(CodeIOError, "could not read the JSON request from stdin: %v", err), ExitUsage)
+		}
+		if err := DecodeDialectRequest(bytes.NewReader(data), cmd, tool); err != nil {
 			return fail(AsError(err), ExitUsage)
 		}
 	} else {
