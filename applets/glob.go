@@ -50,6 +50,9 @@ type GlobResult struct {
 // fd's "." pattern, everything below the folder is matched, as fd lists it.
 func (g *Glob) ShellDefaults(given func(string) bool) {
 	g.shell = true
+	if !given("limit") {
+		g.Limit = LsShellLimit // a person sees every match, as fd prints them
+	}
 	if g.Pattern == "." || (g.Pattern == "" && (len(g.Extension) > 0 || g.FileType != "")) {
 		// fd's "match everything" regex is "."; a bare -e or -t lists every such entry.
 		g.Pattern = "**/*"
@@ -93,15 +96,16 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", base, err)
 	}
-	if len(g.Extension) > 0 {
+	if len(g.Extension) > 0 || g.FileType != "" {
 		kept := found.Matches[:0]
 		for _, m := range found.Matches {
-			for _, ext := range g.Extension {
-				if strings.HasSuffix(m.Path, "."+strings.TrimPrefix(ext, ".")) {
-					kept = append(kept, m)
-					break
-				}
+			if g.FileType != "" && !g.dirs && m.Symlink {
+				continue // fd's -t f: regular files, not links
 			}
+			if len(g.Extension) > 0 && !hasExtension(m.Path, g.Extension) {
+				continue
+			}
+			kept = append(kept, m)
 		}
 		found.Matches = kept
 	}
@@ -118,10 +122,22 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		res.Files = append(res.Files, m.Path)
 	}
 	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") && !filepath.IsAbs(g.Pattern) {
-		given := filepath.Clean(g.Path)
+		// Paths print relative, as typed: under the path, or under the pattern's own
+		// leading folders when it starts with ./ or ../ (glob './src/*.go').
+		typed, from := g.Path, dir.Abs
+		if lead := literalLead(g.Pattern); lead != "" && (strings.HasPrefix(g.Pattern, "./") || strings.HasPrefix(g.Pattern, "../")) {
+			typed, from = filepath.Join(g.Path, lead), base
+			if g.Path == "." {
+				typed = lead
+			}
+			if strings.HasPrefix(g.Pattern, "./") && !strings.HasPrefix(typed, "./") {
+				typed = "./" + typed
+			}
+		}
+		given := filepath.Clean(typed)
 		for i, f := range res.Files {
-			if rest, ok := strings.CutPrefix(f, dir.Abs); ok {
-				res.Files[i] = displayJoin(g.Path, given, rest)
+			if rest, ok := strings.CutPrefix(f, from); ok {
+				res.Files[i] = displayJoin(typed, given, rest)
 			}
 		}
 	}
@@ -162,4 +178,27 @@ func (r GlobResult) RenderText(p *core.Printer) {
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)
 	}
+}
+
+// hasExtension reports whether path ends in one of the extensions, ignoring case as fd
+// does (-e go finds main.GO).
+func hasExtension(path string, exts []string) bool {
+	for _, ext := range exts {
+		suffix := "." + strings.TrimPrefix(ext, ".")
+		if len(path) >= len(suffix) && strings.EqualFold(path[len(path)-len(suffix):], suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalLead is a pattern's leading folders without wildcards ("./src" of
+// "./src/**/*.go"), as typed.
+func literalLead(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	n := 0
+	for n < len(segs)-1 && !strings.ContainsAny(segs[n], "*?[{\\") {
+		n++
+	}
+	return strings.Join(segs[:n], "/")
 }

@@ -41,13 +41,14 @@ type Ls struct {
 	Respect          bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore; node_modules-like folders are listed but not descended into"`
 
 	// The spellings ls users type at a shell (shell mode only).
-	AlmostAll  bool `json:"-" short:"A" name:"almost-all" help:"include hidden entries, as -a (. and .. are never listed)"`
-	SortTime   bool `json:"-" short:"t" name:"sort-time" help:"sort by modification time, newest first (sort_by modified)"`
-	SortSize   bool `json:"-" short:"S" name:"sort-size" help:"sort by size, largest first (sort_by size)"`
-	Recursive  bool `json:"-" short:"R" name:"recursive" help:"list the whole tree (depth 20)"`
-	OnePerLine bool `json:"-" short:"1" name:"one-per-line" help:"accepted for ls's sake: entries are printed one per line"`
-	Human      bool `json:"-" name:"human-readable" help:"sizes as 4.0K, 1.2M in the long format (ls -h); without it the long format shows bytes"`
-	Directory  bool `json:"-" short:"d" name:"directory" help:"show the folder itself, not its contents"`
+	AlmostAll  bool     `json:"-" short:"A" name:"almost-all" help:"include hidden entries, as -a (. and .. are never listed)"`
+	SortTime   bool     `json:"-" short:"t" name:"sort-time" help:"sort by modification time, newest first (sort_by modified)"`
+	SortSize   bool     `json:"-" short:"S" name:"sort-size" help:"sort by size, largest first (sort_by size)"`
+	Recursive  bool     `json:"-" short:"R" name:"recursive" help:"list the whole tree (depth 20)"`
+	OnePerLine bool     `json:"-" short:"1" name:"one-per-line" help:"accepted for ls's sake: entries are printed one per line"`
+	Human      bool     `json:"-" name:"human-readable" help:"sizes as 4.0K, 1.2M in the long format (ls -h); without it the long format shows bytes"`
+	Directory  bool     `json:"-" short:"d" name:"directory" help:"show the folder itself, not its contents"`
+	MorePaths  []string `json:"-" arg:"" optional:"" name:"paths" sep:"none" help:"more files or folders to list (at a shell, as ls a b)"`
 
 	shell bool // typed at a shell: a file or -d shows one entry; -l sizes in bytes unless -h
 }
@@ -61,6 +62,7 @@ type LsEntry struct {
 	Mode     string    `json:"mode,omitempty"`
 	Modified time.Time `json:"modified,omitzero"`
 	Target   string    `json:"target,omitempty"`
+	Link     string    `json:"link,omitempty"` // long format: a symlink's target as written
 	level    int       // 0 for the folder's own entries
 }
 
@@ -75,12 +77,20 @@ type LsResult struct {
 	long    bool
 	human   bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
 	shell   bool
+	// At a shell with several paths: the folders listed after the files, each under
+	// its heading.
+	heading  string
+	sections []LsResult
+	itself   bool // the entry the path names (ls FILE, ls -d DIR), not a listing
 }
 
 // ShellDefaults implements core.ShellDefaulter: ls's own flags set the fields an agent
 // sets by name.
 func (l *Ls) ShellDefaults(given func(string) bool) {
 	l.shell = true
+	if !given("limit") {
+		l.Limit = LsShellLimit // a person sees the whole folder
+	}
 	if l.AlmostAll {
 		l.IncludeHidden = true
 	}
@@ -128,6 +138,9 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if l.Pattern != "" && !doublestar.ValidatePattern(l.Pattern) {
 		return nil, core.Errorf(core.CodeInvalidParams, "pattern %q is not a valid glob; use *, ?, [abc], {a,b}", l.Pattern)
 	}
+	if len(l.MorePaths) > 0 {
+		return l.runEach(ctx, env)
+	}
 	depth := min(max(l.Depth, 1), LsMaxDepth)
 	p, err := env.Resolve(l.Path)
 	if err != nil {
@@ -137,23 +150,41 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 	fi, err := env.WS.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if l.shell && (!fi.IsDir() || l.Directory) {
-		// ls FILE and ls -d DIR show the entry itself, as ls does.
+	if l.shell && (err != nil || !fi.IsDir() || l.Directory) {
+		// ls FILE, ls LINK and ls -d DIR show the entry itself, as ls does; a link is
+		// shown as a link (a broken one too), with its target in the long format.
+		// The link itself, named through its resolved folder: Resolve follows links.
+		link := p
+		if dir, derr := env.Resolve(filepath.Dir(l.Path)); derr == nil {
+			base := filepath.Base(l.Path)
+			link = core.Path{Abs: filepath.Join(dir.Abs, base), Root: dir.Root, Rel: filepath.Join(dir.Rel, base)}
+		}
+		if lfi, lerr := env.WS.Lstat(link); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 && (err != nil || !fi.IsDir() || l.Directory) {
+			fi, err, p = lfi, nil, link
+		}
+		if err != nil {
+			return nil, err
+		}
 		kind := "file"
 		switch {
 		case fi.IsDir():
 			kind = "dir"
+		case fi.Mode()&fs.ModeSymlink != 0:
+			kind = "symlink"
 		case !fi.Mode().IsRegular():
 			kind = "other"
 		}
 		e := LsEntry{Name: l.Path, Type: kind, Size: fi.Size()}
 		if l.LongFormat {
 			e.Mode, e.Modified = fi.Mode().String(), fi.ModTime()
+			if kind == "symlink" {
+				e.Link, _ = env.WS.Readlink(p)
+			}
 		}
-		return &core.Result{Data: LsResult{Path: p.Abs, Entries: []LsEntry{e}, Total: 1, long: l.LongFormat, human: l.Human, shell: true}}, nil
+		return &core.Result{Data: LsResult{Path: p.Abs, Entries: []LsEntry{e}, Total: 1, long: l.LongFormat, human: l.Human, shell: true, itself: true}}, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	if !fi.IsDir() {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s is a file, not a directory; use read to see its content", p.Abs)
@@ -188,6 +219,9 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			child := core.Path{Abs: e.Path, Root: p.Root, Rel: filepath.Join(p.Rel, filepath.FromSlash(e.Rel))}
 			if t, err := env.WS.Stat(child); err == nil && t.IsDir() {
 				n.toDir = true
+			}
+			if l.LongFormat {
+				n.link, _ = env.WS.Readlink(child)
 			}
 		case !typ.IsRegular():
 			n.kind = lsOther
@@ -260,6 +294,7 @@ type lsNode struct {
 	kind  uint8
 	toDir bool // a symbolic link to a directory
 	stat  bool // size, mtime and mode are known
+	link  string
 }
 
 const (
@@ -279,6 +314,7 @@ func (n *lsNode) entry(rel string, level int, tree, long bool) LsEntry {
 	if n.toDir {
 		e.Target = "dir"
 	}
+	e.Link = n.link
 	if long && n.stat {
 		e.Mode, e.Modified = n.mode.String(), time.Unix(0, n.mtime)
 	}
@@ -381,20 +417,16 @@ func (l *Ls) sort(entries []lsNode) {
 // RenderText implements core.TextRenderer: one entry a line, a tree indented by two
 // spaces a level.
 func (r LsResult) RenderText(p *core.Printer) {
-	for _, e := range r.Entries {
-		name := strings.Repeat("  ", e.level) + e.Name
-		if e.Type == "dir" {
-			name = strings.Repeat("  ", e.level) + p.Path(e.Name+"/")
+	r.renderEntries(p)
+	for i, s := range r.sections {
+		if i > 0 || len(r.Entries) > 0 {
+			p.Println()
 		}
-		if r.long {
-			size := strconv.FormatInt(e.Size, 10)
-			if r.human {
-				size = humanSize(e.Size)
-			}
-			p.Printf("%s %8s %s %s\n", e.Mode, size, e.Modified.Format("2006-01-02 15:04"), name)
-		} else {
-			p.Println(name)
-		}
+		p.Println(s.heading + ":")
+		s.RenderText(p)
+	}
+	if r.sections != nil {
+		return
 	}
 	if r.More > 0 {
 		p.Note(fmt.Sprintf("... and %d more entries (showing %d of %d; raise limit or narrow with pattern)", r.More, len(r.Entries), r.Total))
@@ -417,4 +449,72 @@ func humanSize(n int64) string {
 		return fmt.Sprintf("%.1fK", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%dB", n)
+}
+
+// LsShellLimit is the entry limit of ls typed at a shell: effectively none.
+const LsShellLimit = 1 << 30
+
+// ShellErrorExit implements core.ShellErrorExiter: a path ls cannot list exits 2, as in
+// ls (1 is its "minor problems").
+func (l *Ls) ShellErrorExit() int { return 2 }
+
+// runEach lists several paths typed at a shell (ls a b): the files first, then each
+// folder under a "name:" heading, as ls prints them; a path that cannot be listed is
+// reported on stderr and makes the exit status 2, after the others are listed.
+func (l *Ls) runEach(ctx context.Context, env *core.Env) (*core.Result, error) {
+	merged := LsResult{long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
+	var folders []LsResult
+	failed := false
+	for _, path := range append([]string{l.Path}, l.MorePaths...) {
+		one := *l
+		one.Path, one.MorePaths = path, nil
+		res, err := one.Run(ctx, env)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			fmt.Fprintf(env.Stderr, "ls: %s\n", core.AsError(err).Message)
+			failed = true
+			continue
+		}
+		r := res.Data.(LsResult)
+		if r.itself {
+			merged.Entries = append(merged.Entries, r.Entries...)
+			continue
+		}
+		r.heading = path
+		folders = append(folders, r)
+	}
+	merged.Total = len(merged.Entries)
+	merged.sections = folders
+	result := &core.Result{Data: merged}
+	if failed {
+		result.ExitCode = 2
+	}
+	return result, nil
+}
+
+func (r LsResult) renderEntries(p *core.Printer) {
+	for _, e := range r.Entries {
+		name := strings.Repeat("  ", e.level) + e.Name
+		if e.Type == "dir" {
+			name = strings.Repeat("  ", e.level) + p.Path(e.Name+"/")
+		}
+		if !r.long {
+			p.Println(name)
+			continue
+		}
+		size := strconv.FormatInt(e.Size, 10)
+		if r.human {
+			size = humanSize(e.Size)
+		}
+		mode := e.Mode
+		if strings.HasPrefix(mode, "L") {
+			mode = "l" + mode[1:] // ls's letter for a link (Go's FileMode says L)
+		}
+		if e.Link != "" {
+			name += " -> " + e.Link
+		}
+		p.Printf("%s %8s %s %s\n", mode, size, e.Modified.Format("2006-01-02 15:04"), name)
+	}
 }

@@ -63,6 +63,10 @@ func install(host Host, t *Table, args []string) int {
 	if err == nil && dir == "" {
 		err = errors.New("--links DIR is required")
 	}
+	if err == nil && (strings.ContainsAny(prefix, `/\`) || prefix == "." || prefix == "..") {
+		// A prefix is part of a name: "../" would put the links in another folder.
+		err = fmt.Errorf("--prefix %q must be a name prefix such as ab-, without a path separator", prefix)
+	}
 	if err != nil {
 		fmt.Fprintf(host.Stderr, "agentbox install: %v; usage: %s\n", err, usage)
 		return ExitUsage
@@ -80,6 +84,8 @@ func install(host Host, t *Table, args []string) int {
 		Kept    []string `json:"kept"`
 		// LeftOut: names that would shadow a command or builtin (--prefix or --force).
 		LeftOut []string `json:"left_out"`
+		// Removed: links of ours from an earlier run that hide a command now.
+		Removed []string `json:"removed,omitempty"`
 		Skipped []string `json:"skipped"` // could not be made
 	}
 	var rep report
@@ -90,6 +96,14 @@ func install(host Host, t *Table, args []string) int {
 		if err == nil {
 			if fi.Mode()&fs.ModeSymlink != 0 {
 				if dest, err := filepath.EvalSymlinks(link); err == nil && dest == exe {
+					// Our own link: kept, unless it now hides a command (an earlier
+					// --force, or a command installed since) and this run has no --force.
+					if why := shadows(host, name, dir, exe); why != "" && !force {
+						if err := os.Remove(link); err == nil {
+							rep.Removed = append(rep.Removed, name+" ("+why+")")
+							continue
+						}
+					}
 					rep.Kept = append(rep.Kept, link)
 					continue
 				}
@@ -113,6 +127,12 @@ func install(host Host, t *Table, args []string) int {
 		_ = OutputEnvelope(&Result{Data: rep}, 0).WriteJSON(host.Stdout)
 	} else {
 		fmt.Fprintf(host.Stdout, "created %d, kept %d, left out %d, skipped %d links in %s\n", len(rep.Created), len(rep.Kept), len(rep.LeftOut), len(rep.Skipped), dir)
+		if len(rep.Removed) > 0 {
+			fmt.Fprintln(host.Stdout, "  removed links of an earlier run that hide the system's commands (--force keeps them):")
+			for _, s := range rep.Removed {
+				fmt.Fprintln(host.Stdout, "    "+s)
+			}
+		}
 		if len(rep.LeftOut) > 0 {
 			fmt.Fprintln(host.Stdout, "  left out, so the system's commands keep running (use --prefix ab- to link them as ab-NAME, or --force to shadow them):")
 			for _, s := range rep.LeftOut {

@@ -159,9 +159,26 @@ func TestInstallLinks(t *testing.T) {
 	if dest, _ := os.Readlink(filepath.Join(links, "ab-fail")); dest != exe {
 		t.Errorf("ab-fail link -> %q: a prefixed name shadows nothing", dest)
 	}
+	// A plain rerun keeps its own links but removes those an earlier --force made that
+	// hide a command: they are reported, not kept in silence.
 	out.Reset()
-	if code := Main([]string{"agentbox", "install", "--links", links}, specs, host); code != 0 || !strings.Contains(out.String(), "kept") {
+	if code := Main([]string{"agentbox", "install", "--links", links}, specs, host); code != 0 || !strings.Contains(out.String(), "kept") || !strings.Contains(out.String(), "removed") {
 		t.Errorf("reinstall: %d %s", code, out.String())
+	}
+	for _, name := range []string{"echo", "fail"} {
+		if _, err := os.Lstat(filepath.Join(links, name)); err == nil {
+			t.Errorf("a rerun without --force kept %s, which shadows the system's", name)
+		}
+	}
+	// A prefix is a name prefix: one with a path separator would put links elsewhere.
+	out.Reset()
+	for _, bad := range []string{"../", "a/b", ".."} {
+		if code := Main([]string{"agentbox", "install", "--links", links, "--prefix", bad}, specs, host); code != ExitUsage {
+			t.Errorf("--prefix %q: exit %d, want a usage error: %s", bad, code, out.String())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Errorf("a bad prefix left links beside the folder: %v", ents)
 	}
 }
 

@@ -215,6 +215,12 @@ func (w *Workspace) Lstat(p Path) (fi fs.FileInfo, err error) {
 	return fi, err
 }
 
+// Readlink reads a symlink's target as written (it is not followed).
+func (w *Workspace) Readlink(p Path) (target string, err error) {
+	err = w.do(p, func(rt *os.Root) error { target, err = rt.Readlink(p.Rel); return err })
+	return target, err
+}
+
 // Open opens a file or directory for reading.
 func (w *Workspace) Open(p Path) (f *os.File, err error) {
 	err = w.do(p, func(rt *os.Root) error { f, err = rt.Open(p.Rel); return err })

@@ -26,6 +26,7 @@ import (
 type Match struct {
 	Path    string    `json:"path"` // absolute
 	ModTime time.Time `json:"modified"`
+	Symlink bool      `json:"symlink,omitempty"` // a link, not a regular file (fd's -t f leaves it out)
 }
 
 // Result is every match, newest first.
@@ -97,7 +98,7 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 		if e.IsDir != opt.Dirs || !match(e.Rel, e.Name) {
 			return nil // with opt.Dirs, folders are what is matched, not files
 		}
-		m := Match{Path: e.Path}
+		m := Match{Path: e.Path, Symlink: e.D.Type()&fs.ModeSymlink != 0}
 		if fi, err := e.D.Info(); err == nil {
 			m.ModTime = fi.ModTime()
 		}
