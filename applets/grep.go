@@ -189,7 +189,31 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	g.bare = g.shell && !fi.IsDir() && !g.WithFilename
 	defer grep.PauseGC(SearchGCLimit)()
 	found, err := m.Search(ctx, p.Abs)
+	if err == nil && g.shell && !fi.IsDir() && found.Binary == 1 && fi.Size() <= GrepStdinMax {
+		// A binary file named at a shell: grep and rg say whether it matches.
+		if data, rerr := env.WS.ReadFile(p); rerr == nil {
+			if ok, nul := m.BinaryMatch(data); ok {
+				return g.binaryMatch(nul)
+			}
+		}
+	}
 	return g.finish(env, m, opt, found, err, p.Abs)
+}
+
+// binaryMatch is the answer for a binary file named at a shell that matches: ripgrep's
+// line (its name with -l), exit 0.
+func (g *Grep) binaryMatch(nul int) (*core.Result, error) {
+	res := GrepResult{Mode: g.OutputMode, TotalMatches: 1, FilesMatched: 1, FilesSearched: 1, quiet: g.Quiet}
+	if g.OutputMode == "files_with_matches" {
+		res.Files = []string{g.typedPath}
+	} else {
+		line := fmt.Sprintf("binary file matches (found \"\\0\" byte around offset %d)", nul)
+		if !g.bare {
+			line = g.typedPath + ": " + line
+		}
+		res.Lines = []string{line}
+	}
+	return &core.Result{Data: res}, nil
 }
 
 // searchStdin searches what a person piped in, as grep and ripgrep do with no path.

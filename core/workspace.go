@@ -215,6 +215,20 @@ func (w *Workspace) Lstat(p Path) (fi fs.FileInfo, err error) {
 	return fi, err
 }
 
+// ReadFile reads a regular file whole (see OpenRegular: never a FIFO or a device).
+func (w *Workspace) ReadFile(p Path) ([]byte, error) {
+	f, _, err := w.OpenRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fsError(p, err)
+	}
+	return b, nil
+}
+
 // Readlink reads a symlink's target as written (it is not followed).
 func (w *Workspace) Readlink(p Path) (target string, err error) {
 	err = w.do(p, func(rt *os.Root) error { target, err = rt.Readlink(p.Rel); return err })

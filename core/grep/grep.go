@@ -428,6 +428,30 @@ type fileState struct {
 	halt     func() bool // reports (after a chunk) that the search must stop
 }
 
+// BinaryMatch reports whether data, which a search skips as binary, holds a match, and
+// the offset of its first NUL byte: what grep and ripgrep report as "binary file
+// matches" for a file named on the command line. NUL bytes count as line breaks, so a
+// match never spans one.
+func (m *Matcher) BinaryMatch(data []byte) (matches bool, nul int) {
+	nul = bytes.IndexByte(data, 0)
+	if m.opt.Multiline {
+		return false, nul
+	}
+	if m.UsesRE2() {
+		if err := m.loadRE2(); err != nil {
+			return false, nul
+		}
+	}
+	text := bytes.ReplaceAll(data, []byte{0}, []byte{'\n'})
+	var lines atomic.Int64
+	var cut atomic.Bool
+	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: &lines, cut: &cut}
+	w := workers.Get().(*worker)
+	m.searchChunk(w, st, text, 0, true)
+	workers.Put(w)
+	return st.file.Matches > 0, nul
+}
+
 // SearchText searches text held in memory (standard input) as one file called name,
 // with the rules a file on disk gets: a byte order mark dropped, a NUL in the first
 // chunk making it binary, context, counts and the line cap.
