@@ -55,7 +55,7 @@ type EditResult struct {
 	FuzzyAvg   float64            `json:"fuzzy_avg_similarity,omitempty"`
 	BytesDelta int                `json:"bytes_delta"`
 	Diff       string             `json:"diff"`
-	LineEnding string             `json:"line_ending"` // lf, crlf, mixed or none
+	LineEnding string             `json:"line_ending"` // lf, crlf, cr, mixed or none
 	// FinalNewline: the file ends with a line break (kept as it was).
 	FinalNewline bool   `json:"final_newline"`
 	Encoding     string `json:"encoding"`

@@ -99,6 +99,18 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 	}
 	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
 	for k := 1; k < len(spans); k++ {
+		if a, b := spans[k-1], spans[k]; b.start < a.end && a.repl == "" && b.repl == "" {
+			// Two deletions that share a line break (deleting the last two lines of a
+			// file without a final newline): deleting both is deleting their union, and
+			// the file still ends without one.
+			merged := span{a.start, max(a.end, b.end), "", a.index}
+			if merged.end == len(text) && !strings.HasSuffix(text, "\n") && merged.start > 0 && text[merged.start-1] == '\n' {
+				merged.start--
+			}
+			spans = append(append(spans[:k-1], merged), spans[k+1:]...)
+			k--
+			continue
+		}
 		if spans[k].start < spans[k-1].end {
 			a, b := spans[k-1], spans[k]
 			return "", nil, &EditError{Index: b.index, Message: fmt.Sprintf("edits %d and %d overlap (both touch line %d); merge them into one edit", a.index, b.index, 1+strings.Count(text[:b.start], "\n"))}

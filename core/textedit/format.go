@@ -33,9 +33,10 @@ import (
 type Format struct {
 	BOM      bool   // a byte order mark (UTF-8's, or UTF-16's)
 	CRLF     bool   // every line ends in CRLF (converted to LF in Text, back on Encode)
+	CR       bool   // every line ends in a lone CR (classic Mac OS; the same conversion)
 	Encoding string // "utf-8", "utf-16le" or "utf-16be"
-	// LineEnding names what the file uses: "lf", "crlf", "mixed" (left as it is), or
-	// "none" for a file without line breaks.
+	// LineEnding names what the file uses: "lf", "crlf", "cr", "mixed" (left as it is),
+	// or "none" for a file without line breaks.
 	LineEnding string
 	// FinalNewline: the file ends with a line break. Edits keep it as it is, since the
 	// text keeps it.
@@ -58,6 +59,10 @@ func Decode(b []byte) (string, Format) {
 	lf := bytes.Count(b, []byte("\n"))
 	f.FinalNewline = bytes.HasSuffix(b, []byte("\n"))
 	switch {
+	case lf == 0 && bytes.IndexByte(b, '\r') >= 0:
+		f.LineEnding, f.CR = "cr", true
+		f.FinalNewline = bytes.HasSuffix(b, []byte("\r"))
+		return strings.ReplaceAll(string(b), "\r", "\n"), f
 	case lf == 0:
 		f.LineEnding = "none"
 	case crlf == lf:
@@ -76,8 +81,11 @@ func Decode(b []byte) (string, Format) {
 
 // Encode turns LF text back into the file's format.
 func (f Format) Encode(text string) []byte {
-	if f.CRLF {
+	switch {
+	case f.CRLF:
 		text = strings.ReplaceAll(text, "\n", "\r\n")
+	case f.CR:
+		text = strings.ReplaceAll(text, "\n", "\r")
 	}
 	if f.Encoding == "utf-16le" || f.Encoding == "utf-16be" {
 		return encodeUTF16(text, f.Encoding == "utf-16be")
@@ -95,7 +103,11 @@ func (f Format) Normalize(s string) string {
 		return s
 	}
 	// A CRLF file's text is LF; in an LF file a CRLF the model sent is its own noise.
-	return strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if f.CR {
+		s = strings.ReplaceAll(s, "\r", "\n") // a CR file's text is LF too
+	}
+	return s
 }
 
 // decodeUTF16 turns UTF-16 with a byte order mark into UTF-8 (without the mark).

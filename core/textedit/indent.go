@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -276,20 +277,51 @@ func consistentMap(oldLines, fileLines []string) (indentMapping, bool) {
 	if isShift(m) {
 		return indentMapping{pairs: m}, true
 	}
-	return indentMapping{}, false
+	return scaleMapping(m)
+}
+
+// scaleMapping finds one ratio that turns every old indentation into the file's, both
+// in spaces: old_string written with 4-space steps for a file of 2-space steps.
+func scaleMapping(m map[string]string) (indentMapping, bool) {
+	im := indentMapping{}
+	for from, to := range m {
+		if strings.Trim(from, " ") != "" || strings.Trim(to, " ") != "" {
+			return indentMapping{}, false
+		}
+		if len(from) == 0 {
+			if len(to) != 0 {
+				return indentMapping{}, false
+			}
+			continue
+		}
+		if im.den == 0 {
+			im.num, im.den = len(to), len(from)
+		} else if len(to)*im.den != im.num*len(from) {
+			return indentMapping{}, false
+		}
+	}
+	return im, im.den != 0 && im.num != 0
 }
 
 // indentMapping turns old_string's indentation into the file's: by the pairs seen (a
 // swapped prefix), or, when tab is set, by a shift in columns (a tab counting tab
 // columns) written in the file's indentation character.
 type indentMapping struct {
-	pairs map[string]string
-	tab   int
-	shift int
-	fill  byte
+	pairs    map[string]string
+	tab      int
+	shift    int
+	fill     byte
+	num, den int // a scale: spaces times num/den
 }
 
 func (im indentMapping) apply(line string) (string, bool) {
+	if im.den != 0 {
+		ind := leading(line)
+		if strings.Trim(ind, " ") != "" || len(ind)*im.num%im.den != 0 {
+			return "", false
+		}
+		return strings.Repeat(" ", len(ind)*im.num/im.den) + line[len(ind):], true
+	}
 	if im.tab == 0 {
 		return mapIndent(im.pairs, line)
 	}
@@ -501,6 +533,14 @@ func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outL
 		case rebased && above != nil && strings.HasPrefix(leading(l), leading(f.oldLines[above.j])):
 			deeper := leading(l)[len(leading(f.oldLines[above.j])):]
 			out = append(out, outLine{text: leading(f.fileLines[above.fi]) + deeper + strings.TrimLeft(l, " \t")})
+		case len(newLines) == len(f.oldLines):
+			// A line changed in place keeps the spacing inside it that the file has and
+			// old_string's copy lost (a TSV row's tabs), where new_string keeps the copy's.
+			text := laidOut[k]
+			if fi, ok := oldToFile[k]; ok {
+				text = keepSpacing(text, f.oldLines[k], f.fileLines[fi])
+			}
+			out = append(out, outLine{text: text})
 		default:
 			out = append(out, outLine{text: laidOut[k]})
 		}
@@ -590,4 +630,48 @@ func allBlank(lines []string) bool {
 		}
 	}
 	return true
+}
+
+// keepSpacing gives line (new_string's, laid out) the whitespace runs between words that
+// file has where old has others, when line keeps old's runs exactly: "bob 31" written
+// over old "bob 30" for the file's "bob\t30" becomes "bob\t31".
+func keepSpacing(line, old, file string) string {
+	lw, lr := innerRuns(line)
+	_, or := innerRuns(old)
+	_, fr := innerRuns(file)
+	if len(lr) != len(or) || len(or) != len(fr) || slices.Equal(or, fr) || !slices.Equal(lr, or) {
+		return line
+	}
+	core := strings.TrimRight(strings.TrimLeft(line, " \t"), " \t")
+	var b strings.Builder
+	b.WriteString(leading(line))
+	for i, w := range lw {
+		if i > 0 {
+			b.WriteString(fr[i-1])
+		}
+		b.WriteString(w)
+	}
+	b.WriteString(line[len(leading(line))+len(core):])
+	return b.String()
+}
+
+// innerRuns splits a line, without its indentation and trailing blanks, into its words
+// and the whitespace runs between them.
+func innerRuns(s string) (words, runs []string) {
+	s = strings.TrimRight(strings.TrimLeft(s, " \t"), " \t")
+	for s != "" {
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			words = append(words, s)
+			break
+		}
+		words = append(words, s[:i])
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		runs = append(runs, s[i:j])
+		s = s[j:]
+	}
+	return words, runs
 }

@@ -225,6 +225,9 @@ func TestUnchangedLinesKept(t *testing.T) {
 		{"NBSP inside a line is not a space", "x = 'a\u00a0b'\ny\n", "x = 'a b'", "x = 'a c'", ""},
 		{"exact match after indentation, new_string indented", "def f():\n    if x:\n        a()\n    b()\n", "if x:\n        a()", "    if y:\n        a()", "def f():\n    if y:\n        a()\n    b()\n"},
 		{"one-line exact match, new_string indented", "    x = 1\n", "x = 1", "    x = 2", "    x = 2\n"},
+		{"4-space steps written for a 2-space file", "a:\n  b:\n    c: 1\n  d: 2\n", "    b:\n        c: 1", "    b:\n        c: 1\n        f:\n            g: 2", "a:\n  b:\n    c: 1\n    f:\n      g: 2\n  d: 2\n"},
+		{"a TSV row changed in place keeps its tabs", "name\tage\nbob\t30\n", "name age\nbob 30", "name age\nbob 31", "name\tage\nbob\t31\n"},
+		{"a changed line with new spacing is written as given", "a\tb\nc\n", "a b\nc", "a  b  x\nc", "a  b  x\nc\n"},
 	} {
 		got, _, err := Apply(c.file, []Edit{{Old: c.old, New: c.new}})
 		switch {
@@ -269,5 +272,43 @@ func TestOverEscapedHint(t *testing.T) {
 	_, _, err = Apply("nothing here", []Edit{{Old: `find \"me\"`, New: "x"}})
 	if err == nil || strings.Contains(err.Error(), "escaped one time too many") {
 		t.Errorf("a hint where unescaping does not help either: %v", err)
+	}
+}
+
+// TestCROnlyFile: a file whose lines end in a lone CR (classic Mac OS) keeps them: a
+// new_string's line breaks are written as CR, not LF (a red-team helper's case).
+func TestCROnlyFile(t *testing.T) {
+	text, f := Decode([]byte("a\rb\rc\r"))
+	if f.LineEnding != "cr" || text != "a\nb\nc\n" || !f.FinalNewline {
+		t.Fatalf("decoded %q as %+v", text, f)
+	}
+	out, _, err := Apply(text, []Edit{{Old: f.Normalize("b"), New: f.Normalize("x\ny")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(f.Encode(out)); got != "a\rx\ry\rc\r" {
+		t.Errorf("got %q, want %q", got, "a\rx\ry\rc\r")
+	}
+	if _, f := Decode([]byte("50%\r100%\nnext\n")); f.CR || f.LineEnding != "lf" {
+		t.Errorf("a CR inside an LF file made it a CR file: %+v", f)
+	}
+}
+
+// TestAdjacentDeletions: two edits deleting neighbouring lines, the last of a file
+// without a final newline among them, are not refused as overlapping (a red-team
+// helper's case), and the file still ends without a newline.
+func TestAdjacentDeletions(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"a = 1\nb = 2\nc = 3", "a = 1"},
+		{"a = 1\nb = 2\nc = 3\n", "a = 1\n"},
+	} {
+		got, _, err := Apply(c.file, []Edit{{Old: "b = 2", New: ""}, {Old: "c = 3", New: ""}})
+		if err != nil || got != c.want {
+			t.Errorf("%q: got %q, %v; want %q", c.file, got, err, c.want)
+		}
+	}
+	// Deletions that really overlap are still refused.
+	if _, _, err := Apply("a b c\n", []Edit{{Old: "a b", New: "x"}, {Old: "b c", New: ""}}); err == nil {
+		t.Error("overlapping edits were applied")
 	}
 }
