@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"github.com/agentbox/agentbox/core"
 	"os"
 	"testing"
 
@@ -13,5 +14,8 @@ import (
 func TestMain(m *testing.M) {
 	proc.Hook()
 	sandbox.Hook()
+	// In-memory calls build an Env without the table; the policy learns the applets
+	// from it here, as a real run does through the gate.
+	core.UsePolicyApplets(All)
 	os.Exit(m.Run())
 }

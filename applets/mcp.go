@@ -87,7 +87,7 @@ func mcpHandler(base *core.Env, ref core.ToolRef) mcp.ToolHandler {
 				env.Elicit = elicitFunc(ss)
 				env.Gate = &core.PolicyGate{Split: core.ShellSplit, Asker: elicitAsker{ss}}
 			}
-			if tok := req.Params.GetProgressToken(); tok != nil && longRunning[spec.Name] {
+			if tok := req.Params.GetProgressToken(); tok != nil && spec.LongRunning {
 				stop := reportProgress(ctx, ss, tok, spec.Name)
 				defer stop()
 			}
@@ -138,10 +138,6 @@ func runForMCP(ctx context.Context, env *core.Env, ref core.ToolRef, args json.R
 	}
 	return res, err
 }
-
-// longRunning are the applets that may take long enough for a client to want progress;
-// every applet honours cancellation through its context.
-var longRunning = map[string]bool{"bash": true, "grep": true, "fetch": true, "search": true, "glob": true, "patch": true, "task": true}
 
 // progressEvery is how often a long call reports that it is still running.
 var progressEvery = time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
@@ -120,7 +121,7 @@ func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	ttype := p.TargetType
 	if ttype == "" {
-		ttype = guessTargetType(p.Target, p.Applet)
+		ttype = guessTargetType(p.Target, specOf(env, p.Applet))
 	}
 	level := p.Level
 	if level == "" {
@@ -132,15 +133,36 @@ func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	return p.request(ctx, env, pol, res, ttype, level)
 }
 
-func guessTargetType(target, applet string) string {
-	switch applet {
-	case "bash":
+// specOf is the table's row of the applet named (nil: none, or not an applet).
+func specOf(env *core.Env, name string) *core.Spec {
+	if name == "" {
+		return nil
+	}
+	for i := range env.Specs {
+		if s := &env.Specs[i]; s.Name == name || slices.Contains(s.Aliases, name) {
+			return s
+		}
+	}
+	return nil
+}
+
+// sideEffect is the capability permit asks about for an applet: the last it declares.
+func sideEffect(s *core.Spec) string {
+	if s == nil || len(s.Capabilities) == 0 {
+		return ""
+	}
+	return s.Capabilities[len(s.Capabilities)-1]
+}
+
+func guessTargetType(target string, applet *core.Spec) string {
+	switch {
+	case applet == nil:
+	case applet.Target == core.TargetCommand:
 		return "command"
-	case "fetch", "search":
+	case applet.Target == core.TargetHost:
 		return "domain"
-	case "task":
+	case sideEffect(applet) == core.CapAgentSpawn:
 		return "agent"
-	case "":
 	default:
 		return "path"
 	}
@@ -202,17 +224,10 @@ func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, erro
 			req.Applet = "task"
 		}
 	}
-	if c, ok := appletCaps[req.Applet]; ok && p.Applet != "" {
+	if c := sideEffect(specOf(env, req.Applet)); c != "" && p.Applet != "" {
 		req.Capability = c
 	}
 	return req, nil
-}
-
-var appletCaps = map[string]string{
-	"read": core.CapFSRead, "ls": core.CapFSRead, "glob": core.CapFSRead, "grep": core.CapFSRead,
-	"write": core.CapFSWrite, "edit": core.CapFSWrite, "patch": core.CapFSWrite,
-	"bash": core.CapShellRun, "fetch": core.CapNetFetch, "search": core.CapNetFetch,
-	"task": core.CapAgentSpawn,
 }
 
 func ruleOf(d policy.Decision) (rule, scope string) {

@@ -26,6 +26,9 @@ type PolicyGate struct {
 // Policy loads (once) and returns the policy for env.
 func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
 	g.once.Do(func() {
+		if env.Specs != nil {
+			UsePolicyApplets(env.Specs)
+		}
 		getenv := env.Getenv
 		src := policy.Sources{
 			Manifest: getenv("AGENTBOX_MANIFEST"),

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentbox/agentbox/core/policy"
 	"github.com/mattn/go-isatty"
 )
 
@@ -547,6 +548,16 @@ type Table struct {
 
 // NewTable wraps the applet table.
 func NewTable(specs []Spec) *Table { return &Table{Specs: specs} }
+
+// UsePolicyApplets tells the permission policy which applets exist and what their rules
+// match, from the table: the policy has no list of its own.
+func UsePolicyApplets(specs []Spec) {
+	targets := make(map[string]string, len(specs))
+	for _, s := range specs {
+		targets[s.Name] = s.Target
+	}
+	policy.UseApplets(targets)
+}
 
 // exact finds an applet by its exact name or alias.
 func (t *Table) exact(name string) *Spec {

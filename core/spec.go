@@ -1,6 +1,10 @@
 package core
 
-import "context"
+import (
+	"context"
+
+	"github.com/agentbox/agentbox/core/policy"
+)
 
 // Kind is the ACP tool kind of an applet; clients use it to pick an icon or renderer.
 type Kind string
@@ -14,6 +18,14 @@ const (
 	KindThink   Kind = "think"
 	KindFetch   Kind = "fetch"
 	KindOther   Kind = "other"
+)
+
+// Target kinds of Spec.Target (policy's own names, so the two cannot drift).
+const (
+	TargetPath    = policy.TargetPath
+	TargetCommand = policy.TargetCommand
+	TargetHost    = policy.TargetHost
+	TargetNone    = policy.TargetNone
 )
 
 // Capabilities an applet may declare (reference 002's requires).
@@ -56,8 +68,15 @@ type Spec struct {
 	Description string   // what a model reads to decide whether to call the tool
 	Guidelines  []string // one-line usage guidelines for system prompts
 	New         func() Command
-	// Capabilities the applet needs (fs.read, fs.write, shell.run, net.fetch).
+	// Capabilities the applet needs (fs.read, fs.write, shell.run, net.fetch,
+	// agent.spawn); the last is the side effect permit asks about for it.
 	Capabilities []string
+	// Target is what a permission rule naming the applet matches: TargetPath (read(**/.env)),
+	// TargetCommand (bash(git push *)), TargetHost (fetch(*.example.com)), or TargetNone
+	// (task(*): no pattern). The policy learns the applets from these fields alone.
+	Target string
+	// LongRunning applets report progress to an MCP client that asks for it.
+	LongRunning bool
 	// Annotations for MCP and prompt: set explicitly for every applet.
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Example is a JSON request shown in --help.

@@ -165,7 +165,7 @@ func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
 	}
 	k := capKinds[req.Capability]
 	if req.Capability == "" {
-		k = appletKinds[req.Applet]
+		k, _ = appletKind(req.Applet)
 	}
 	if k != kindCommand {
 		return nil
@@ -261,7 +261,7 @@ func (p *Policy) Checks(req Request) []Check {
 	capability := req.Capability
 	k := capKinds[capability]
 	if capability == "" {
-		k = appletKinds[req.Applet]
+		k, _ = appletKind(req.Applet)
 	}
 	base := Check{Applet: req.Applet, Capability: capability, kind: k}
 	switch k {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -67,15 +68,46 @@ func (r *Rule) Origin() string {
 	return string(r.Scope)
 }
 
-// Applets maps each applet id that takes a pattern to its pattern kind; applets not
-// listed take no pattern (only "" or "*").
-var appletKinds = map[string]kind{
-	"read": kindPath, "ls": kindPath, "glob": kindPath, "grep": kindPath,
-	"write": kindPath, "edit": kindPath, "patch": kindPath,
-	"bash":  kindCommand,
-	"fetch": kindHost, "search": kindHost,
-	"plan": kindNone, "todo": kindNone, "ask": kindNone, "permit": kindNone,
-	"skill": kindNone, "prompt": kindNone, "mcp": kindNone, "task": kindNone,
+// The applets a rule may name, and the kind of target each one's pattern matches, are
+// the applet table's (core.Spec.Target), installed by UseApplets when agentbox starts:
+// the policy keeps no list of its own, so an applet added to the table can be named by
+// a rule at once.
+var registry atomic.Pointer[map[string]kind]
+
+// Target kinds an applet declares (core.Spec.Target).
+const (
+	TargetPath    = "path"
+	TargetCommand = "command"
+	TargetHost    = "host"
+	TargetNone    = "" // the applet takes no pattern: only "" or "*"
+)
+
+// UseApplets installs the applet table: each applet id with its target kind.
+func UseApplets(targets map[string]string) {
+	m := make(map[string]kind, len(targets))
+	for name, t := range targets {
+		switch t {
+		case TargetPath:
+			m[name] = kindPath
+		case TargetCommand:
+			m[name] = kindCommand
+		case TargetHost:
+			m[name] = kindHost
+		default:
+			m[name] = kindNone
+		}
+	}
+	registry.Store(&m)
+}
+
+// appletKind is an applet's target kind, and whether the table has it.
+func appletKind(name string) (kind, bool) {
+	m := registry.Load()
+	if m == nil {
+		return kindNone, false
+	}
+	k, ok := (*m)[name]
+	return k, ok
 }
 
 var capKinds = map[string]kind{
@@ -110,7 +142,7 @@ func Compile(permission, pattern string, action Action) (*Rule, error) {
 		r.permRank = 1
 		kinds = []kind{kindNone}
 	default:
-		k, ok := appletKinds[permission]
+		k, ok := appletKind(permission)
 		if !ok {
 			return nil, unknownPermission(permission)
 		}
@@ -147,8 +179,10 @@ func Compile(permission, pattern string, action Action) (*Rule, error) {
 
 func unknownPermission(p string) error {
 	names := []string{"*", CapFSRead, CapFSWrite, CapShellRun, CapNetFetch, CapAgentSpawn}
-	for a := range appletKinds {
-		names = append(names, a)
+	if m := registry.Load(); m != nil {
+		for a := range *m {
+			names = append(names, a)
+		}
 	}
 	slices.Sort(names)
 	best, bestD := "", 3
