@@ -51,6 +51,8 @@ func newAttackFixture(t testing.TB) *attackFixture {
 		"proj/.env":                        secretMarker + "\nDB_PASSWORD=x\nAPI_KEY=y\n",
 		"proj/sub/deep/.env":               secretMarker + "-deep\n",
 		"proj/secret/key.txt":              secretMarker + "-key\nhello\n",
+		"proj/token.txt":                   secretMarker + "-token\nTOKEN_LINE=1\n",
+		"proj/frozen.txt":                  "cold\n",
 		"proj/.git/config":                 "[core]\n\tbare = false\n",
 		"proj/.git/hooks/README":           "hooks\n",
 		"proj/.agentbox/config.json":       "{}\n",
@@ -61,7 +63,7 @@ func newAttackFixture(t testing.TB) *attackFixture {
 		"home/.bashrc":                     "# rc\n",
 		"home/.profile":                    "# profile\n",
 		"cfg/agentbox/config.json":         "{}\n",
-		"manifest.json":                    `{"permissions":{"deny":["fs.read(**/.env)","fs.read(secret/**)","fs.read(.agentbox/skills/**)","fs.write(locked/**)","bash(git push *)"],"allow":["bash(git status)","bash(echo *)"]}}`,
+		"manifest.json":                    `{"permissions":{"deny":["fs.read(**/.env)","fs.read(secret/**)","fs.read(.agentbox/skills/**)","fs.write(locked/**)","read(**/token.txt)","write(**/frozen.txt)","bash(git push *)"],"allow":["bash(git status)","bash(echo *)"]}}`,
 	}
 	for name, content := range files {
 		p := filepath.Join(base, name)
@@ -172,6 +174,16 @@ func gateAttacks() []attack {
 		attack{name: "patch unified secret", applet: "patch", req: `{"patch":"--- a/.env\n+++ b/.env\n@@ -2 +2 @@\n-DB_PASSWORD=x\n+DB_PASSWORD=z\n"}`, want: refused},
 		attack{name: "patch delete secret", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Delete File: .env\n*** End Patch\n"}`, want: refused},
 		attack{name: "skill load denied", applet: "skill", req: `{"name":"s"}`, want: notFoundOrRefused},
+		// A rule naming the read applet speaks for every applet's reads (a red-team
+		// helper's finding: grep, edit and patch once read what read(...) denied).
+		attack{name: "read-rule grep named", applet: "grep", req: `{"pattern":".","path":"token.txt","output_mode":"content"}`, want: refused},
+		attack{name: "read-rule grep walk", applet: "grep", req: `{"pattern":"S3CRET","output_mode":"content"}`},
+		attack{name: "read-rule edit dry_run", applet: "edit", req: `{"file_path":"token.txt","old_string":"TOKEN_LINE=1","new_string":"x","dry_run":true}`, want: refused},
+		attack{name: "read-rule edit hint", applet: "edit", req: `{"file_path":"token.txt","old_string":"TOKEN_LINE=2","new_string":"x"}`, want: refused},
+		attack{name: "read-rule patch move", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: token.txt\n*** Move to: leaked.txt\n*** End Patch\n"}`, want: refused, created: []string{"leaked.txt"}},
+		attack{name: "read-rule patch context", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: token.txt\n@@\n+NEW=1\n*** End Patch\n"}`, want: refused},
+		attack{name: "write-rule edit", applet: "edit", req: `{"file_path":"frozen.txt","old_string":"cold","new_string":"warm"}`, want: refused},
+		attack{name: "write-rule patch", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: frozen.txt\n@@\n-cold\n+warm\n*** End Patch\n"}`, want: refused},
 	)
 	// 2. The agent cannot change what governs it.
 	for _, p := range []string{".git/config", ".git/./config", "git-cfg-link", ".git/hooks/pre-commit", "hooks-link/post-checkout", ".agentbox/config.json", ".agentbox/skills/new/SKILL.md", "{home}/.bashrc", "{home}/.profile", "bashrc-link", "{cfg}/agentbox/config.json", "{manifest}", "locked/x.txt"} {

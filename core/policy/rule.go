@@ -115,6 +115,20 @@ var capKinds = map[string]kind{
 	CapShellEnv: kindCommand,
 }
 
+// coversEveryApplet reports whether a rule naming applet speaks for every applet's
+// requests of capability: read(**/.env) is about reading .env, by read, grep, edit's and
+// patch's reads alike, and write(...) and edit(...) are about changing files by any
+// applet. Otherwise denying read(**/.env) would still let grep print it.
+func coversEveryApplet(applet, capability string) bool {
+	switch applet {
+	case "read":
+		return capability == CapFSRead
+	case "write", "edit":
+		return capability == CapFSWrite
+	}
+	return false
+}
+
 // Env is what compiling a rule needs from the outside world.
 type Env struct {
 	Home  string   // for ~/ anchors
@@ -228,7 +242,7 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 			return false, false, 0
 		}
 	default:
-		if c.Applet != r.Permission {
+		if c.Applet != r.Permission && !coversEveryApplet(r.Permission, c.Capability) {
 			return false, false, 0
 		}
 	}
