@@ -198,6 +198,10 @@ func gateAttacks() []attack {
 			attack{name: "edit " + p, applet: "edit", req: `{"file_path":"` + p + `","old_string":"` + old + `","new_string":"x"}`, want: outOrRefused},
 			attack{name: "patch update " + p, applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: ` + p + `\n@@\n-` + old + `\n+x\n*** End Patch\n"}`, want: outOrRefused})
 	}
+	// Tools' config that runs commands, and what steers an agent (a red-team helper's list).
+	for _, p := range []string{".envrc", ".claude/skills/x/SKILL.md", ".agents/skills/y/SKILL.md", "{home}/.npmrc", "{home}/.local/bin/git", "{home}/.kube/config", "{home}/.cargo/config.toml", "{cfg}/agentbox/skills/w/SKILL.md", "{cfg}/agentbox/other.json"} {
+		as = append(as, attack{name: "write " + p, applet: "write", req: `{"file_path":"` + p + `","content":"x"}`, want: outOrRefused, created: []string{".envrc", ".agents/skills/y"}})
+	}
 	as = append(as,
 		attack{name: "patch move onto hook", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: ok.txt\n*** Move to: .git/hooks/pre-commit\n@@\n-hello\n+touch pwned\n*** End Patch\n"}`, want: refused, created: []string{".git/hooks/pre-commit"}},
 		attack{name: "bash redirect to hook", applet: "bash", req: `{"command":"echo 'touch pwned' > .git/hooks/pre-commit"}`, want: refused, created: []string{".git/hooks/pre-commit"}},
@@ -214,6 +218,18 @@ func gateAttacks() []attack {
 	// 3. Whatever changes what a command runs is part of the decision.
 	for _, kv := range [][2]string{{"GIT_CONFIG_COUNT", "1"}, {"GIT_CONFIG_KEY_0", "core.fsmonitor"}, {"GIT_SSH_COMMAND", "touch pwned"}, {"GIT_EXTERNAL_DIFF", "touch pwned"}, {"LD_PRELOAD", "/tmp/x.so"}, {"BASH_ENV", "/tmp/x"}, {"PYTHONSTARTUP", "/tmp/x"}, {"NODE_OPTIONS", "--require /tmp/x"}, {"PERL5OPT", "-Mx"}, {"RUBYOPT", "-rx"}, {"PROMPT_COMMAND", "touch pwned"}} {
 		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q,"GIT_CONFIG_VALUE_0":"touch pwned"}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
+	}
+	// The same variables set on the line (X=1 cmd, env X=1 cmd), and those that choose
+	// where programs find their config and their programs (a red-team helper's finding).
+	for _, line := range []string{
+		`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='touch pwned' git status`,
+		`env GIT_SSH_COMMAND='touch pwned' git status`, `LD_PRELOAD=./p.so git status`, `BASH_ENV=./x git status`,
+		`HOME=./h git status`, `PATH=.:$PATH git status`,
+	} {
+		as = append(as, attack{name: "bash inline env " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
+	}
+	for _, kv := range [][2]string{{"HOME", "{root}/h"}, {"XDG_CONFIG_HOME", "{root}/x"}, {"PATH", "{root}/bin:/usr/bin:/bin"}, {"GCONV_PATH", "{root}"}, {"EDITOR", "touch pwned"}} {
+		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
 	}
 	// 4. Command rules see through global options.
 	for _, line := range []string{"git push", "git -C . push", "git -c a=b push", "git --no-pager push", "git --git-dir=.git push", "git --work-tree=. push origin", "command git push", "env git push", "git status && git push", "echo $(git push)"} {

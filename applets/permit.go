@@ -16,16 +16,17 @@ import (
 // 000's ask_for_permissions), and inspects the policy: check evaluates a would-be
 // call, list shows the rules and grants, revoke drops grants.
 type Permit struct {
-	Action      string   `json:"action" arg:"" optional:"" enum:"request,check,list,revoke" default:"request" help:"request: ask the user for a permission; check: how a call would be decided, without running it; list: the mode, rules and grants; revoke: drop session grants"`
-	Target      string   `json:"target" arg:"" optional:"" help:"the resource: a path, a domain (host, *.host, host:port) or a command (a trailing * covers any arguments); for check, what the applet would be called on"`
-	TargetType  string   `json:"target_type" alias:"targetType,type" enum:"path,domain,command,agent," default:"" help:"what target is: path, domain, command, or agent (starting a subagent with task; target is its description) (guessed from target when left out)"`
-	Level       string   `json:"level" enum:"read,write,execute,admin," default:"" help:"the access asked for: read, write, execute or admin (admin includes deletion); default read for paths, execute for commands"`
-	Recursive   bool     `json:"recursive" help:"for a path: include everything below it (otherwise the path and its direct entries only)"`
-	Description string   `json:"description" help:"what will be done, shown to the user (required for request)"`
-	Reason      string   `json:"reason" help:"why it is needed, shown to the user"`
-	Scope       string   `json:"scope" enum:"once,session," default:"" help:"when a person grants it at the shell: once (the next matching call) or session (default)"`
-	Applet      string   `json:"applet" help:"for check: the applet that would run (read, write, edit, bash, fetch, ...); default from target_type and level"`
-	IDs         []string `json:"ids" alias:"id" help:"for revoke: the grant ids to drop (see list); all drops every grant"`
+	Action      string            `json:"action" arg:"" optional:"" enum:"request,check,list,revoke" default:"request" help:"request: ask the user for a permission; check: how a call would be decided, without running it; list: the mode, rules and grants; revoke: drop session grants"`
+	Target      string            `json:"target" arg:"" optional:"" help:"the resource: a path, a domain (host, *.host, host:port) or a command (a trailing * covers any arguments); for check, what the applet would be called on"`
+	TargetType  string            `json:"target_type" alias:"targetType,type" enum:"path,domain,command,agent," default:"" help:"what target is: path, domain, command, or agent (starting a subagent with task; target is its description) (guessed from target when left out)"`
+	Level       string            `json:"level" enum:"read,write,execute,admin," default:"" help:"the access asked for: read, write, execute or admin (admin includes deletion); default read for paths, execute for commands"`
+	Recursive   bool              `json:"recursive" help:"for a path: include everything below it (otherwise the path and its direct entries only)"`
+	Description string            `json:"description" help:"what will be done, shown to the user (required for request)"`
+	Reason      string            `json:"reason" help:"why it is needed, shown to the user"`
+	Scope       string            `json:"scope" enum:"once,session," default:"" help:"when a person grants it at the shell: once (the next matching call) or session (default)"`
+	Applet      string            `json:"applet" help:"for check: the applet that would run (read, write, edit, bash, fetch, ...); default from target_type and level"`
+	IDs         []string          `json:"ids" alias:"id" help:"for revoke: the grant ids to drop (see list); all drops every grant"`
+	Env         map[string]string `json:"env" type:"json" help:"for check of a command: the env the bash call would set (decided as bash decides it)"`
 }
 
 // PermitResult is the answer to a request (reference 000's response, plus details).
@@ -180,6 +181,17 @@ func guessTargetType(target string, applet *core.Spec) string {
 // would builds the request a call of this kind makes.
 func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, error) {
 	req := policy.Request{Applet: p.Applet, Target: p.Target, Cwd: env.Cwd}
+	if ttype == "command" {
+		// bash runs in the session's working directory (a cd persists), with its env.
+		var saved bashCwd
+		if env.Session != nil && env.Session.LoadJSON(bashCwdFile, &saved) == nil && saved.Dir != "" {
+			req.Cwd = saved.Dir
+		}
+		for k := range p.Env {
+			req.Env = append(req.Env, k)
+		}
+		req.EnvValues = p.Env
+	}
 	switch ttype {
 	case "path":
 		abs := p.Target
@@ -214,7 +226,11 @@ func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, erro
 		}
 	case "command":
 		req.Capability = core.CapShellRun
-		req.Target = strings.TrimSuffix(strings.TrimSuffix(p.Target, " *"), ":*")
+		if p.Action != "check" {
+			// A grant's " *" or ":*" covers any arguments; a check decides the line as
+			// written (rm -rf * is a command, not a pattern).
+			req.Target = strings.TrimSuffix(strings.TrimSuffix(p.Target, " *"), ":*")
+		}
 		if req.Applet == "" {
 			req.Applet = "bash"
 		}
@@ -471,7 +487,7 @@ func (r PermitRevoke) RenderText(p *core.Printer) {
 func (p *Permit) ActionFields() (string, map[string][]string) {
 	return "permit", map[string][]string{
 		"request": {"target", "target_type", "level", "recursive", "description", "reason", "scope", "applet"},
-		"check":   {"target", "target_type", "level", "recursive", "applet"},
+		"check":   {"target", "target_type", "level", "recursive", "applet", "env"},
 		"list":    {},
 		"revoke":  {"ids", "target"},
 	}

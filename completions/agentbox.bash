@@ -126,7 +126,7 @@ _agentbox() {
     --scope) COMPREPLY=($(compgen -W "once session " -- "$cur")); return;;
     --target-type) COMPREPLY=($(compgen -W "path domain command agent " -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--applet --color --description --help --i-ds --json --level --manifest --mode --reason --recursive --root --scope --session --target-type --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--applet --color --description --env --help --i-ds --json --level --manifest --mode --reason --recursive --root --scope --session --target-type --text -h" -- "$cur")); return; fi
     ;;
   ask)
     case "$prev" in

@@ -219,6 +219,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from prompt' -l tools
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l applet
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l color -x -a 'auto always never'
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l description
+complete -c agentbox -n '__fish_seen_subcommand_from permit' -l env
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l i-ds
 complete -c agentbox -n '__fish_seen_subcommand_from permit' -l json

@@ -59,6 +59,9 @@ var (
 	teredo         = netip.MustParsePrefix("2001::/32")
 	siteLocal      = netip.MustParsePrefix("fec0::/10")
 	v4Compatible   = netip.MustParsePrefix("::/96")
+	v4Translated   = netip.MustParsePrefix("::ffff:0:0:0/96") // RFC 2765's ::ffff:0:a.b.c.d
+	discardOnly    = netip.MustParsePrefix("100::/64")        // RFC 6666
+	benchmarking   = netip.MustParsePrefix("198.18.0.0/15")   // RFC 2544, often lab-internal
 )
 
 // embeddedIPv4 returns the IPv4 address an IPv6 address leads to, and the kind of
@@ -72,6 +75,8 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
 	switch {
 	case v4Compatible.Contains(a):
 		return last, "IPv4-compatible", true
+	case v4Translated.Contains(a):
+		return last, "IPv4-translated", true
 	case nat64WellKnown.Contains(a), nat64Local.Contains(a):
 		return last, "NAT64", true
 	case sixToFour.Contains(a):
@@ -101,6 +106,12 @@ func plainBlockedReason(a netip.Addr) string {
 		return "cloud metadata"
 	case siteLocal.Contains(a):
 		return "site-local"
+	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "broadcast"
+	case benchmarking.Contains(a):
+		return "benchmarking network (198.18.0.0/15)"
+	case discardOnly.Contains(a):
+		return "discard-only"
 	}
 	return ""
 }

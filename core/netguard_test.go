@@ -19,6 +19,8 @@ func TestBlockedReasonIPv6Spellings(t *testing.T) {
 		// Teredo: the client address 127.0.0.1 stored inverted.
 		"2001:0:4136:e378:8000:63bf:80ff:fffe",
 		"2001::f5ff:fffe", // 10.0.0.1 inverted
+		// a red-team helper's: IPv4-translated, broadcast, benchmarking, discard-only
+		"::ffff:0:127.0.0.1", "::ffff:0:7f00:1", "255.255.255.255", "198.18.0.1", "198.19.255.254", "100::1",
 	}
 	for _, s := range blocked {
 		if why := blockedReason(netip.MustParseAddr(s)); why == "" {
@@ -29,6 +31,7 @@ func TestBlockedReasonIPv6Spellings(t *testing.T) {
 		"8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::",
 		"2001:4860:4860::8888",                 // Google DNS: 2001:4860::/32 is not Teredo
 		"2001:0:4136:e378:8000:63bf:f7f7:f7f7", // Teredo to 8.8.8.8
+		"::ffff:0:808:808", "198.20.0.1",
 	}
 	for _, s := range public {
 		if why := blockedReason(netip.MustParseAddr(s)); why != "" {

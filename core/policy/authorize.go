@@ -174,7 +174,7 @@ func DeniedText(req Request, d Decision) string {
 	if d.Part != "" && d.Part != req.Target {
 		what += fmt.Sprintf(" (the part %q)", d.Part)
 	}
-	return fmt.Sprintf("permission denied: %s is refused by %s: %s. Do not retry it; choose another approach or ask the user to change that rule.", what, d.Source(), d.Reason)
+	return fmt.Sprintf("permission denied: %s is refused by %s: %s. Do not retry it; choose another approach or ask the user to change that rule.", what, d.Source(), strings.TrimRight(d.Reason, "."))
 }
 
 // suggest is the narrowest rule that would allow one check: its exact target.

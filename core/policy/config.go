@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -94,18 +95,32 @@ func ParseSection(data []byte, file string, scope Scope) (*Section, []*Rule, err
 		return &ConfigError{File: file, Scope: scope, Where: where, Msg: fmt.Sprintf(format, args...)}
 	}
 	var top struct {
-		Permissions json.RawMessage `json:"permissions"`
+		Permissions  json.RawMessage `json:"permissions"`
+		Mode         json.RawMessage `json:"mode"`
+		TrustedRoots json.RawMessage `json:"trusted_roots"`
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, nil, fail("", "not valid JSON: %v", err)
 	}
+	// A mode or trusted_roots outside "permissions" sets nothing; a project config that
+	// writes them is told so, not ignored in silence.
+	var misplaced []string
+	for key, v := range map[string]json.RawMessage{"mode": top.Mode, "trusted_roots": top.TrustedRoots} {
+		if len(v) > 0 {
+			misplaced = append(misplaced, fmt.Sprintf("%s config %s: top-level %q ignored (permission settings belong under \"permissions\"%s)", scope, file, key, map[bool]string{true: ", and a project config may not set it", false: ""}[scope == ScopeProject]))
+		}
+	}
+	sort.Strings(misplaced)
 	raw := top.Permissions
 	if len(raw) == 0 || string(raw) == "null" {
+		if len(misplaced) > 0 {
+			return &Section{Ignored: misplaced}, nil, nil
+		}
 		return nil, nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var sec Section
+	sec := Section{Ignored: misplaced}
 	if err := dec.Decode(&sec); err != nil {
 		return nil, nil, fail("permissions", "%v (known keys: mode, rules, allow, ask, deny, trusted_roots)", err)
 	}
@@ -242,6 +257,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	var trusted []string
 	if user != "" {
 		p.ConfigFiles = append(p.ConfigFiles, canonical(absPath(user)))
+		p.UserConfigDir = canonical(filepath.Dir(absPath(user)))
 		sec, rules, err := read(user, ScopeUser, false)
 		if err != nil {
 			return nil, err

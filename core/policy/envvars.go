@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,11 @@ var CodeLoadingEnv = []string{
 	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 	"PHPRC", "PHP_INI_SCAN_DIR", "LUA_INIT", "LUA_INIT_*", "TCLLIBPATH",
 	"RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER", "NPM_CONFIG_*", "npm_config_*", "OPENSSL_CONF",
+	// Where programs look for their config and for the programs they start: a HOME or
+	// XDG_CONFIG_HOME the agent chose brings its own .gitconfig (core.fsmonitor), a PATH
+	// its own git; editors and pagers are commands; gconv loads modules.
+	"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH", "GCONV_PATH", "EDITOR", "VISUAL", "PAGER", "MANPAGER",
+	"SYSTEMD_PAGER", "EXINIT", "VIMINIT", "MYVIMRC", "GIT_OBJECT_DIRECTORY", "SUDO_ASKPASS", "BROWSER", "IFS",
 }
 
 // codeLoading reports whether name is in the list (or extra, from the configs).
@@ -44,12 +50,14 @@ func codeLoading(name string, extra []string) bool {
 	return false
 }
 
-// envChecks are the checks for the code-loading variables a command sets.
-func (p *Policy) envChecks(base Check, names []string) []Check {
+// envChecks are the checks for the code-loading variables a command sets: entries are
+// NAME=VALUE, or NAME where the value is not known.
+func (p *Policy) envChecks(base Check, entries []string) []Check {
 	var out []Check
-	slices.Sort(names)
-	for _, n := range names {
-		if !codeLoading(n, p.CodeEnv) {
+	slices.Sort(entries)
+	for _, e := range entries {
+		n, v, known := strings.Cut(e, "=")
+		if !codeLoading(n, p.CodeEnv) || known && searchPath[n] && p.systemPaths(v) {
 			continue
 		}
 		c := base
@@ -76,4 +84,28 @@ func (p *Policy) decideEnv(c *Check) Decision {
 		"env sets %s, which makes programs load or run code the command line does not show; "+
 			"drop it from env, or have the user allow it with a rule in the user config or manifest: "+
 			`{"permission": %q, "pattern": %q, "action": "allow"}`, name, CapShellEnv, strings.ReplaceAll(name, `"`, ""))}
+}
+
+// searchPath are the code-loading variables that are only folders to look in: set to
+// folders the agent cannot write (env -i PATH=/usr/bin:/bin ls), they plant nothing.
+var searchPath = map[string]bool{"PATH": true, "HOME": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "GCONV_PATH": true}
+
+// systemPaths reports whether every folder of a colon-separated list is absolute and
+// outside what an agent writes: the workspace roots and the temporary folders.
+func (p *Policy) systemPaths(list string) bool {
+	for _, d := range strings.Split(list, ":") {
+		if !filepath.IsAbs(d) {
+			return false
+		}
+		d = filepath.Clean(d)
+		if p.inside(d) || p.inside(resolveExisting(d)) {
+			return false
+		}
+		for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+			if _, ok := within(tmp, d); ok {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -22,7 +22,8 @@ type Analysis struct {
 type SimpleCommand struct {
 	Argv      []string
 	Redirects []Redirect
-	Context   string // where it sits: "pipeline", "$(...)", "sh -c", ...
+	Context   string   // where it sits: "pipeline", "$(...)", "sh -c", ...
+	Env       []string // variables set for this command alone (X=1 cmd, env X=1 cmd)
 	// Partial[i] is set when Argv[i] is only the literal prefix of a word computed at
 	// run time; nil when every word is literal.
 	Partial []bool
@@ -60,8 +61,10 @@ type Policy struct {
 	ShellWatchdog shell.Config
 
 	// ConfigFiles are the user config and manifest this policy was read from: protected
-	// from writes like the project's .agentbox folder.
-	ConfigFiles []string
+	// from writes like the project's .agentbox folder; UserConfigDir is the user
+	// config's folder, protected whole (user skills and other settings live there).
+	ConfigFiles   []string
+	UserConfigDir string
 	// Getenv reads agentbox's own environment, which a command inherits: the watchdog
 	// expands variables a line uses with it. Nil knows no variables.
 	Getenv func(string) string
@@ -272,7 +275,14 @@ func (p *Policy) Checks(req Request) []Check {
 		base.Display = req.Target
 		return []Check{base}
 	case kindCommand:
-		return append(p.commandChecks(base, req), p.envChecks(base, req.Env)...)
+		entries := make([]string, 0, len(req.Env))
+		for _, n := range req.Env {
+			if v, ok := req.EnvValues[n]; ok {
+				n += "=" + v
+			}
+			entries = append(entries, n)
+		}
+		return append(p.commandChecks(base, req), p.envChecks(base, entries)...)
 	}
 	base.Display = req.Target
 	return []Check{base}
@@ -371,6 +381,9 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 		c.Argv, c.Partial, c.Uncertain = sc.Argv, sc.Partial, uncertain
 		c.Display = quoteArgv(sc.Argv)
 		out = append(out, c)
+		// X=1 cmd on the line is decided like bash's env field: GIT_CONFIG_* before an
+		// allowed git status plants a command as surely.
+		out = append(out, p.envChecks(base, slices.Clone(sc.Env))...)
 		for _, rd := range sc.Redirects {
 			capability := redirectCap(rd)
 			if capability == "" {

@@ -21,7 +21,20 @@ var homeProtected = []string{
 	".zprofile", ".zlogin", ".zlogout", ".kshrc", ".cshrc", ".tcshrc", ".inputrc", ".xprofile",
 	".xinitrc", ".config/fish", ".config/environment.d", ".config/autostart",
 	".config/systemd", ".config/git", ".gitconfig", ".ssh", ".pam_environment",
+	// Tools' config that names commands they run (a red-team helper's list): npm's and
+	// cargo's scripts and wrappers, pip's index, editors' and tmux's start-up files,
+	// docker's credential helpers, kubectl's exec plugins, direnv, and programs put
+	// first on a person's PATH; and agentbox's own user folder (skills steer the agent).
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".cargo/config", ".cargo/config.toml", ".config/pip", ".pip",
+	".pypirc", ".hgrc", ".vimrc", ".vim", ".config/nvim", ".emacs", ".emacs.d", ".tmux.conf",
+	".config/tmux", ".docker/config.json", ".kube/config", ".config/direnv", ".local/bin", "bin",
+	".config/agentbox", ".claude", ".codex", ".gemini", ".local/share/agentbox",
 }
+
+// projectProtected are the files under a workspace root that run code or steer an agent
+// without a command line showing it: direnv's .envrc (run on cd), and the skill folders
+// other agents (and agentbox's skill applet) load as instructions.
+var projectProtected = []string{".envrc", ".claude/skills", ".agents/skills", ".claude/settings.json", ".claude/settings.local.json", ".codex", ".gemini/settings.json"}
 
 // protectedWhy names the protection that covers abs ("" when none does), and the name
 // an explicit rule's pattern must spell out to lift it (a catch-all such as ** does not).
@@ -34,10 +47,22 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 			return "agentbox's own configuration (" + f + ")", filepath.Base(f)
 		}
 	}
+	if d := p.UserConfigDir; d != "" {
+		if _, ok := under(abs, d); ok {
+			return "agentbox's user folder (" + d + ": its config and skills)", filepath.Base(d)
+		}
+	}
 	for _, r := range p.Env.Roots {
 		if rel, ok := under(abs, r); ok && (rel == ".agentbox" || strings.HasPrefix(rel, ".agentbox/")) &&
 			!isPlanPath(abs) {
 			return "the project's agentbox configuration (.agentbox/)", ".agentbox"
+		}
+		if rel, ok := under(abs, r); ok {
+			for _, pp := range projectProtected {
+				if rel == pp || strings.HasPrefix(rel, pp+"/") {
+					return fmt.Sprintf("a file that runs code or steers an agent when the project is opened (%s)", pp), pp
+				}
+			}
 		}
 	}
 	segs := strings.Split(filepath.ToSlash(abs), "/")

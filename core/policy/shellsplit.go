@@ -11,7 +11,7 @@ func ShellSplit(line string) (*Analysis, error) {
 	}
 	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands))}
 	for _, c := range a.Commands {
-		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial}
+		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env}
 		for _, r := range c.Redirects {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: r.Op, Target: r.Target, Partial: r.Partial})
 		}

@@ -96,6 +96,10 @@ type SimpleCommand struct {
 	// Loop is set for a command inside a loop that never ends by itself (while true,
 	// until false, for ((;;))).
 	Loop bool
+	// Env holds the variables the line sets for this command alone (X=1 cmd, env X=1
+	// cmd, sudo X=1 cmd), as NAME=VALUE, or NAME alone when the value is computed: they
+	// change what it runs as much as bash's env field does.
+	Env []string
 }
 
 // Redirect is one redirection.
@@ -322,6 +326,18 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 				z.add(proto)
 			}
 			return
+		}
+		for _, as := range cmd.Assigns {
+			if as.Name == nil {
+				continue
+			}
+			entry := as.Name.Value
+			if as.Value == nil {
+				entry += "="
+			} else if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
+				entry += "=" + vals[0].s
+			}
+			proto.Env = append(slices.Clip(proto.Env), entry)
 		}
 		z.command(argv, proto, stdin)
 	case *syntax.DeclClause:

@@ -37,7 +37,7 @@ func TestAnalyzeCommands(t *testing.T) {
 		{`bash -c 'a; b' x y`, []string{": bash -c a; b x y", "wrapper:bash: a", "wrapper:bash: b"}},
 		{`find . -name '*.go' -exec gofmt -l {} \; -o -execdir wc {} +`, []string{
 			": find . -name *.go -exec gofmt -l {} ; -o -execdir wc {} +", "wrapper:find: gofmt -l {}", "wrapper:find: wc {}"}},
-		{`xargs -I{} -P4 cp {} out/`, []string{": xargs -I{} -P4 cp {} out/", "wrapper:xargs: cp {} out/"}},
+		{`xargs -I{} -P4 cp {} out/`, []string{": xargs -I{} -P4 cp {} out/", "wrapper:xargs: cp  out/"}},
 		{`xargs -0`, []string{": xargs -0", "wrapper:xargs: echo"}},
 		{`cmd > out.txt 2>&1 < in`, []string{": cmd [>out.txt] [2>&1] [<in]"}},
 		{`{ a; } > log`, []string{": [>log]", ": a"}},

@@ -123,6 +123,11 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			break
 		}
 		if spec.assigns && isAssign(s) {
+			entry := s
+			if !a.known {
+				entry, _, _ = strings.Cut(s, "=")
+			}
+			inner.Env = append(slices.Clip(inner.Env), entry)
 			i++
 			continue
 		}
@@ -193,6 +198,32 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	if len(rest) == 0 {
 		if name == "xargs" {
 			z.command([]word{{s: "echo", known: true}}, inner, nil)
+		}
+		return
+	}
+	if repl, ok := xargsReplace(args); name == "xargs" && ok {
+		// xargs -I{} puts each input line where {} stands: the lines the feed prints
+		// when the line shows them, else a word that cannot be known.
+		var lines []string
+		if stdin != nil && stdin.known {
+			lines = strings.Split(strings.TrimRight(stdin.s, "\n"), "\n")
+		}
+		if len(lines) == 0 {
+			lines = []string{""}
+		}
+		for _, line := range lines[:min(len(lines), maxBraces)] {
+			one := make([]word, len(rest))
+			for k, a := range rest {
+				one[k] = a
+				if i := strings.Index(a.s, repl); i >= 0 {
+					if stdin != nil && stdin.known {
+						one[k] = word{s: strings.ReplaceAll(a.s, repl, line), known: a.known}
+					} else {
+						one[k] = word{s: a.s[:i]} // known up to the replaced part
+					}
+				}
+			}
+			z.command(one, inner, stdin)
 		}
 		return
 	}
@@ -347,4 +378,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// xargsReplace is the replace-string of xargs -I R (-IR, -i, --replace[=R]), if set.
+func xargsReplace(args []word) (string, bool) {
+	for k, a := range args {
+		switch {
+		case a.s == "-I" && k+1 < len(args):
+			return args[k+1].s, args[k+1].s != ""
+		case strings.HasPrefix(a.s, "-I") && len(a.s) > 2:
+			return a.s[2:], true
+		case a.s == "-i" || a.s == "--replace":
+			return "{}", true
+		case strings.HasPrefix(a.s, "--replace="):
+			return strings.TrimPrefix(a.s, "--replace="), true
+		case a.s == "--" || !strings.HasPrefix(a.s, "-"):
+			return "", false
+		}
+	}
+	return "", false
 }
