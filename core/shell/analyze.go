@@ -583,6 +583,9 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 		}
 		return vals
 	}
+	if z.absent(p.Param.Value) {
+		set = false // ${X-/} and ${X=/} take the default when X is not in the environment
+	}
 	switch p.Exp.Op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
 		def := []word{{known: true}}
@@ -603,6 +606,9 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 				return vals
 			}
 			return append(nonEmpty, def...)
+		}
+		if z.absent(p.Param.Value) {
+			return def // known to be unset: the default is the value
 		}
 		return append(unknown, def...)
 	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
@@ -640,6 +646,16 @@ func (z *analyzer) value(name string) ([]word, bool) {
 		}
 	}
 	return nil, false
+}
+
+// absent reports a variable the line never sets and the call's environment does not
+// hold: unset, as ${X-default} sees it.
+func (z *analyzer) absent(name string) bool {
+	if _, ok := z.vars[name]; ok || name == "HOME" || name == "PWD" || z.ctx.Getenv == nil || !isEnvName(name) {
+		return false
+	}
+	_, ok := z.ctx.Getenv(name)
+	return !ok
 }
 
 func isEnvName(name string) bool {

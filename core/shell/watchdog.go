@@ -36,8 +36,8 @@ type Config struct {
 	Disable []string
 	// DenyCommands are command names (globs on the base name) refused outright.
 	DenyCommands []string
-	// ProtectedTrees are paths (literal, not globs) a recursive rm, chmod, chown,
-	// chgrp, find -delete or mv may not take as an operand.
+	// ProtectedTrees are paths a recursive rm, chmod, chown, chgrp, find -delete or mv
+	// may not take as an operand; an entry with a * covers what it matches (/usr/*).
 	ProtectedTrees []string
 	// ProtectedFiles are path globs nothing may write: redirections, tee, dd of=,
 	// cp/mv/install/ln destinations, truncate, sed -i.
@@ -65,7 +65,8 @@ func DefaultConfig() Config {
 			"wipefs", "blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff"},
 		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
 			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
-			"/srv", "/sys", "/usr", "/usr/*", "/var", "/var/lib", "/snap", "/nix", "/Applications",
+			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/*", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
+			"/tmp", "/snap", "/nix", "/Applications",
 			"/System", "/Library", "/Users", "/Users/*", "/private", "/mnt", "/media"},
 		ProtectedFiles: []string{
 			// block and memory devices
@@ -227,7 +228,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 	switch name {
 	case "rm", "unlink", "rmdir":
 		if name == "rm" && w.on("rm-tree") && hasFlag(args, "rR", "recursive") {
-			if t, ok := w.protectedTree(c, 1); ok {
+			if t, ok := w.protectedTree(w.withoutLinks(c), 1, true); ok {
 				return deny("rm-tree", "refused: rm -r on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", t)
 			}
 			if v, bad := w.unknownOperand(c, 1, "rm -r"); bad {
@@ -236,7 +237,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	case "chmod", "chown", "chgrp":
 		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
-			if t, ok := w.protectedTree(c, 1); ok {
+			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
 			}
 			// The first operand is the mode or the owner, not a path.
@@ -254,7 +255,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 					break
 				}
 			}
-			if t, ok := w.protectedTree(&roots, 1); ok {
+			if t, ok := w.protectedTree(&roots, 1, false); ok {
 				return deny("find-delete", "refused: find over %s deletes files across a whole system or home tree. Start find in the workspace directory you mean.", t)
 			}
 			if v, bad := w.unknownOperand(&roots, 1, "find -delete"); bad {
@@ -263,7 +264,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	case "mv":
 		if w.on("move-tree") {
-			if t, ok := w.protectedTree(c, 1); ok {
+			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("move-tree", "refused: mv of %s moves a whole system or home tree away.", t)
 			}
 		}
@@ -496,7 +497,7 @@ func findRemoves(an *Analysis, i int) bool {
 // protectedTree returns the first operand (from index from of Argv) that names a
 // protected tree. A word computed at run time counts when its literal prefix alone
 // is / or ~ (rm -rf /$X with X empty is rm -rf /).
-func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
+func (w *watch) protectedTree(c *SimpleCommand, from int, linksAreFiles bool) (string, bool) {
 	dashdash := false
 	for k := from; k < len(c.Argv); k++ {
 		a := c.Argv[k]
@@ -521,14 +522,18 @@ func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
 			continue
 		}
 		for _, p := range w.cfg.ProtectedTrees {
-			// Entries are literal; an operand that is itself a glob is refused when
-			// it would match one (rm -rf /e* reaches /etc).
-			if n == p || strings.ContainsAny(n, "*?[") && match(n, p) {
+			// A system entry with a * covers what it matches (/usr/* is /usr/bin and
+			// /usr/lib; ~/* stays the literal operand); an operand that is itself a glob
+			// is refused when it would match an entry (rm -rf /e* reaches /etc).
+			if n == p || strings.HasPrefix(p, "/") && strings.ContainsAny(p, "*?[") && match(p, n) || strings.ContainsAny(n, "*?[") && match(n, p) {
 				return a, true
 			}
 		}
 		if strings.ContainsAny(a, "*?[") {
 			for _, m := range w.globAbs(a) {
+				if linksAreFiles && w.linkOnly(m) {
+					continue // rm -rf * removes a link among the matches, not its target
+				}
 				mn := w.norm(m)
 				if slices.Contains(w.cfg.ProtectedTrees, mn) {
 					return a + " (" + m + ")", true
@@ -540,6 +545,58 @@ func (w *watch) protectedTree(c *SimpleCommand, from int) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// withoutLinks is c without the operands that name a symbolic link with no trailing
+// slash: rm -r removes such a link, not the tree it points to (rm -rf etc-link is
+// harmless; rm -rf etc-link/ is not).
+func (w *watch) withoutLinks(c *SimpleCommand) *SimpleCommand {
+	out := *c
+	out.Argv, out.Partial = nil, nil
+	for k, a := range c.Argv {
+		partial := c.Partial != nil && c.Partial[k]
+		if k > 0 && !partial && !strings.HasPrefix(a, "-") && !strings.ContainsAny(a, "*?[") && w.linkOnly(a) {
+			continue
+		}
+		out.Argv = append(out.Argv, a)
+		if c.Partial != nil {
+			out.Partial = append(out.Partial, partial)
+		}
+	}
+	return &out
+}
+
+// linkOnly reports whether rm -r given p removes a link and nothing more: p names a
+// symbolic link, without a trailing slash, that is not itself a protected path (/bin,
+// a link to /usr/bin on merged-/usr systems, is the system all the same).
+func (w *watch) linkOnly(p string) bool {
+	if strings.HasSuffix(p, "/") || !w.isLink(p) {
+		return false
+	}
+	lex := w.lexical(p)
+	for _, t := range w.cfg.ProtectedTrees {
+		if lex == t || strings.HasPrefix(t, "/") && strings.ContainsAny(t, "*?[") && match(t, lex) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLink reports whether p (relative to the command's folder) is a symbolic link.
+func (w *watch) isLink(p string) bool {
+	home := strings.TrimSuffix(w.home, "/")
+	if home != "" && strings.HasPrefix(p, "~/") {
+		p = home + p[1:]
+	}
+	if !path.IsAbs(p) {
+		if w.dir == "" {
+			return false
+		}
+		p = w.dir + "/" + p
+	}
+	dir := w.realPath(path.Dir(path.Clean(p)))
+	fi, err := os.Lstat(path.Join(dir, path.Base(path.Clean(p))))
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // treeIs reports whether an operand is exactly the tree t (chmod 777 / without -R).
@@ -698,8 +755,8 @@ func hasFlag(args []string, short, long string) bool {
 		if a == "--" {
 			return false
 		}
-		if a == "--"+long {
-			return true
+		if a == "--"+long || len(a) >= 3 && !strings.Contains(a, "=") && strings.HasPrefix("--"+long, a) {
+			return true // getopt takes any unambiguous prefix: rm --recur is rm --recursive
 		}
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], short) {
 			return true

@@ -71,7 +71,7 @@ var hostile = []struct{ line, rule string }{
 	{`chroot / rm -rf /`, "rm-tree"},
 	{`sudo env nohup nice timeout 1 rm -rf /`, "rm-tree"},
 	{`echo / | xargs rm -rf /`, "rm-tree"},
-	{`find /tmp -exec rm -rf / \;`, "rm-tree"},
+	{`find ./src -exec rm -rf / \;`, "rm-tree"},
 	{`eval "rm -rf /"`, "rm-tree"},
 	{`eval rm -rf /`, "rm-tree"},
 	{`bash -c 'rm -rf /'`, "rm-tree"},
