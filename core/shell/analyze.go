@@ -213,6 +213,7 @@ type frame struct {
 	fn     string // innermost enclosing function
 	inPipe bool   // this node is a pipe operator, so its operands are pipeline stages
 	loop   bool   // inside a loop that does not end by itself
+	bg     bool   // inside a statement run with & (each stage of a | b & runs in the background)
 }
 
 // walk visits every node under root, keeping a stack of frames so each statement
@@ -247,6 +248,8 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			next.ctx, next.pipe, next.fn = "function", 0, ""
 			if n.Name != nil {
 				next.fn = n.Name.Value
+				// $FUNCNAME in the body is the function's own name (f(){ $FUNCNAME|$FUNCNAME& }).
+				z.vars["FUNCNAME"] = []word{{s: n.Name.Value, known: true}}
 			}
 		case *syntax.CoprocClause:
 			next.ctx = "coproc"
@@ -258,6 +261,9 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			switch l := n.Loop.(type) {
 			case *syntax.WordIter:
 				z.forIter(l)
+				if hugeIteration(l) {
+					next.loop = true // for i in {1..100000000}: as good as endless
+				}
 			case *syntax.CStyleLoop:
 				if l.Cond == nil {
 					next.loop = true
@@ -267,6 +273,9 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			next.ctx = "wrapper:time"
 		case *syntax.Stmt:
 			z.stmt(n, cur)
+			if n.Background {
+				next.bg = true
+			}
 		}
 		stack = append(stack, next)
 		return true
@@ -310,7 +319,7 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		}
 		reds = append(reds, rd)
 	}
-	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background, Func: f.fn, Dir: z.cwd, Loop: f.loop}
+	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, Loop: f.loop}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		var argv []word
@@ -470,7 +479,10 @@ func feedOf(argv []word, reds []Redirect, stdin *word) *word {
 		if len(args) == 0 {
 			return nil
 		}
-		w := word{s: ansiC(args[0].s), known: args[0].known}
+		if len(args) > 1 && args[0].s == "-v" {
+			return nil // printf -v VAR prints nothing
+		}
+		w := printfOutput(args[0], args[1:])
 		return &w
 	case "cat":
 		if len(args) == 0 {
@@ -847,15 +859,45 @@ func endless(w *syntax.WhileClause) bool {
 	if len(w.Cond) != 1 {
 		return false
 	}
-	call, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) != 1 {
-		return false
+	switch c := w.Cond[0].Cmd.(type) {
+	case *syntax.ArithmCmd:
+		// (( 1 )): a non-zero constant is true.
+		if lit, ok := c.X.(*syntax.Word); ok && !w.Until {
+			n := lit.Lit()
+			return n != "" && strings.Trim(n, "0123456789") == "" && strings.Trim(n, "0") != ""
+		}
+	case *syntax.TestClause:
+		// [[ word ]]: a non-empty constant string is true.
+		if lit, ok := c.X.(*syntax.Word); ok && !w.Until {
+			return lit.Lit() != ""
+		}
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return false
+		}
+		lits := make([]string, len(c.Args))
+		for i, a := range c.Args {
+			if lits[i] = a.Lit(); lits[i] == "" && a.Parts != nil {
+				if _, quoted := a.Parts[0].(*syntax.SglQuoted); !quoted {
+					return false // computed: could be anything
+				}
+				lits[i] = "'" // a quoted constant
+			}
+		}
+		if w.Until {
+			return len(lits) == 1 && lits[0] == "false"
+		}
+		switch lits[0] {
+		case "true", ":", "echo", "printf":
+			return len(lits) == 1 || lits[0] == "echo" || lits[0] == "printf" && len(lits) > 1
+		case "[":
+			// [ 1 ], [ x ]: one non-empty constant is true.
+			return len(lits) == 3 && lits[2] == "]" && lits[1] != ""
+		case "test":
+			return len(lits) == 2 && lits[1] != ""
+		}
 	}
-	lit := call.Args[0].Lit()
-	if w.Until {
-		return lit == "false"
-	}
-	return lit == "true" || lit == ":"
+	return false
 }
 
 // words expands braces in w (bounded) and reduces each result to every value it may
@@ -1021,4 +1063,63 @@ func base(name string) string {
 		return path.Base(name)
 	}
 	return name
+}
+
+// hugeIteration reports a for loop over a brace range of more than a hundred thousand
+// numbers: started in the background in its body, a process per number is a fork bomb.
+func hugeIteration(l *syntax.WordIter) bool {
+	for _, w := range l.Items {
+		lit := w.Lit()
+		i := strings.Index(lit, "{")
+		j := strings.Index(lit, "..")
+		k := strings.Index(lit, "}")
+		if i < 0 || j < i || k < j {
+			continue
+		}
+		from, err1 := strconv.Atoi(lit[i+1 : j])
+		to, err2 := strconv.Atoi(strings.SplitN(lit[j+2:k], "..", 2)[0])
+		if err1 == nil && err2 == nil && (to-from > 100_000 || from-to > 100_000) {
+			return true
+		}
+	}
+	return false
+}
+
+// printfOutput is what printf FORMAT ARGS... prints: each directive (%s, %b, %d, ...,
+// flags and width ignored) takes the next argument, and the format repeats while
+// arguments remain, as printf does. Unknown if any part is.
+func printfOutput(format word, args []word) word {
+	known := format.known
+	for _, a := range args {
+		known = known && a.known
+	}
+	f := ansiC(format.s)
+	var b strings.Builder
+	next := 0
+	for pass := 0; pass == 0 || next < len(args) && pass < 1000; pass++ {
+		used := false
+		for i := 0; i < len(f); i++ {
+			if f[i] != '%' || i+1 == len(f) {
+				b.WriteByte(f[i])
+				continue
+			}
+			i++
+			if f[i] == '%' {
+				b.WriteByte('%')
+				continue
+			}
+			for i < len(f) && strings.IndexByte("-+ #0123456789.", f[i]) >= 0 {
+				i++
+			}
+			used = true
+			if next < len(args) {
+				b.WriteString(args[next].s)
+				next++
+			}
+		}
+		if !used {
+			break
+		}
+	}
+	return word{s: b.String(), known: known}
 }

@@ -410,7 +410,9 @@ func forkOneLiner(name string, args []string) bool {
 	for k, a := range args {
 		if (a == "-e" || a == "-c" || a == "-E" || a == "-r") && k+1 < len(args) {
 			code := args[k+1]
-			if strings.Contains(code, "fork") && (strings.Contains(code, "while") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(")) {
+			spawns := strings.Contains(code, "fork") || strings.Contains(code, "Popen") || strings.Contains(code, "spawn") || strings.Contains(code, "system(")
+			loops := strings.Contains(code, "while") || strings.Contains(code, "until") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(")
+			if spawns && loops {
 				return true
 			}
 		}

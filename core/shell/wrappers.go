@@ -91,6 +91,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	case name == "eval":
 		z.script(join(args), "eval", proto)
 		return
+	case name == "source" || name == ".":
+		z.sourced(name, args, proto, stdin)
+		return
 	case name == "trap":
 		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
 			z.script(args[0], "trap", proto)
@@ -397,4 +400,28 @@ func xargsReplace(args []word) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// stdinFiles are the names a script can be read from standard input through.
+var stdinFiles = []string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"}
+
+// sourced analyses what source FILE (. FILE) runs: standard input's text (a here-string,
+// a printed literal), and a process substitution or a computed name as unknown code. A
+// script file is not read: real scripts are full of what a line's analysis must judge
+// as unknown (computed names, eval), so a file's content would refuse ordinary work.
+func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin *word) {
+	if len(args) == 0 {
+		return
+	}
+	f := args[0]
+	switch {
+	case !f.known:
+		z.unknown(name + " runs a script computed at run time (a process substitution or an expansion)")
+	case slices.Contains(stdinFiles, f.s):
+		if stdin != nil && stdin.known {
+			z.script(*stdin, name, proto)
+		} else {
+			z.unknown(name + " runs a script read from standard input, which cannot be known before it runs")
+		}
+	}
 }
