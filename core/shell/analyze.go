@@ -648,6 +648,9 @@ func (z *analyzer) value(name string) ([]word, bool) {
 		if z.cwd != "" {
 			return []word{{s: z.cwd, known: true}}, true
 		}
+	case "BASH":
+		// bash sets $BASH to itself whatever the environment says: the line runs in bash.
+		return []word{{s: "/bin/bash", known: true}}, true
 	}
 	if z.ctx.Getenv != nil {
 		if v, ok := z.ctx.Getenv(name); ok {

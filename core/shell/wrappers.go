@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -81,6 +82,9 @@ var shells = map[string]bool{
 // unwrap reports the command a wrapper runs, recursively (sudo env nohup rm ...).
 func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	name := base(argv[0].s)
+	if procExe.MatchString(argv[0].s) {
+		name = "bash" // /proc/self/exe is the shell running the line
+	}
 	args := argv[1:]
 	inner := proto
 	inner.Context = "wrapper:" + name
@@ -94,6 +98,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
 		return
+	case codeRunners[name] || strings.HasPrefix(name, "python"):
+		z.oneLiner(name, args, proto)
+		// and on: python3 -m pip ... is not a wrapper, so nothing more is run here
 	case name == "trap":
 		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
 			z.script(args[0], "trap", proto)
@@ -422,6 +429,50 @@ func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin 
 			z.script(*stdin, name, proto)
 		} else {
 			z.unknown(name + " runs a script read from standard input, which cannot be known before it runs")
+		}
+	}
+}
+
+// codeRunners are the interpreters whose one-liners (-c, -e, an awk program) can run
+// shell commands or delete trees from a string literal.
+var codeRunners = map[string]bool{"perl": true, "ruby": true, "node": true, "nodejs": true, "php": true,
+	"awk": true, "gawk": true, "mawk": true, "nawk": true, "bun": true, "deno": true}
+
+var procExe = regexp.MustCompile(`^/proc/(self|\d+)/exe$`)
+
+var (
+	// A shell command in a string literal handed to a function that runs one:
+	// system("rm -rf /"), os.system('...'), exec('...'), execSync("..."), popen, qx.
+	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx)\s*\(?\s*(?:"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	// A tree deleted from a string literal: shutil.rmtree('/'), FileUtils.rm_rf("/"),
+	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/').
+	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll)\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
+)
+
+// oneLiner analyses what an interpreter's one-liner shows as literals: each shell
+// command handed to system() and the like, and each tree deleted by name, as the line
+// rm -rf PATH would be. What it computes at run time is beyond a line's analysis.
+func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand) {
+	var code []string
+	for k, a := range args {
+		switch {
+		case (a.s == "-c" || a.s == "-e" || a.s == "-E" || a.s == "-r" || a.s == "--eval") && k+1 < len(args):
+			code = append(code, ansiC(args[k+1].s))
+		case strings.HasSuffix(name, "awk") && !strings.HasPrefix(a.s, "-") && (k == 0 || !slices.Contains([]string{"-f", "-v", "-F"}, args[k-1].s)):
+			code = append(code, a.s) // awk's program is its first operand
+		}
+		if strings.HasSuffix(name, "awk") && len(code) > 0 {
+			break
+		}
+	}
+	inner := proto
+	inner.Context = "wrapper:" + name
+	for _, c := range code {
+		for _, m := range shellCall.FindAllStringSubmatch(c, -1) {
+			z.script(word{s: m[1] + m[2] + m[3], known: true}, name, proto)
+		}
+		for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
+			z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
 		}
 	}
 }
