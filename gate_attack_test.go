@@ -232,7 +232,10 @@ func gateAttacks() []attack {
 		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
 	}
 	// 4. Command rules see through global options.
-	for _, line := range []string{"git push", "git -C . push", "git -c a=b push", "git --no-pager push", "git --git-dir=.git push", "git --work-tree=. push origin", "command git push", "env git push", "git status && git push", "echo $(git push)"} {
+	for _, line := range []string{"git push", "git -C . push", "git -c a=b push", "git --no-pager push", "git --git-dir=.git push", "git --work-tree=. push origin", "command git push", "env git push", "git status && git push", "echo $(git push)",
+		// a red-team helper's: aliases, xargs -I, interpreters' system(), plumbing
+		"git -c alias.p=push p origin", `git -c alias.ps='!git push origin' ps`, "shopt -s expand_aliases\nalias g=git\ng push origin",
+		"xargs -I{} git {} origin <<< push", `awk 'BEGIN{system("git push origin")}'`, "perl -e 'system q(git push origin)'", "git send-pack origin master"} {
 		as = append(as, attack{name: "bash " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused})
 	}
 	// 5. The watchdog holds in every mode.

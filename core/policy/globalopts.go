@@ -28,16 +28,107 @@ var globalOptions = map[string]map[string]bool{
 		"--tls-server-name": true, "-l": false,
 	},
 	"npm": {
-		"--prefix": true, "-w": true, "--workspace": true, "--userconfig": true, "--registry": true,
+		"--prefix": true, "-C": true, "-w": true, "--workspace": true, "--userconfig": true, "--registry": true,
 		"--loglevel": true, "--cache": true,
 	},
 	"cargo": {"-C": true, "--config": true, "-Z": true, "--color": true},
 	"go":    {"-C": true},
 }
 
-// withoutGlobalOptions returns argv with the global options between the command name
-// and its subcommand taken out, and whether there were any.
-func withoutGlobalOptions(argv []string, partial []bool) ([]string, []bool, bool) {
+// subcommandAliases are other spellings of a tool's subcommands that a deny rule on the
+// plain one must see: docker's management commands (docker image push is docker push),
+// npm's abbreviations (npm pub is npm publish).
+var subcommandAliases = map[string]map[string]string{
+	"docker": {"image push": "push", "image pull": "pull", "image rm": "rmi", "container rm": "rm",
+		"container run": "run", "container exec": "exec", "container kill": "kill", "container stop": "stop",
+		"system prune": "system prune", "builder prune": "builder prune"},
+}
+
+// synonyms are single subcommands that do what another does: git send-pack pushes.
+var synonyms = map[string]map[string]string{"git": {"send-pack": "push"}}
+
+// abbreviated are subcommands a tool accepts by any prefix of at least three letters.
+var abbreviated = map[string][]string{"npm": {"publish", "unpublish", "deprecate", "install", "uninstall"}}
+
+// commandVariant is argv with its partial flags, as a rule may see it.
+type commandVariant struct {
+	argv    []string
+	partial []bool
+}
+
+// withoutGlobalOptions returns the forms of argv a deny or ask rule must also see: the
+// global options between the command name and its subcommand taken out (git -C . push
+// is git push); the same with every option the table does not know taken as one that
+// has a value (kubectl --username u delete); git's -c alias.NAME=VALUE applied to the
+// subcommand (git -c alias.p=push p is git push); and a tool's other spellings of a
+// subcommand (docker image push, npm pub).
+func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
+	var out []commandVariant
+	for _, unknownTakesValue := range []bool{false, true} {
+		if a, p, ok := stripGlobal(argv, partial, unknownTakesValue); ok {
+			out = append(out, commandVariant{a, p})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, commandVariant{argv, partial})
+	}
+	for _, v := range out {
+		if len(v.argv) < 2 {
+			continue
+		}
+		name := path.Base(v.argv[0])
+		if name == "git" {
+			if value, ok := gitAlias(argv, v.argv[1]); ok {
+				words := strings.Fields(strings.TrimPrefix(value, "!"))
+				if strings.HasPrefix(value, "!") {
+					out = append(out, commandVariant{argv: words}) // a shell command
+				} else {
+					out = append(out, commandVariant{argv: append(append([]string{"git"}, words...), v.argv[2:]...)})
+				}
+			}
+		}
+		if len(v.argv) >= 3 {
+			if sub, ok := subcommandAliases[name][v.argv[1]+" "+v.argv[2]]; ok {
+				out = append(out, commandVariant{argv: append(append([]string{v.argv[0]}, strings.Fields(sub)...), v.argv[3:]...)})
+			}
+		}
+		if s, ok := synonyms[name][v.argv[1]]; ok {
+			out = append(out, commandVariant{argv: append([]string{v.argv[0], s}, v.argv[2:]...)})
+		}
+		for _, full := range abbreviated[name] {
+			if len(v.argv[1]) >= 3 && v.argv[1] != full && strings.HasPrefix(full, v.argv[1]) {
+				out = append(out, commandVariant{argv: append([]string{v.argv[0], full}, v.argv[2:]...)})
+			}
+		}
+	}
+	return out
+}
+
+// gitAlias is the value of alias.NAME set by -c on git's command line.
+func gitAlias(argv []string, name string) (string, bool) {
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
+		var kv string
+		switch {
+		case w == "-c" && i+1 < len(argv):
+			kv = argv[i+1]
+		case strings.HasPrefix(w, "-c") && len(w) > 2:
+			kv = w[2:]
+		default:
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && strings.EqualFold(k, "alias."+name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// stripGlobal takes out the global options before the subcommand (see globalOptions);
+// an option the table does not know takes the next word as its value when
+// unknownTakesValue is set.
+func stripGlobal(argv []string, partial []bool, unknownTakesValue bool) ([]string, []bool, bool) {
 	if len(argv) < 2 {
 		return argv, partial, false
 	}
@@ -60,9 +151,12 @@ func withoutGlobalOptions(argv []string, partial []bool) ([]string, []bool, bool
 			break
 		}
 		name, _, glued := strings.Cut(w, "=")
-		takesValue := opts[name]
+		takesValue, known := opts[name]
 		if !glued && !takesValue && len(name) > 2 && name[1] != '-' && opts[name[:2]] {
 			glued = true // -C. or -cfoo=bar: a short option with its value attached
+		}
+		if !known && unknownTakesValue {
+			takesValue = true
 		}
 		i++
 		if takesValue && !glued {

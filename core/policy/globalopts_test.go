@@ -60,9 +60,27 @@ func TestWithoutGlobalOptions(t *testing.T) {
 		{[]string{"git", "--", "push"}, []string{"git", "push"}},
 		{[]string{"ls", "-l", "x"}, []string{"ls", "-l", "x"}},
 	} {
-		got, _, _ := withoutGlobalOptions(tc.in, nil)
+		got := withoutGlobalOptions(tc.in, nil)[0].argv
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// The other forms a deny rule must see (a red-team helper's findings).
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"git", "-c", "alias.p=push", "p", "origin"}, []string{"git", "push", "origin"}},
+		{[]string{"git", "-c", "alias.ps=!git push origin master", "ps"}, []string{"git", "push", "origin", "master"}},
+		{[]string{"kubectl", "--username", "u", "delete", "pod"}, []string{"kubectl", "delete", "pod"}},
+		{[]string{"docker", "--debug", "image", "push", "x"}, []string{"docker", "push", "x"}},
+		{[]string{"npm", "-C", ".", "publish"}, []string{"npm", "publish"}},
+		{[]string{"npm", "pub"}, []string{"npm", "publish"}},
+		{[]string{"git", "send-pack", "origin", "master"}, []string{"git", "push", "origin", "master"}},
+	} {
+		found := false
+		for _, v := range withoutGlobalOptions(tc.in, nil) {
+			found = found || slices.Equal(v.argv, tc.want)
+		}
+		if !found {
+			t.Errorf("%q: no form %q among %v", tc.in, tc.want, withoutGlobalOptions(tc.in, nil))
 		}
 	}
 }

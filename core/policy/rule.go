@@ -271,8 +271,8 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 				// allow rule does not, since they can change what the command runs
 				// (git -c core.fsmonitor=...).
 				if res != sure && r.Action != Allow {
-					if argv, partial, ok := withoutGlobalOptions(c.Argv, c.Partial); ok {
-						res = max(res, r.cmd.match(argv, partial, false))
+					for _, v := range withoutGlobalOptions(c.Argv, c.Partial) {
+						res = max(res, r.cmd.match(v.argv, v.partial, false))
 					}
 				}
 			}

@@ -136,6 +136,7 @@ type analyzer struct {
 	inherit frame         // pipeline and function a nested script's commands belong to
 	feed    map[int]*word // per pipeline: the known text the latest stage prints
 	reasons map[string]bool
+	aliases map[string][]word // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
 }
 
 // Analyze parses line as bash and reports every simple command in it. It returns an
@@ -404,6 +405,10 @@ func (z *analyzer) add(c SimpleCommand) bool {
 func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	if len(argv) == 0 {
 		return
+	}
+	if a, ok := z.aliases[argv[0].s]; ok && argv[0].known && proto.Context != "alias" {
+		// A name an earlier alias defined runs what the alias says: judged both ways.
+		z.command(append(append([]word(nil), a...), argv[1:]...), proto, stdin)
 	}
 	if !argv[0].known {
 		shown := argv[0].s

@@ -110,6 +110,16 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		for _, a := range args {
 			if i := strings.IndexByte(a.s, '='); i > 0 {
 				z.script(word{s: a.s[i+1:], known: a.known}, "alias", proto)
+				if z.aliases == nil {
+					z.aliases = map[string][]word{}
+				}
+				var words []word
+				for _, f := range strings.Fields(a.s[i+1:]) {
+					words = append(words, word{s: f, known: a.known})
+				}
+				if len(words) > 0 {
+					z.aliases[a.s[:i]] = words
+				}
 			}
 		}
 		return
