@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMCPWithOfficialTypeScriptClient drives `agentbox mcp` with a client agentbox did
@@ -132,10 +133,15 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	var cancel struct {
 		Cancelled result
 		CancelMs  int
+		CancelAt  int64 // ms since the epoch
 	}
 	json.Unmarshal(steps["cancel"], &cancel)
 	if cancel.Cancelled.Thrown == "" || cancel.CancelMs > 1500 {
 		t.Errorf("cancel: the call was not cut short: %s", steps["cancel"])
+	}
+	// The command would touch late.txt 8 s after it started: look 9 s after the cancel.
+	if wait := time.Until(time.UnixMilli(cancel.CancelAt).Add(9 * time.Second)); wait > 0 {
+		time.Sleep(wait)
 	}
 	if _, err := os.Stat(filepath.Join(work, "late.txt")); err == nil {
 		t.Errorf("the cancelled command kept running and created late.txt")

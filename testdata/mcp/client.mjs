@@ -46,16 +46,17 @@ const progress = [];
 out("progress", { result: await call("bash", { command: "sleep 2.5; echo slept" }, { onprogress: (p) => progress.push(p), timeout: 20000 }), progress });
 
 // Cancel a long call: the request is aborted at 500 ms, and the command (which would
-// create late.txt after 4 s) must be killed, not left running: the test looks for late.txt
-// once every later step is done, well past 4 s, and the server has seconds to act on the
-// cancel even on a loaded machine.
+// create late.txt after 8 s) must be killed, not left running: the test looks for late.txt
+// only once 9 s have passed since the cancel, so a loaded machine's slowness can neither
+// hide a command left running nor fail one that was killed.
 const ac = new AbortController();
 const started = Date.now();
 setTimeout(() => ac.abort("test cancels"), 500);
-const cancelled = await call("bash", { command: "sleep 4; touch late.txt" }, { signal: ac.signal });
+const cancelled = await call("bash", { command: "sleep 8; touch late.txt" }, { signal: ac.signal });
 const cancelMs = Date.now() - started;
+const cancelAt = Date.now();
 await new Promise((r) => setTimeout(r, 3000));
-out("cancel", { cancelled, cancelMs });
+out("cancel", { cancelled, cancelMs, cancelAt });
 out("after-cancel", await call("bash", { command: "ls late.txt 2>&1; true" }));
 
 // task (the server has a fake agent configured): progress while it works, its answer,
