@@ -28,6 +28,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -136,7 +137,17 @@ type analyzer struct {
 	inherit frame         // pipeline and function a nested script's commands belong to
 	feed    map[int]*word // per pipeline: the known text the latest stage prints
 	reasons map[string]bool
-	aliases map[string][]word // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	aliases map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	inFunc  bool                // analysing a body no call reached: it runs later, after assignments still to come
+	funcs   map[string]*funcDef // functions defined on the line, analysed where they are called
+}
+
+// funcDef is a function the line defines: its body is analysed at each call, with what
+// the line has set by then, as bash runs it (f(){ rm -rf $X; }; X=/; f).
+type funcDef struct {
+	body   syntax.Node
+	calls  int
+	active bool // being analysed: a call inside it (recursion) is not expanded again
 }
 
 // Analyze parses line as bash and reports every simple command in it. It returns an
@@ -153,7 +164,40 @@ func AnalyzeIn(line string, ctx Context) (*Analysis, error) {
 	if err := z.parse(line, ""); err != nil {
 		return z.a, err
 	}
+	// Functions no call reached may still run (trap, export -f, a later line): their
+	// bodies are judged with nothing known of the variables they use.
+	names := make([]string, 0, len(z.funcs))
+	for name := range z.funcs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if f := z.funcs[name]; f.calls == 0 {
+			z.callFunc(name, frame{ctx: "function", fn: name, later: true})
+		}
+	}
 	return z.a, nil
+}
+
+// callFunc analyses a function's body as called from a command in frame f.
+func (z *analyzer) callFunc(name string, f frame) {
+	def := z.funcs[name]
+	if def == nil || def.active || z.depth > maxDepth {
+		return
+	}
+	def.active = true
+	def.calls++
+	saved := z.vars["FUNCNAME"]
+	// $FUNCNAME in the body is the function's own name (f(){ $FUNCNAME|$FUNCNAME& }).
+	z.vars["FUNCNAME"] = []word{{s: name, known: true}}
+	z.depth++
+	z.walk(def.body, f)
+	z.depth--
+	z.vars["FUNCNAME"] = saved
+	if saved == nil {
+		delete(z.vars, "FUNCNAME")
+	}
+	def.active = false
 }
 
 // controlChar reports the first byte or rune that could hide text from a reader:
@@ -215,6 +259,7 @@ type frame struct {
 	inPipe bool   // this node is a pipe operator, so its operands are pipeline stages
 	loop   bool   // inside a loop that does not end by itself
 	bg     bool   // inside a statement run with & (each stage of a | b & runs in the background)
+	later  bool   // a function body no call on the line reached (analysed at the end)
 }
 
 // walk visits every node under root, keeping a stack of frames so each statement
@@ -246,12 +291,14 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 		case *syntax.ProcSubst:
 			next.ctx, next.pipe = "procsubst", 0
 		case *syntax.FuncDecl:
-			next.ctx, next.pipe, next.fn = "function", 0, ""
-			if n.Name != nil {
-				next.fn = n.Name.Value
-				// $FUNCNAME in the body is the function's own name (f(){ $FUNCNAME|$FUNCNAME& }).
-				z.vars["FUNCNAME"] = []word{{s: n.Name.Value, known: true}}
+			if n.Name != nil && n.Body != nil {
+				if z.funcs == nil {
+					z.funcs = map[string]*funcDef{}
+				}
+				z.funcs[n.Name.Value] = &funcDef{body: n.Body}
+				return false // analysed where it is called, or at the end
 			}
+			next.ctx, next.pipe, next.fn = "function", 0, ""
 		case *syntax.CoprocClause:
 			next.ctx = "coproc"
 		case *syntax.WhileClause:
@@ -286,6 +333,7 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 // stmt records the simple command of a statement (if it is one), with its
 // redirections, and unwraps it. Nested statements are reached by walk.
 func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
+	z.inFunc = f.later
 	var reds []Redirect
 	var stdin *word // literal text of a here-document or here-string feeding the command
 	for _, r := range st.Redirs {
@@ -410,6 +458,29 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		// A name an earlier alias defined runs what the alias says: judged both ways.
 		z.command(append(append([]word(nil), a...), argv[1:]...), proto, stdin)
 	}
+	if _, ok := z.funcs[argv[0].s]; ok && argv[0].known {
+		// The call itself is a command too (f | f &: the fork-bomb shape), then the body
+		// runs with the positional parameters the call passes.
+		defer func() {
+			// The call's arguments are the body's $1...; the caller's come back after.
+			names := []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+			saved := map[string][]word{}
+			for _, n := range names {
+				if v, ok := z.vars[n]; ok {
+					saved[n] = v
+				}
+				delete(z.vars, n)
+			}
+			z.positional(argv[1:])
+			z.callFunc(argv[0].s, frame{ctx: "function", fn: argv[0].s, pipe: proto.Pipeline, bg: proto.Background, loop: proto.Loop})
+			for _, n := range names {
+				delete(z.vars, n)
+				if v, ok := saved[n]; ok {
+					z.vars[n] = v
+				}
+			}
+		}()
+	}
 	if !argv[0].known {
 		shown := argv[0].s
 		if shown == "" {
@@ -428,6 +499,11 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	}
 	z.track(argv)
 	sc := proto
+	if def, ok := z.funcs[argv[0].s]; ok && argv[0].known && def.active {
+		// A call back into a function still running (f calls g calls f): recursion,
+		// judged as the function calling itself.
+		sc.Func = argv[0].s
+	}
 	sc.Argv = make([]string, len(argv))
 	sc.Partial = nil
 	for i, w := range argv {
@@ -657,6 +733,11 @@ func (z *analyzer) value(name string) ([]word, bool) {
 		// bash sets $BASH to itself whatever the environment says: the line runs in bash.
 		return []word{{s: "/bin/bash", known: true}}, true
 	}
+	if z.inFunc && isEnvName(name) {
+		// A function body runs when it is called, after the line may have set the
+		// variable (f(){ rm -rf $X; }; X=/; f): what it holds then is not known here.
+		return nil, false
+	}
 	if z.ctx.Getenv != nil {
 		if v, ok := z.ctx.Getenv(name); ok {
 			return []word{{s: v, known: true}}, true
@@ -671,7 +752,7 @@ func (z *analyzer) value(name string) ([]word, bool) {
 // absent reports a variable the line never sets and the call's environment does not
 // hold: unset, as ${X-default} sees it.
 func (z *analyzer) absent(name string) bool {
-	if _, ok := z.vars[name]; ok || name == "HOME" || name == "PWD" || z.ctx.Getenv == nil || !isEnvName(name) {
+	if _, ok := z.vars[name]; ok || z.inFunc || name == "HOME" || name == "PWD" || z.ctx.Getenv == nil || !isEnvName(name) {
 		return false
 	}
 	_, ok := z.ctx.Getenv(name)
@@ -799,6 +880,30 @@ func (z *analyzer) track(argv []word) {
 			z.positional(args[1:])
 		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
 			z.positional(args)
+		}
+	case "printf":
+		// printf -v NAME sets NAME to what it formats: unknown to this analysis.
+		for k := 0; k+1 < len(args); k++ {
+			if args[k].s == "-v" && args[k+1].known {
+				z.vars[strings.SplitN(args[k+1].s, "[", 2)[0]] = []word{{}}
+			}
+		}
+	case "declare", "typeset", "local", "export", "readonly":
+		// declare -n R=X makes R a reference: what it holds is unknown here.
+		for _, a := range args {
+			if a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "n") {
+				for _, b := range args {
+					if name, _, _ := strings.Cut(b.s, "="); isEnvName(name) {
+						z.vars[name] = []word{{}}
+					}
+				}
+				break
+			}
+		}
+	case "shift":
+		// The positional parameters move: $1... are no longer what set -- said.
+		for _, n := range []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+			z.vars[n] = []word{{}}
 		}
 	case "read", "mapfile", "readarray", "getopts":
 		for _, a := range args {

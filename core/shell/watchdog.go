@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
 	"slices"
@@ -62,7 +63,7 @@ var FailClosedRules = []string{"unknown-command", "unknown-operand"}
 func DefaultConfig() Config {
 	return Config{
 		DenyCommands: []string{"mkfs", "mkfs.*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "mkexfatfs",
-			"wipefs", "blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff"},
+			"wipefs", "blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff", "killall5"},
 		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
 			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
 			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/*", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
@@ -247,12 +248,35 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	case "find":
 		if w.on("find-delete") && (slices.Contains(args, "-delete") || findRemoves(an, i)) {
-			// Only the start points count, not the expression after them.
+			// Only the start points count, not the expression after them, nor find's
+			// own options before them (find -H /, find -O3 /, find -D exec /, find -- /).
 			roots := *c
-			for k, a := range c.Argv[1:] {
-				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-					roots.Argv = c.Argv[:k+1]
+			roots.Argv = []string{c.Argv[0]}
+			k := 1
+			for k < len(c.Argv) {
+				a := c.Argv[k]
+				if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
+					k++
+				} else if a == "-D" && k+1 < len(c.Argv) {
+					k += 2
+				} else if a == "--" {
+					k++
 					break
+				} else {
+					break
+				}
+			}
+			for ; k < len(c.Argv); k++ {
+				a := c.Argv[k]
+				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					break
+				}
+				roots.Argv = append(roots.Argv, a)
+			}
+			if c.Partial != nil {
+				roots.Partial = nil // start points computed at run time stay judged below
+				for j := range roots.Argv {
+					roots.Partial = append(roots.Partial, j < len(c.Partial) && c.Partial[indexOf(c.Argv, roots.Argv[j])])
 				}
 			}
 			if t, ok := w.protectedTree(&roots, 1, false); ok {
@@ -274,6 +298,27 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 		if w.on("kill-all") && name == "kill" && len(args) > 0 && args[len(args)-1] == "1" {
 			return deny("kill-all", "refused: kill 1 signals init, the system's first process.")
+		}
+		if w.on("kill-all") && (name == "pkill" || name == "killall") {
+			// Every process of a user (pkill -u root) or every process at all.
+			for k, a := range args {
+				if (a == "-u" || a == "--user" || a == "-U" || a == "--uid") && k+1 < len(args) || strings.HasPrefix(a, "--user=") || a == "-e" && name == "killall" && len(args) == 1 {
+					return deny("kill-all", "refused: %s %s signals every process of a user, this session's and the system's among them. Kill the process by its pid or its exact name.", name, strings.Join(args, " "))
+				}
+			}
+		}
+	case "init", "telinit":
+		if w.on("kill-all") && len(args) > 0 && (args[0] == "0" || args[0] == "6" || args[0] == "1" || args[0] == "s" || args[0] == "S") {
+			return deny("kill-all", "refused: %s %s changes the system's runlevel (halt, reboot or single-user).", name, args[0])
+		}
+	case "systemctl":
+		for _, a := range args {
+			switch a {
+			case "poweroff", "reboot", "halt", "kexec", "rescue", "emergency", "suspend", "hibernate", "isolate":
+				if w.on("kill-all") {
+					return deny("kill-all", "refused: systemctl %s stops or restarts the machine.", a)
+				}
+			}
 		}
 	case "dd":
 		for _, a := range args {
@@ -668,6 +713,13 @@ func (w *watch) norm(p string) string {
 	if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
 		p = home + p[1:]
 	}
+	if strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+		// ~user: that user's home, as bash expands it (~root/.bashrc is /root/.bashrc).
+		name, rest, _ := strings.Cut(p[1:], "/")
+		if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
+			p = strings.TrimSuffix(u.HomeDir, "/") + "/" + rest
+		}
+	}
 	if home == "" && (p == "~" || strings.HasPrefix(p, "~/")) {
 		// Home is not known: a path that climbs out of it could reach anything.
 		c := path.Clean("/~home" + p[1:])
@@ -886,4 +938,14 @@ func writeTargets(name string, args []string) []string {
 		}
 	}
 	return out
+}
+
+// indexOf is the index of the first s in list (0 if none).
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return 0
 }
