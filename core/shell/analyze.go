@@ -498,6 +498,13 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	z.track(argv)
+	for _, a := range argv[1:] {
+		// test -v 'a[$(cmd)]', printf -v, read, declare: an array subscript in a
+		// literal argument is evaluated, and its command substitution runs.
+		if a.known && (strings.Contains(a.s, "[$(") || strings.Contains(a.s, "[`")) {
+			z.latent(a.s)
+		}
+	}
 	sc := proto
 	if def, ok := z.funcs[argv[0].s]; ok && argv[0].known && def.active {
 		// A call back into a function still running (f calls g calls f): recursion,
@@ -832,6 +839,41 @@ func (z *analyzer) setVar(as *syntax.Assign) {
 		z.vars[name] = []word{{known: true}}
 	default:
 		z.vars[name] = z.cands(as.Value, false)
+		// A value that spells a command substitution runs it wherever bash evaluates
+		// the value again: arithmetic on an array subscript ($((x)) with x='a[$(cmd)]'),
+		// ${x@P}, PS4 under set -x, eval.
+		for _, v := range z.vars[name] {
+			if v.known {
+				z.latent(v.s)
+			}
+		}
+	}
+}
+
+// latent analyses the commands a string spells in $(...) or `...` that bash would run
+// if the string were evaluated again, as commands of the line.
+func (z *analyzer) latent(s string) {
+	for {
+		i := strings.Index(s, "$(")
+		j := strings.IndexByte(s, '`')
+		switch {
+		case i >= 0 && (j < 0 || i < j):
+			end := strings.LastIndexByte(s, ')')
+			if end <= i+2 {
+				return
+			}
+			z.script(word{s: s[i+2 : end], known: true}, "latent", SimpleCommand{})
+			s = s[end+1:]
+		case j >= 0:
+			k := strings.IndexByte(s[j+1:], '`')
+			if k < 0 {
+				return
+			}
+			z.script(word{s: s[j+1 : j+1+k], known: true}, "latent", SimpleCommand{})
+			s = s[j+2+k:]
+		default:
+			return
+		}
 	}
 }
 
