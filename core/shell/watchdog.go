@@ -320,6 +320,13 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				}
 			}
 		}
+	case "tar", "bsdtar", "unzip", "rsync", "cp":
+		if dir := extractInto(name, args); dir != "" && w.on("protected-write") {
+			n := w.norm(dir)
+			if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
+				return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir)
+			}
+		}
 	case "dd":
 		for _, a := range args {
 			if of, ok := strings.CutPrefix(a, "of="); ok && w.on("dd-device") && w.protectedFile(of) {
@@ -936,8 +943,84 @@ func writeTargets(name string, args []string) []string {
 				out = ops[1:]
 			}
 		}
+	case "ed", "ex", "red", "sponge", "patch":
+		// ed and ex write the file they edit; sponge and patch the file they are given.
+		out = operands()
+		if name == "patch" && len(out) > 1 {
+			out = out[:1] // patch FILE [PATCHFILE]
+		}
+	case "vi", "vim", "nvim", "vim.basic", "vim.tiny", "gvim":
+		// Scripted editing (-c wq, +cmd, -s script, -es) writes its file operands.
+		if slices.ContainsFunc(args, func(a string) bool { return a == "-c" || a == "-s" || a == "-es" || a == "-Es" || strings.HasPrefix(a, "+") }) {
+			args = slices.Clone(args) // the caller's argv stays as it is
+			for k, a := range args {
+				if (a == "-c" || a == "-s" || a == "--cmd") && k+1 < len(args) {
+					args[k+1] = "-" // the command, not a file
+				}
+			}
+			for _, o := range operands() {
+				if !strings.HasPrefix(o, "+") {
+					out = append(out, o)
+				}
+			}
+		}
+	case "awk", "gawk":
+		// gawk -i inplace 'prog' FILE... rewrites its files.
+		for k, a := range args {
+			if (a == "-i" && k+1 < len(args) && args[k+1] == "inplace") || a == "-iinplace" || a == "--include=inplace" {
+				if ops := operands(); len(ops) > 2 {
+					out = ops[2:] // inplace, the program, then the files
+				}
+				break
+			}
+		}
 	}
 	return out
+}
+
+// extractInto is the folder an extracting or copying command writes a tree of files
+// into, which may hold start-up files (tar -x -C ~, unzip -d ~, rsync -a dotfiles/ ~/,
+// cp -r dotfiles/. ~): "" when it writes no tree.
+func extractInto(name string, args []string) string {
+	switch name {
+	case "tar", "bsdtar":
+		extract := false
+		dir := "."
+		for k, a := range args {
+			switch {
+			case a == "-x" || a == "--extract" || a == "--get" || !strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "x") || k == 0 && !strings.HasPrefix(a, "-") && strings.Contains(a, "x"):
+				extract = true
+			}
+			if (a == "-C" || a == "--directory") && k+1 < len(args) {
+				dir = args[k+1]
+			} else if v, ok := strings.CutPrefix(a, "--directory="); ok {
+				dir = v
+			}
+		}
+		if extract && dir != "." {
+			return dir
+		}
+	case "unzip":
+		for k, a := range args {
+			if a == "-d" && k+1 < len(args) {
+				return args[k+1]
+			}
+		}
+	case "rsync", "cp":
+		if name == "cp" && !hasFlag(args, "rRa", "recursive") {
+			return ""
+		}
+		var ops []string
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) >= 2 {
+			return ops[len(ops)-1]
+		}
+	}
+	return ""
 }
 
 // indexOf is the index of the first s in list (0 if none).
