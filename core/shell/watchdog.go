@@ -951,7 +951,9 @@ func writeTargets(name string, args []string) []string {
 		}
 	case "vi", "vim", "nvim", "vim.basic", "vim.tiny", "gvim":
 		// Scripted editing (-c wq, +cmd, -s script, -es) writes its file operands.
-		if slices.ContainsFunc(args, func(a string) bool { return a == "-c" || a == "-s" || a == "-es" || a == "-Es" || strings.HasPrefix(a, "+") }) {
+		if slices.ContainsFunc(args, func(a string) bool {
+			return a == "-c" || a == "-s" || a == "-es" || a == "-Es" || strings.HasPrefix(a, "+")
+		}) {
 			args = slices.Clone(args) // the caller's argv stays as it is
 			for k, a := range args {
 				if (a == "-c" || a == "-s" || a == "--cmd") && k+1 < len(args) {
