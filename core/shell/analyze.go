@@ -64,6 +64,9 @@ type Analysis struct {
 	Unknown []string
 	// Home is the home directory the analysis assumed ("" when unknown).
 	Home string
+	// Links are the symbolic links the line makes (ln -s TARGET NAME) before later
+	// commands use them: absolute link path to absolute target.
+	Links map[string]string
 }
 
 // SimpleCommand is one command a line runs.
@@ -922,6 +925,37 @@ func (z *analyzer) track(argv []word) {
 			z.positional(args[1:])
 		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
 			z.positional(args)
+		}
+	case "ln":
+		// ln -s TARGET NAME: later commands that go through NAME reach TARGET.
+		symbolic := false
+		var ops []string
+		for _, a := range args {
+			switch {
+			case !a.known:
+				return
+			case a.s == "-s" || a.s == "--symbolic" || strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "s"):
+				symbolic = true
+			case !strings.HasPrefix(a.s, "-"):
+				ops = append(ops, a.s)
+			}
+		}
+		if symbolic && len(ops) == 2 && z.cwd != "" {
+			name := ops[1]
+			if !path.IsAbs(name) {
+				name = path.Join(z.cwd, name)
+			}
+			target := ops[0]
+			if (target == "~" || strings.HasPrefix(target, "~/")) && z.ctx.Home != "" {
+				target = path.Join(z.ctx.Home, target[1:])
+			}
+			if !path.IsAbs(target) {
+				target = path.Join(path.Dir(name), target)
+			}
+			if z.a.Links == nil {
+				z.a.Links = map[string]string{}
+			}
+			z.a.Links[path.Clean(name)] = path.Clean(target)
 		}
 	case "printf":
 		// printf -v NAME sets NAME to what it formats: unknown to this analysis.

@@ -126,6 +126,14 @@ func Check(an *Analysis, cfg Config) Verdict {
 	if w.cfg.Home != "" {
 		w.home = w.cfg.Home
 	}
+	if len(an.Links) > 0 {
+		// Links the line makes resolve as they will when the later commands run.
+		w.links = an.Links
+		w.real = map[string]string{}
+		for link, target := range an.Links {
+			w.real["="+link] = realPath(target, w.real)
+		}
+	}
 	var flag *Verdict
 	for i := range an.Commands {
 		c := &an.Commands[i]
@@ -159,10 +167,11 @@ func Check(an *Analysis, cfg Config) Verdict {
 }
 
 type watch struct {
-	cfg  Config
-	home string
-	dir  string            // the directory of the command being judged ("" unknown)
-	real map[string]string // realPath's answers for this line: one file-system walk per path
+	cfg   Config
+	home  string
+	dir   string            // the directory of the command being judged ("" unknown)
+	real  map[string]string // realPath's answers for this line: one file-system walk per path
+	links map[string]string // links the line makes (Analysis.Links)
 }
 
 func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
@@ -647,6 +656,9 @@ func (w *watch) isLink(p string) bool {
 			return false
 		}
 		p = w.dir + "/" + p
+	}
+	if _, ok := w.links[path.Clean(p)]; ok {
+		return true // made by ln -s earlier on the line
 	}
 	dir := w.realPath(path.Dir(path.Clean(p)))
 	fi, err := os.Lstat(path.Join(dir, path.Base(path.Clean(p))))
