@@ -67,6 +67,9 @@ type Analysis struct {
 	// Links are the symbolic links the line makes (ln -s TARGET NAME) before later
 	// commands use them: absolute link path to absolute target.
 	Links map[string]string
+	// Copies are programs the line copies (cp /bin/rm d): the copy's name as a later
+	// command may spell it, to the program copied.
+	Copies map[string]string
 }
 
 // SimpleCommand is one command a line runs.
@@ -956,6 +959,36 @@ func (z *analyzer) track(argv []word) {
 				z.a.Links = map[string]string{}
 			}
 			z.a.Links[path.Clean(name)] = path.Clean(target)
+		}
+	case "cp", "install":
+		// cp /bin/rm d: ./d is rm.
+		var ops []string
+		for _, a := range args {
+			if !a.known {
+				return
+			}
+			if !strings.HasPrefix(a.s, "-") {
+				ops = append(ops, a.s)
+			}
+		}
+		if len(ops) == 2 {
+			if z.a.Copies == nil {
+				z.a.Copies = map[string]string{}
+			}
+			dst := ops[1]
+			for _, spelling := range []string{dst, "./" + strings.TrimPrefix(dst, "./"), path.Join(z.cwd, dst)} {
+				z.a.Copies[spelling] = ops[0]
+			}
+		}
+	case "hash":
+		// hash -p PATH NAME: NAME runs PATH from now on.
+		for k := 0; k+2 < len(args); k++ {
+			if args[k].s == "-p" && args[k+1].known && args[k+2].known {
+				if z.aliases == nil {
+					z.aliases = map[string][]word{}
+				}
+				z.aliases[args[k+2].s] = []word{args[k+1]}
+			}
 		}
 	case "printf":
 		// printf -v NAME sets NAME to what it formats: unknown to this analysis.

@@ -202,6 +202,21 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		return Verdict{Action: Allow}
 	}
 	name := base(c.Argv[0])
+	if strings.Contains(c.Argv[0], "/") && (c.Partial == nil || !c.Partial[0]) {
+		// ./d where d links to rm (made now or earlier) runs rm.
+		p := c.Argv[0]
+		if !path.IsAbs(p) && w.dir != "" {
+			p = w.dir + "/" + p
+		}
+		if path.IsAbs(p) {
+			if r := base(w.realPath(path.Clean(p))); r != name && r != "" {
+				name = r
+			}
+		}
+	}
+	if copied, ok := an.Copies[c.Argv[0]]; ok {
+		name = base(copied) // cp /bin/rm d2 earlier on the line: ./d2 is rm
+	}
 	args := c.Argv[1:]
 	if w.on("deny-command") {
 		for _, pat := range w.cfg.DenyCommands {
