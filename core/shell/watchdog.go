@@ -532,7 +532,7 @@ func diskTool(name string, args []string) (Verdict, bool) {
 // other stages) into an interpreter, or an interpreter/eval/source fed by a command
 // or process substitution that downloads.
 func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (Verdict, bool) {
-	if !w.interpreter(name) {
+	if !w.interpreter(name) && !awkRunsInput(name, c.Argv[1:]) {
 		return Verdict{}, false
 	}
 	for j := range an.Commands {
@@ -549,6 +549,20 @@ func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (
 		}
 	}
 	return Verdict{}, false
+}
+
+// awkRunsInput reports an awk whose program hands what it reads to a shell
+// (curl ... | awk '{system($0)}', awk '{print | "sh"}').
+func awkRunsInput(name string, args []string) bool {
+	if !strings.HasSuffix(name, "awk") {
+		return false
+	}
+	for _, a := range args {
+		if strings.Contains(a, "system(") || strings.Contains(a, `| "sh"`) || strings.Contains(a, `| "bash"`) || strings.Contains(a, "|\"sh\"") {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *watch) interpreter(name string) bool {
