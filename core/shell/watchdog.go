@@ -88,6 +88,8 @@ func DefaultConfig() Config {
 			"~/.config/autostart/*", "~/.pam_environment", "~/.xinitrc", "~/.xprofile",
 			"/root/.*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
 			"/home/*/.zshenv", "/home/*/.ssh/*",
+			// the system's programs and libraries (not /usr/local, where tools are installed)
+			"/bin/*", "/sbin/*", "/usr/bin/*", "/usr/sbin/*", "/lib/*", "/lib64/*", "/usr/lib/*", "/usr/libexec/*",
 		},
 		Downloaders:  []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
 		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh"},
@@ -260,7 +262,15 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				return v
 			}
 		}
+		// Deleting a protected file is writing it: rm /etc/passwd, unlink ~/.bashrc.
+		if t, ok := w.protectedOperand(c, 1); ok && w.on("protected-write") {
+			return deny("protected-write", "refused: %s of %s deletes a protected system, device or shell start-up file.", name, t)
+		}
 	case "chmod", "chown", "chgrp":
+		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash.
+		if t, ok := w.protectedOperand(c, firstOperand(c.Argv, 1)+1); ok && w.on("protected-write") {
+			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
+		}
 		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
 			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
@@ -1074,4 +1084,26 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return 0
+}
+
+// protectedOperand returns the first operand from index from on that is a protected file,
+// itself or through a glob (rm -f /etc/*).
+func (w *watch) protectedOperand(c *SimpleCommand, from int) (string, bool) {
+	for k := from; k < len(c.Argv); k++ {
+		a := c.Argv[k]
+		if strings.HasPrefix(a, "-") || c.Partial != nil && c.Partial[k] {
+			continue
+		}
+		if w.protectedFile(a) {
+			return a, true
+		}
+		if strings.ContainsAny(a, "*?[") {
+			for _, m := range w.globAbs(a) {
+				if w.protectedFile(m) {
+					return a + " (" + m + ")", true
+				}
+			}
+		}
+	}
+	return "", false
 }
