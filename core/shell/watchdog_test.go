@@ -368,9 +368,10 @@ func TestWriteTargets(t *testing.T) {
 	}
 	for line, want := range cases {
 		a, err := Analyze(line)
-		if err != nil || len(a.Commands) != 1 {
+		if err != nil || len(a.Commands) == 0 {
 			t.Fatalf("%s: %v", line, err)
 		}
+		// The first command is the line's own (git -c core.pager=cat also shows cat).
 		if got := WriteTargets(a.Commands[0].Argv); !slices.Equal(got, want) {
 			t.Errorf("%s: %q, want %q", line, got, want)
 		}

@@ -95,6 +95,34 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	case name == "eval":
 		z.script(join(args), "eval", proto)
 		return
+	case name == "ssh":
+		// ssh HOST COMMAND...: the command runs on HOST (localhost is this machine),
+		// joined into one line as sshd hands it to the remote shell.
+		if rest := sshCommand(args); len(rest) > 0 {
+			z.script(join(rest), "ssh", proto)
+		}
+		return
+	case name == "git":
+		// git -c core.pager=CMD (and the other keys that name a command) runs CMD.
+		for k := 0; k+1 < len(args); k++ {
+			kv := ""
+			switch {
+			case args[k].s == "-c":
+				kv = args[k+1].s
+			case strings.HasPrefix(args[k].s, "-c"):
+				kv = args[k].s[2:]
+			default:
+				if !strings.HasPrefix(args[k].s, "-") {
+					k = len(args)
+				}
+				continue
+			}
+			key, val, ok := strings.Cut(kv, "=")
+			key = strings.ToLower(key)
+			if ok && (gitCommandKeys[key] || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!")) {
+				z.script(word{s: strings.TrimPrefix(val, "!"), known: args[k+1].known || args[k].known}, "git -c "+key, proto)
+			}
+		}
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
 		return
@@ -201,6 +229,12 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	rest := args[min(i, len(args)):]
 	switch spec.operands {
 	case -1: // su user [-c cmd]: nothing to run but a login shell unless -c comes later
+		if name == "runuser" && slices.ContainsFunc(args[:min(i, len(args))], func(a word) bool {
+			return a.s == "-u" || a.s == "--user" || strings.HasPrefix(a.s, "--user=") || strings.HasPrefix(a.s, "-u") && len(a.s) > 2
+		}) {
+			z.command(rest, inner, stdin) // runuser -u USER COMMAND runs COMMAND, as sudo does
+			return
+		}
 		for k, a := range rest {
 			if (a.s == "-c" || a.s == "--command") && k+1 < len(rest) {
 				z.script(rest[k+1], name, proto)
@@ -485,4 +519,32 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand) {
 			z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
 		}
 	}
+}
+
+// gitCommandKeys are git config keys whose value is a command git runs.
+var gitCommandKeys = map[string]bool{"core.pager": true, "core.editor": true, "core.fsmonitor": true,
+	"core.sshcommand": true, "core.askpass": true, "diff.external": true, "sequence.editor": true,
+	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true}
+
+// sshCommand is the remote command of an ssh call: what follows the destination.
+func sshCommand(args []word) []word {
+	withValue := "BbcDEeFIiJLlmOoPpQRSWw"
+	for k := 0; k < len(args); k++ {
+		a := args[k].s
+		if a == "--" {
+			k++
+			if k < len(args) {
+				return args[k+1:]
+			}
+			return nil
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			if strings.IndexByte(withValue, a[len(a)-1]) >= 0 && len(a) == 2 {
+				k++
+			}
+			continue
+		}
+		return args[k+1:] // a is the destination
+	}
+	return nil
 }
