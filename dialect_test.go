@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/prompt"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -114,13 +115,13 @@ func fileHas(name, want string) func(*testing.T, string) {
 func runCommand(t *testing.T, command, req, root string, vars map[string]string) (int, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	host := core.Host{
+	host := cli.Host{
 		Stdin: strings.NewReader(req), Stdout: &stdout, Stderr: &stderr,
 		Getenv: func(k string) string { return vars[k] },
 		Getwd:  func() (string, error) { return root, nil },
 		Now:    time.Now,
 	}
-	code := core.Main(strings.Fields(command), applets.All, host)
+	code := cli.Main(strings.Fields(command), applets.All, host)
 	return code, stdout.String() + stderr.String()
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core"
 )
 
@@ -72,12 +73,12 @@ func TestHostileJSON(t *testing.T) {
 		for i, req := range reqs {
 			isWrongType := i >= len(reqs)-len(wrong)
 			var out, errb bytes.Buffer
-			host := core.Host{
+			host := cli.Host{
 				Stdin: strings.NewReader(req), Stdout: &out, Stderr: &errb,
 				Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil },
 				Now: time.Now, Executable: "/nonexistent/agentbox",
 			}
-			code := core.Main([]string{"agentbox", spec.Name}, applets.All, host)
+			code := cli.Main([]string{"agentbox", spec.Name}, applets.All, host)
 			label := fmt.Sprintf("%s <- %.60q", spec.Name, req)
 			if code != 0 && code != 1 && code != 2 {
 				t.Errorf("%s: exit status %d", label, code)

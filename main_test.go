@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentbox/agentbox/applets"
-	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -17,7 +17,7 @@ import (
 // TestMain maps `agentbox` and every applet name and alias to the real main, so the
 // scripts exercise subcommand dispatch and argv[0] dispatch alike.
 func TestMain(m *testing.M) {
-	run := func() { os.Exit(core.Main(os.Args, applets.All, core.OSEnv())) }
+	run := func() { os.Exit(cli.Main(os.Args, applets.All, cli.OSEnv())) }
 	cmds := map[string]func(){"agentbox": run, "ab-skill": run}
 	for _, s := range applets.All {
 		cmds[s.Name] = run

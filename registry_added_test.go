@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core"
 )
 
@@ -58,9 +59,9 @@ func TestAppletAddedToTable(t *testing.T) {
 		"AGENTBOX_ROOT": root, "AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "default", "PATH": os.Getenv("PATH")}
 	run := func(stdin string, args ...string) (int, string) {
 		var out bytes.Buffer
-		host := core.Host{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &out,
+		host := cli.Host{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &out,
 			Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return root, nil }, Now: time.Now}
-		return core.Main(append([]string{"agentbox"}, args...), table, host), out.String()
+		return cli.Main(append([]string{"agentbox"}, args...), table, host), out.String()
 	}
 	if code, out := run("", "peek", "--help"); code != 0 || !strings.Contains(out, "the file to peek at") {
 		t.Errorf("help: %d %s", code, out)

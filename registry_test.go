@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/cli"
+	"github.com/agentbox/agentbox/cli/flags"
 	"github.com/agentbox/agentbox/core"
 )
 
@@ -28,7 +30,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: needs a one-line Summary, a Kind and a constructor", s.Name)
 		}
 		cmd := s.New()
-		if _, err := core.NewParser(&s, "agentbox "+s.Name, cmd, io.Discard, io.Discard); err != nil {
+		if _, err := flags.NewParser(&s, "agentbox "+s.Name, cmd, io.Discard, io.Discard); err != nil {
 			t.Errorf("%s: kong parser: %v", s.Name, err)
 		}
 		p := core.ParamsOf(cmd)
@@ -63,7 +65,7 @@ func TestHelpShowsDefaultsAndExample(t *testing.T) {
 		}
 		var stdout, stderr strings.Builder
 		root := t.TempDir()
-		host := core.Host{
+		host := cli.Host{
 			Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
 			Getenv: func(k string) string {
 				return map[string]string{"AGENTBOX_ROOT": root, "HOME": root, "XDG_STATE_HOME": filepath.Join(root, ".state"), "AGENTBOX_HEADLESS": "1"}[k]
@@ -71,7 +73,7 @@ func TestHelpShowsDefaultsAndExample(t *testing.T) {
 			Getwd: func() (string, error) { return root, nil },
 			Now:   time.Now,
 		}
-		if code := core.Main([]string{"agentbox", s.Name, "--help"}, applets.All, host); code != 0 {
+		if code := cli.Main([]string{"agentbox", s.Name, "--help"}, applets.All, host); code != 0 {
 			t.Errorf("%s --help exited %d: %s", s.Name, code, stderr.String())
 			continue
 		}

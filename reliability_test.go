@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/applets"
+	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core"
 )
 
@@ -38,13 +39,13 @@ type callResult struct {
 func callInProcess(t *testing.T, vars map[string]string, dir, applet string, req []byte) callResult {
 	t.Helper()
 	var out, errb bytes.Buffer
-	host := core.Host{
+	host := cli.Host{
 		Stdin: bytes.NewReader(req), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil },
 		Now: time.Now, Executable: "/nonexistent/agentbox",
 	}
 	done := make(chan int, 1)
-	go func() { done <- core.Main([]string{"agentbox", applet}, applets.All, host) }()
+	go func() { done <- cli.Main([]string{"agentbox", applet}, applets.All, host) }()
 	var res callResult
 	select {
 	case res.code = <-done:

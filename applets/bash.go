@@ -46,24 +46,24 @@ type Bash struct {
 
 // BashResult is what bash returns.
 type BashResult struct {
-	Command    string          `json:"command,omitempty"`
-	ExitCode   *int            `json:"exit_code,omitempty"`
-	Signal     string          `json:"signal,omitempty"`
-	Stdout     string          `json:"stdout"`
-	Stderr     string          `json:"stderr"`
-	DurationMs int64           `json:"duration_ms"`
-	TimedOut   bool            `json:"timed_out,omitempty"`
-	TimeoutMs  int64           `json:"timeout_ms,omitempty"`
-	Dir        string          `json:"working_dir,omitempty"`
-	StdoutPath string          `json:"stdout_path,omitempty"`
-	StderrPath string          `json:"stderr_path,omitempty"`
-	Lingering  bool            `json:"lingering,omitempty"`
-	Watchdog   *shell.Verdict  `json:"watchdog,omitempty"`
-	Sandbox    *sandbox.Report `json:"sandbox,omitempty"`
-	Job        *proc.Job       `json:"job,omitempty"`
-	Jobs       []*proc.Job     `json:"jobs,omitempty"`
-	More       bool            `json:"more,omitempty"`
-	NextOffset *int64          `json:"next_offset,omitempty"`
+	Command    string                `json:"command,omitempty"`
+	ExitCode   *int                  `json:"exit_code,omitempty"`
+	Signal     string                `json:"signal,omitempty"`
+	Stdout     string                `json:"stdout"`
+	Stderr     string                `json:"stderr"`
+	DurationMs int64                 `json:"duration_ms"`
+	TimedOut   bool                  `json:"timed_out,omitempty"`
+	TimeoutMs  int64                 `json:"timeout_ms,omitempty"`
+	Dir        string                `json:"working_dir,omitempty"`
+	StdoutPath string                `json:"stdout_path,omitempty"`
+	StderrPath string                `json:"stderr_path,omitempty"`
+	Lingering  bool                  `json:"lingering,omitempty"`
+	Watchdog   *core.WatchdogVerdict `json:"watchdog,omitempty"`
+	Sandbox    *sandbox.Report       `json:"sandbox,omitempty"`
+	Job        *proc.Job             `json:"job,omitempty"`
+	Jobs       []*proc.Job           `json:"jobs,omitempty"`
+	More       bool                  `json:"more,omitempty"`
+	NextOffset *int64                `json:"next_offset,omitempty"`
 	action     string
 }
 
@@ -200,8 +200,8 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	meta := map[string]any{"decision": decision}
 	sb := sandbox.Config{Mode: sandbox.Mode(b.sandboxMode(env)), Roots: env.WS.Roots}
-	var vw *shell.Verdict
-	if v := decision.Watchdog; v != nil && v.Action == shell.Flag {
+	var vw *core.WatchdogVerdict
+	if v := decision.Watchdog; v != nil && v.Action == string(shell.Flag) {
 		vw = v
 	}
 

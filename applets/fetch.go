@@ -17,6 +17,7 @@ import (
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/netguard"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -89,7 +90,7 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	// for) a host holds however the fetch gets there.
 	var mu sync.Mutex
 	decisions := map[string]core.Decision{target: d}
-	client := core.NewGuardedClient(core.GuardOptions{
+	client := netguard.NewClient(netguard.Options{
 		Timeout: timeout, MaxRedirects: FetchMaxRedirects,
 		AllowPrivate: func(host, port string) bool {
 			mu.Lock()
@@ -263,7 +264,7 @@ func privateAllowed(env *core.Env, d core.Decision, host, port string) bool {
 }
 
 func fetchError(u string, timeout time.Duration, err error) error {
-	var blocked *core.BlockedAddressError
+	var blocked *netguard.BlockedAddressError
 	var refused *core.Error
 	switch {
 	case errors.As(err, &refused):

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
+	"github.com/agentbox/agentbox/core/gate"
 )
 
 func fetchEnv(t *testing.T, vars map[string]string) *core.Env {
@@ -177,7 +178,7 @@ func TestFetchHostRuleWithPort(t *testing.T) {
 	_, port, _ := net.SplitHostPort(u.Host)
 	ruleEnv := func(pattern string) *core.Env {
 		env := fetchEnv(t, map[string]string{"AGENTBOX_MODE": "default"})
-		env.Gate = &core.PolicyGate{Split: core.ShellSplit}
+		env.Gate = &gate.PolicyGate{}
 		dir := filepath.Join(env.Getenv("HOME"), ".config", "agentbox")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
@@ -237,7 +238,7 @@ func TestFetchRedirectHostsAreAuthorized(t *testing.T) {
 		vars["AGENTBOX_MODE"] = "default"
 		vars["XDG_CONFIG_HOME"] = configHome
 		env := fetchEnv(t, vars)
-		env.Gate = &core.PolicyGate{Split: core.ShellSplit}
+		env.Gate = &gate.PolicyGate{}
 		if err := os.MkdirAll(filepath.Join(configHome, "agentbox"), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
+	"github.com/agentbox/agentbox/core/gate"
 )
 
 // policyEnv is an Env whose gate is the real policy (mode default, headless) with the
@@ -21,7 +22,7 @@ func policyEnv(t *testing.T, applet, config string) *core.Env {
 	cfg := t.TempDir()
 	writeConfig(t, filepath.Join(cfg, "agentbox", "config.json"), config)
 	env := withVars(coretest.Env(t, applet), map[string]string{"XDG_CONFIG_HOME": cfg, "AGENTBOX_MODE": "default"})
-	env.Gate = &core.PolicyGate{Split: core.ShellSplit}
+	env.Gate = &gate.PolicyGate{}
 	return env
 }
 

@@ -1,7 +1,7 @@
 package applets
 
 import (
-	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"os"
 	"testing"
 
@@ -16,6 +16,6 @@ func TestMain(m *testing.M) {
 	sandbox.Hook()
 	// In-memory calls build an Env without the table; the policy learns the applets
 	// from it here, as a real run does through the gate.
-	core.UsePolicyApplets(All)
+	gate.UseApplets(All)
 	os.Exit(m.Run())
 }

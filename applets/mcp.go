@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/prompt"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -85,7 +86,7 @@ func mcpHandler(base *core.Env, ref core.ToolRef) mcp.ToolHandler {
 			// prompts as elicitation; without it the headless rule holds.
 			if canElicit(ss) {
 				env.Elicit = elicitFunc(ss)
-				env.Gate = &core.PolicyGate{Split: core.ShellSplit, Asker: elicitAsker{ss}}
+				env.Gate = &gate.PolicyGate{Asker: elicitAsker{ss}}
 			}
 			if tok := req.Params.GetProgressToken(); tok != nil && spec.LongRunning {
 				stop := reportProgress(ctx, ss, tok, spec.Name)

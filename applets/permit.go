@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/shell"
 )
@@ -90,7 +91,7 @@ type PermitRevoke struct {
 
 // Run implements core.Command.
 func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
-	pol, res, err := core.PolicyFor(env)
+	pol, res, err := gate.PolicyFor(env)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +248,7 @@ func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, erro
 }
 
 func ruleOf(d policy.Decision) (rule, scope string) {
-	cd := core.CoreDecision(d)
+	cd := gate.CoreDecision(d)
 	return cd.Rule, cd.Scope
 }
 

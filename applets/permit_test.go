@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/policy"
 )
 
@@ -25,7 +26,7 @@ func (s *scriptedAsker) AskPermission(_ context.Context, p policy.Prompt) (polic
 func TestPermitRequestFlow(t *testing.T) {
 	env := coretest.Env(t, "permit")
 	asker := &scriptedAsker{answers: []policy.Answer{policy.Reject, policy.AllowSession, policy.AllowOnce, policy.Reject, policy.Reject}}
-	env.Gate = &core.PolicyGate{Asker: asker}
+	env.Gate = &gate.PolicyGate{Asker: asker}
 	root := coretest.Root(env)
 	req := `{"target_type":"path","target":"docs","level":"write","description":"write the docs","reason":"you asked"}`
 

@@ -44,7 +44,6 @@ func TestPlanProgress(t *testing.T) {
 // result says so; a field the action does not use is an error naming it.
 func TestPlanActionInferred(t *testing.T) {
 	env := coretest.Env(t, "plan")
-	env.Gate = nil
 	call := func(req string) (PlanResult, *core.Error) {
 		res, err := coretest.Call(t, env, &Plan{}, req)
 		if err != nil {

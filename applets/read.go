@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/walk"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -86,7 +87,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		e := core.AsError(err)
 		if e.Code == core.CodeNotFound {
 			msg := fmt.Sprintf("%s does not exist", p.Abs)
-			if sims := env.WS.SimilarPaths(p.Abs, 3); len(sims) > 0 {
+			if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
 				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
 			} else {
 				msg += "; use glob to find the file"

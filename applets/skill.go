@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 )
 
 // Skill lists and loads skills: folders holding a SKILL.md whose front matter carries a
@@ -118,7 +119,7 @@ func discoverSkills(env *core.Env) SkillList {
 	seen := map[string]bool{}
 	// Every SKILL.md is decided for reading, like a file a walk visits.
 	var denied func(abs string, isDir bool) bool
-	if g, ok := env.Gate.(*core.PolicyGate); ok {
+	if g, ok := env.Gate.(*gate.PolicyGate); ok {
 		denied = g.ReadFilter(env)
 	}
 	for _, d := range skillDirs(env) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/google/shlex"
 )
@@ -98,7 +99,7 @@ const taskSetupHelp = "no subagent is configured: task runs the agent command th
 
 // loadTaskConfig reads the configuration; ok is false when no agent is configured.
 func loadTaskConfig(env *core.Env) (cfg taskConfig, ok bool, err error) {
-	raw, file, err := core.HostConfig(env, "task")
+	raw, file, err := gate.HostConfig(env, "task")
 	if err != nil {
 		return cfg, false, err
 	}
@@ -264,7 +265,7 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, _, err := core.PolicyFor(env)
+	pol, _, err := gate.PolicyFor(env)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/ignore"
 	"github.com/agentbox/agentbox/core/walk"
 )
@@ -44,7 +45,7 @@ func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Durati
 	}
 	// Every file a walk visits is decided for reading: a read-denied file is left out
 	// and counted, so neither its name nor its content reaches the result.
-	if g, ok := env.Gate.(*core.PolicyGate); ok {
+	if g, ok := env.Gate.(*gate.PolicyGate); ok {
 		opt.Denied = g.ReadFilter(env)
 	}
 	if follow {

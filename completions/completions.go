@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentbox/agentbox/cli/flags"
 	"github.com/agentbox/agentbox/core"
 )
 
@@ -23,7 +24,7 @@ func model(specs []core.Spec) ([]applet, error) {
 	var out []applet
 	for i := range specs {
 		s := &specs[i]
-		k, err := core.NewParser(s, "agentbox "+s.Name, s.New(), io.Discard, io.Discard)
+		k, err := flags.NewParser(s, "agentbox "+s.Name, s.New(), io.Discard, io.Discard)
 		if err != nil {
 			return nil, err
 		}

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"io"
 	"time"
-
-	"github.com/agentbox/agentbox/core/policy"
-	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Env is everything an applet may use of the outside world. The front end builds it
@@ -24,7 +21,8 @@ type Env struct {
 	Session     *Session
 	Interactive bool   // a person typed this at a terminal (shell mode, stdin a terminal)
 	Executable  string // this binary, for re-exec'd helpers
-	// Gate decides whether a side effect may happen; nil means DefaultGate.
+	// Gate decides whether a side effect may happen; nil refuses every one (the front
+	// end sets core/gate's PolicyGate, tests its DefaultGate).
 	Gate Gate
 	// Specs is the applet table, for the applets that describe or serve the others
 	// (prompt, mcp); passing it in keeps the import direction main → applets → core.
@@ -36,9 +34,9 @@ type Env struct {
 	// Dialect is the tool-name dialect of the call (--dialect or AGENTBOX_DIALECT); prompt
 	// and mcp present the tools in it.
 	Dialect string
-	// signalsReady closes once a signal to agentbox cancels the call's context (see
-	// callContext); nil when signals are not watched (in-process calls).
-	signalsReady <-chan struct{}
+	// SignalsReady closes once a signal to agentbox cancels the call's context (the
+	// front end's call context); nil when signals are not watched (in-process calls).
+	SignalsReady <-chan struct{}
 }
 
 // ReadyToSpawn returns once a signal to agentbox (SIGINT, SIGTERM, SIGHUP) would cancel
@@ -47,8 +45,8 @@ type Env struct {
 // anything: before starting one, or, as bash does, before opening the start gate of one
 // it started (see proc.Options.BeforeStart).
 func (e *Env) ReadyToSpawn() {
-	if e.signalsReady != nil {
-		<-e.signalsReady
+	if e.SignalsReady != nil {
+		<-e.SignalsReady
 	}
 }
 
@@ -97,7 +95,15 @@ type Decision struct {
 	Pattern string `json:"-"`
 	// Watchdog is the shell watchdog's verdict when it refused a command line or
 	// flagged it for a person's look.
-	Watchdog *shell.Verdict `json:"-"`
+	Watchdog *WatchdogVerdict `json:"-"`
+}
+
+// WatchdogVerdict is the shell watchdog's verdict on a command line it refused or
+// flagged (core/shell decides it; core only carries it).
+type WatchdogVerdict struct {
+	Action string `json:"action"` // deny, or flag: run, with a warning for a person's look
+	Reason string `json:"reason,omitempty"`
+	Rule   string `json:"rule,omitempty"` // the watchdog rule that decided
 }
 
 // Gate is the permission check every side effect goes through.
@@ -110,7 +116,7 @@ type Gate interface {
 func (e *Env) Authorize(ctx context.Context, req Request) (Decision, error) {
 	g := e.Gate
 	if g == nil {
-		g = DefaultGate{}
+		g = noGate{}
 	}
 	if req.Applet == "" {
 		req.Applet = e.Applet
@@ -130,35 +136,11 @@ func (e *Env) Authorize(ctx context.Context, req Request) (Decision, error) {
 	return d, nil
 }
 
-// DefaultGate enforces only the watchdog and the permission mode given by
-// AGENTBOX_MODE (read-only refuses every side effect); rules and asking come from the
-// policy package (PolicyGate). The watchdog holds whatever the gate.
-type DefaultGate struct{}
+// noGate refuses every side effect: an Env built without a gate fails closed.
+type noGate struct{}
 
-// Authorize implements Gate.
-func (DefaultGate) Authorize(_ context.Context, env *Env, req Request) (Decision, error) {
-	var flagged *shell.Verdict
-	if req.Capability == CapShellRun && !req.Own {
-		pol, err := (&PolicyGate{Split: ShellSplit}).Policy(env)
-		if err != nil {
-			return Decision{Action: "deny", Reason: err.Error()}, Errorf(CodeInvalidParams, "%v", err)
-		}
-		cwd := req.Dir
-		if cwd == "" {
-			cwd = env.Cwd
-		}
-		flagged = pol.WatchdogVerdict(policy.Request{Applet: req.Applet, Capability: req.Capability, Target: req.Target, Cwd: cwd, EnvValues: req.EnvValues})
-		if flagged != nil && flagged.Action == shell.Deny {
-			pd := policy.Decision{Action: policy.Deny, Reason: "the watchdog refuses it: " + flagged.Reason, Watchdog: flagged}
-			text := policy.DeniedText(policy.Request{Capability: req.Capability, Target: req.Target}, pd)
-			return CoreDecision(pd), Errorf(CodePermissionDenied, "%s", text).WithDetails(map[string]any{"watchdog": flagged})
-		}
-	}
-	if env.Getenv != nil && env.Getenv("AGENTBOX_MODE") == "read-only" && req.Capability != CapFSRead {
-		d := Decision{Action: "deny", Rule: "mode read-only", Reason: "the permission mode is read-only"}
-		return d, Errorf(CodePermissionDenied, "%s is refused: agentbox runs in read-only mode (AGENTBOX_MODE=read-only); ask the user to change the mode", req.Summary)
-	}
-	return Decision{Action: "allow", Rule: "mode", Watchdog: flagged}, nil
+func (noGate) Authorize(context.Context, *Env, Request) (Decision, error) {
+	return Decision{Action: "deny", Reason: "no permission gate"}, Errorf(CodeInternal, "no permission gate is configured for this call; this is a bug in the host that built the call")
 }
 
 func isTimeout(err error) bool {

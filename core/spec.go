@@ -1,10 +1,6 @@
 package core
 
-import (
-	"context"
-
-	"github.com/agentbox/agentbox/core/policy"
-)
+import "context"
 
 // Kind is the ACP tool kind of an applet; clients use it to pick an icon or renderer.
 type Kind string
@@ -20,12 +16,13 @@ const (
 	KindOther   Kind = "other"
 )
 
-// Target kinds of Spec.Target (policy's own names, so the two cannot drift).
+// Target kinds of Spec.Target: what a permission rule naming the applet matches
+// (core/policy uses the same words; TestTargetKindsAgree keeps them so).
 const (
-	TargetPath    = policy.TargetPath
-	TargetCommand = policy.TargetCommand
-	TargetHost    = policy.TargetHost
-	TargetNone    = policy.TargetNone
+	TargetPath    = "path"
+	TargetCommand = "command"
+	TargetHost    = "host"
+	TargetNone    = "" // the applet takes no pattern: only "" or "*"
 )
 
 // Capabilities an applet may declare (reference 002's requires).

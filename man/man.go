@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentbox/agentbox/cli/flags"
 	"github.com/agentbox/agentbox/core"
 	"github.com/alecthomas/kong"
 )
@@ -83,7 +84,7 @@ func mainPage(specs []core.Spec) string {
 }
 
 func appletPage(s *core.Spec) (string, error) {
-	k, err := core.NewParser(s, "agentbox "+s.Name, s.New(), io.Discard, io.Discard)
+	k, err := flags.NewParser(s, "agentbox "+s.Name, s.New(), io.Discard, io.Discard)
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 )
 
 // Env returns an Env rooted at a fresh temporary directory (the workspace root and the
@@ -38,6 +39,7 @@ func Env(t testing.TB, applet string) *core.Env {
 		Cwd:     root,
 		WS:      ws,
 		Session: sess,
+		Gate:    gate.DefaultGate{},
 	}
 }
 

@@ -45,10 +45,8 @@ func TestBypassSuite(t *testing.T) {
 		mustRule(t, ScopeUser, "fs.read", "/**", Allow),
 	}
 	p := New(Env{Home: "/home/u", Roots: []string{root}}, ModeDefault, append(denies, allows...)...)
-	p.Split = ShellSplit
 	control := New(Env{Home: "/home/u", Roots: []string{root}}, ModeDefault, allows...)
 	control.Watchdog = NoWatchdog // the deny rules alone must stop each attempt
-	control.Split = ShellSplit
 	sh := func(line string) Request {
 		return Request{Applet: "bash", Capability: CapShellRun, Target: line, Cwd: root}
 	}

@@ -14,7 +14,6 @@ func TestCodeLoadingEnv(t *testing.T) {
 	}
 	for _, mode := range []Mode{ModeDefault, ModeAcceptEdits, ModeBypass} {
 		p := New(Env{Roots: []string{root}}, mode, mustRule(t, ScopeUser, "bash", "git status", Allow))
-		p.Split = ShellSplit
 		if d := p.Evaluate(req()); d.Action != Allow {
 			t.Fatalf("%s: git status alone: %v %s", mode, d.Action, d.Reason)
 		}
@@ -35,7 +34,6 @@ func TestCodeLoadingEnv(t *testing.T) {
 		mustRule(t, ScopeUser, "bash", "*", Allow),
 		mustRule(t, ScopeUser, "*", "*", Allow),
 		mustRule(t, ScopeUser, CapShellEnv, "GIT_CONFIG_*", Allow))
-	p.Split = ShellSplit
 	if d := p.Evaluate(req("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0")); d.Action != Allow {
 		t.Errorf("shell.env(GIT_CONFIG_*) did not allow: %v %s", d.Action, d.Reason)
 	}
@@ -46,7 +44,6 @@ func TestCodeLoadingEnv(t *testing.T) {
 	p = New(Env{Roots: []string{root}}, ModeBypass,
 		mustRule(t, ScopeUser, CapShellEnv, "*", Allow),
 		mustRule(t, ScopeManifest, CapShellEnv, "LD_*", Deny))
-	p.Split = ShellSplit
 	if d := p.Evaluate(req("LD_PRELOAD")); d.Action != Deny {
 		t.Errorf("manifest deny of LD_*: %v", d.Action)
 	}
@@ -59,7 +56,7 @@ func TestCodeLoadingEnv(t *testing.T) {
 	}
 	// Configured names join the list.
 	p = New(Env{Roots: []string{root}}, ModeBypass)
-	p.Split, p.CodeEnv = ShellSplit, []string{"MY_HOOK_*"}
+	p.CodeEnv = []string{"MY_HOOK_*"}
 	if d := p.Evaluate(req("MY_HOOK_CMD")); d.Action != Deny {
 		t.Errorf("configured code_env: %v", d.Action)
 	}

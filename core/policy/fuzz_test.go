@@ -15,7 +15,6 @@ func FuzzCompile(f *testing.F) {
 		f.Add(s, "npm run test -- -u && rm -rf ~ > /etc/x")
 	}
 	p := New(Env{Home: "/home/u", Roots: []string{ws}}, ModeDefault)
-	p.Split = ShellSplit
 	f.Fuzz(func(t *testing.T, rule, target string) {
 		perm, pat, _ := strings.Cut(rule, "\x00")
 		allow, err := Compile(perm, pat, Allow)

@@ -18,7 +18,6 @@ func TestRulesSeeThroughGlobalOptions(t *testing.T) {
 		mustRule(t, ScopeManifest, "bash", "cargo publish *", Deny),
 		mustRule(t, ScopeManifest, "bash", "go run *", Deny),
 	)
-	p.Split = ShellSplit
 	check := func(line string) Action {
 		return p.Evaluate(Request{Applet: "bash", Capability: CapShellRun, Target: line, Cwd: root}).Action
 	}
@@ -43,7 +42,6 @@ func TestRulesSeeThroughGlobalOptions(t *testing.T) {
 
 	// An allow rule does not see through them: -c can plant code.
 	p = New(Env{Roots: []string{root}}, ModeDefault, mustRule(t, ScopeUser, "bash", "git status", Allow))
-	p.Split = ShellSplit
 	if a := check("git status"); a != Allow {
 		t.Errorf("git status: %v", a)
 	}

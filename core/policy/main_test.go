@@ -6,7 +6,7 @@ import (
 )
 
 // TestMain installs the applets the tests' rules name, as agentbox installs its table
-// (core.UsePolicyApplets): the policy has no list of its own.
+// (gate.UseApplets): the policy has no list of its own.
 func TestMain(m *testing.M) {
 	UseApplets(map[string]string{
 		"read": TargetPath, "ls": TargetPath, "glob": TargetPath, "grep": TargetPath,

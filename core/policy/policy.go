@@ -37,9 +37,6 @@ type Redirect struct {
 	Partial bool
 }
 
-// Splitter splits a command line into simple commands; core/shell's Analyze, adapted.
-type Splitter func(line string) (*Analysis, error)
-
 // Policy holds the rules of every scope, the mode and the watchdog.
 type Policy struct {
 	Mode Mode
@@ -47,9 +44,6 @@ type Policy struct {
 	// from AGENTBOX_MODE_CEILING): refusals then suggest no looser mode.
 	Ceiling Mode
 	Env     Env
-	// Split analyses bash lines. Without one, every line is opaque: no allow rule
-	// applies and every deny or ask rule for commands does.
-	Split Splitter
 	// Watchdog refuses categories of calls no rule or mode can allow (it holds in
 	// bypass mode too). Nil means the built-in one: the shell watchdog (core/shell)
 	// over every command line, configured by ShellWatchdog, and DefaultWatchdog over
@@ -364,12 +358,8 @@ func resolveExisting(abs string) string {
 
 func (p *Policy) commandChecks(base Check, req Request) []Check {
 	line := req.Target
-	var a *Analysis
-	var err error
-	if p.Split != nil {
-		a, err = p.Split(line)
-	}
-	if p.Split == nil || err != nil || a == nil {
+	a, err := shellSplit(line)
+	if err != nil || a == nil {
 		c := base
 		c.Uncertain, c.opaque, c.Display = true, true, line
 		return []Check{c}

@@ -27,7 +27,6 @@ func mustRule(t testing.TB, scope Scope, perm, pat string, a Action) *Rule {
 
 func newPolicy(t testing.TB, mode Mode, rules ...*Rule) *Policy {
 	p := New(Env{Home: "/home/u", Roots: []string{ws}}, mode, rules...)
-	p.Split = ShellSplit
 	return p
 }
 
@@ -278,9 +277,10 @@ func TestUncertainNeverAllows(t *testing.T) {
 			t.Errorf("%q: %v by %s; every part is allowed by *", line, d.Action, d.Source())
 		}
 	}
-	// Without a splitter a line is opaque: no allow, and every command deny applies.
+	// A line the shell parser cannot read is opaque: no allow, and every command deny
+	// applies.
 	q := New(Env{Roots: []string{ws}}, ModeDefault, mustRule(t, ScopeUser, "bash", "*", Allow), mustRule(t, ScopeUser, "bash", "rm *", Deny))
-	if d := q.Evaluate(bash("ls")); d.Action != Deny {
+	if d := q.Evaluate(bash("ls 'unterminated")); d.Action != Deny {
 		t.Errorf("opaque line: %v, want deny (a deny rule could match)", d.Action)
 	}
 }
@@ -335,7 +335,6 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Split = ShellSplit
 	if p.Mode != ModeAcceptEdits {
 		t.Errorf("mode %s, want accept-edits from the user config", p.Mode)
 	}
@@ -355,7 +354,6 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Split = ShellSplit
 	if a := p.Evaluate(br("make all")).Action; a != Allow {
 		t.Errorf("trusted project allow: %v", a)
 	}
@@ -403,7 +401,6 @@ func TestLoad(t *testing.T) {
 		if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], w.want) || !strings.Contains(p.Warnings[0], ProjectConfigPath(root)) {
 			t.Errorf("project %s: warnings %q, want one naming the file and %q", w.project, p.Warnings, w.want)
 		}
-		p.Split = ShellSplit
 		if strings.Contains(w.project, "deny") && !strings.Contains(w.project, "bassh") {
 			if a := p.Evaluate(br("make all")).Action; a != Deny {
 				t.Errorf("project %s: the file's own deny rule no longer tightens: %v", w.project, a)

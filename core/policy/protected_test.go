@@ -69,7 +69,6 @@ func TestProtectedWrites(t *testing.T) {
 	}
 	// A bash redirection into a hook is held too, even in bypass mode.
 	p = New(env, ModeBypass)
-	p.Split = ShellSplit
 	if d := p.Evaluate(Request{Applet: "bash", Capability: CapShellRun, Target: "echo evil > .git/hooks/pre-commit", Cwd: root}); d.Action != Ask {
 		t.Errorf("redirect into a hook in bypass: %v (%s)", d.Action, d.Reason)
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	fuzzy "github.com/agentbox/agentbox/core/suggest"
 	"net"
 	"net/url"
 	"path"
@@ -201,7 +202,7 @@ func unknownPermission(p string) error {
 	slices.Sort(names)
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(p, n); d < bestD {
+		if d := fuzzy.EditDistance(p, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -210,26 +211,6 @@ func unknownPermission(p string) error {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return fmt.Errorf("unknown permission %q%s; a permission is an applet id, a capability (fs.read, fs.write, shell.run, net.fetch, agent.spawn) or \"*\"", p, hint)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // match reports whether the rule applies to the check, and how specifically. A

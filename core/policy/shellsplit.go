@@ -2,9 +2,9 @@ package policy
 
 import "github.com/agentbox/agentbox/core/shell"
 
-// ShellSplit is the Splitter agentbox uses: core/shell's Analyze (every simple command
+// shellSplit is how the policy reads a command line: core/shell's Analyze (every simple command
 // of a line, through chains, substitutions and wrappers), in the policy's terms.
-func ShellSplit(line string) (*Analysis, error) {
+func shellSplit(line string) (*Analysis, error) {
 	a, err := shell.Analyze(line)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package core
+package walk
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentbox/agentbox/core/walk"
+	"github.com/agentbox/agentbox/core/suggest"
 )
 
-// SimilarPaths returns up to n existing files anywhere in the workspace whose names
+// SimilarPaths returns up to n existing files anywhere under roots whose names
 // resemble missing's, best first, for "did you mean" hints. The walk is bounded (entries
 // and time), so a huge tree costs a fraction of a second at most.
-func (w *Workspace) SimilarPaths(missing string, n int) []string {
+func SimilarPaths(roots []string, missing string, n int) []string {
 	want := strings.ToLower(filepath.Base(missing))
 	wantStem := strings.TrimSuffix(want, filepath.Ext(want))
 	type cand struct {
@@ -29,14 +29,14 @@ func (w *Workspace) SimilarPaths(missing string, n int) []string {
 	)
 	// The same walker and skip rules as ls, glob and grep (hidden entries, ignore files,
 	// node_modules-like folders), bounded in entries and time.
-	opt := walk.Options{Budget: 300 * time.Millisecond}
-	for _, root := range w.Roots {
-		_, _ = walk.Walk(context.Background(), root, opt, func(e *walk.Entry) error {
+	opt := Options{Budget: 300 * time.Millisecond}
+	for _, root := range roots {
+		_, _ = Walk(context.Background(), root, opt, func(e *Entry) error {
 			if seen.Add(1) > 200000 {
-				return walk.ErrStop
+				return ErrStop
 			}
 			name := strings.ToLower(e.Name)
-			dist := editDistance(want, name)
+			dist := suggest.EditDistance(want, name)
 			longest := max(len(want), len(name))
 			score := 1 - float64(dist)/float64(max(longest, 1))
 			stem := strings.TrimSuffix(name, filepath.Ext(name))

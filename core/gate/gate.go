@@ -1,11 +1,18 @@
-package core
+// Package gate wires the permission policy (core/policy) and the shell watchdog
+// (core/shell) into core's Gate interface. core holds only the contract (Request,
+// Decision, Gate), so the packages that describe applets (prompt, man, completions)
+// link no shell parser. A real process uses PolicyGate; DefaultGate is the watchdog
+// and the read-only mode alone, for tests and in-process calls without a policy.
+package gate
 
 import (
 	"context"
 	"errors"
 	"sync"
 
+	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/core/shell"
 	"github.com/agentbox/agentbox/core/tty"
 )
 
@@ -17,17 +24,15 @@ type PolicyGate struct {
 	once sync.Once
 	pol  *policy.Policy
 	err  error
-	// Split analyses bash lines (core/shell); nil leaves lines opaque to the policy.
-	Split policy.Splitter
 	// Asker asks a person; nil means /dev/tty.
 	Asker policy.Asker
 }
 
 // Policy loads (once) and returns the policy for env.
-func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
+func (g *PolicyGate) Policy(env *core.Env) (*policy.Policy, error) {
 	g.once.Do(func() {
 		if env.Specs != nil {
-			UsePolicyApplets(env.Specs)
+			UseApplets(env.Specs)
 		}
 		getenv := env.Getenv
 		src := policy.Sources{
@@ -45,9 +50,6 @@ func (g *PolicyGate) Policy(env *Env) (*policy.Policy, error) {
 			penv.ReadRoots = env.Session.ReadableDirs()
 		}
 		g.pol, g.err = policy.Load(src, penv)
-		if g.err == nil {
-			g.pol.Split = g.Split
-		}
 	})
 	return g.pol, g.err
 }
@@ -63,7 +65,7 @@ func (g *PolicyGate) Warnings() []string {
 
 // ReadFilter is the policy's per-path read check for walks (see policy.ReadFilter);
 // nil when nothing could be refused.
-func (g *PolicyGate) ReadFilter(env *Env) func(abs string, isDir bool) bool {
+func (g *PolicyGate) ReadFilter(env *core.Env) func(abs string, isDir bool) bool {
 	pol, err := g.Policy(env)
 	if err != nil {
 		return nil
@@ -72,7 +74,7 @@ func (g *PolicyGate) ReadFilter(env *Env) func(abs string, isDir bool) bool {
 }
 
 // GrantStore returns the session's grant store (grants.json in the session directory).
-func GrantStore(env *Env) (*policy.Store, error) {
+func GrantStore(env *core.Env) (*policy.Store, error) {
 	dir, err := env.Session.Dir()
 	if err != nil {
 		return nil, err
@@ -82,7 +84,7 @@ func GrantStore(env *Env) (*policy.Store, error) {
 
 // Resolver is how ask is resolved for env: allow for a person who typed the call,
 // needs_input for a headless host, else a question on /dev/tty.
-func (g *PolicyGate) Resolver(env *Env) (policy.Resolver, error) {
+func (g *PolicyGate) Resolver(env *core.Env) (policy.Resolver, error) {
 	store, err := GrantStore(env)
 	if err != nil {
 		return policy.Resolver{}, err
@@ -101,14 +103,14 @@ func (g *PolicyGate) Resolver(env *Env) (policy.Resolver, error) {
 }
 
 // Authorize implements Gate.
-func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Decision, error) {
+func (g *PolicyGate) Authorize(ctx context.Context, env *core.Env, req core.Request) (core.Decision, error) {
 	pol, err := g.Policy(env)
 	if err != nil {
-		return Decision{Action: "deny", Reason: err.Error()}, Errorf(CodeInvalidParams, "%v", err)
+		return core.Decision{Action: "deny", Reason: err.Error()}, core.Errorf(core.CodeInvalidParams, "%v", err)
 	}
 	res, err := g.Resolver(env)
 	if err != nil {
-		return Decision{Action: "deny", Reason: err.Error()}, err
+		return core.Decision{Action: "deny", Reason: err.Error()}, err
 	}
 	cwd := req.Dir
 	if cwd == "" {
@@ -121,9 +123,9 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 	if err != nil {
 		var rf *policy.Refusal
 		if errors.As(err, &rf) {
-			e := Errorf(ErrorCode(rf.Code), "%s", rf.Text)
+			e := core.Errorf(core.ErrorCode(rf.Code), "%s", rf.Text)
 			if d.Watchdog != nil {
-				e = e.WithDetails(map[string]any{"watchdog": d.Watchdog})
+				e = e.WithDetails(map[string]any{"watchdog": verdict(d.Watchdog)})
 			}
 			return cd, e
 		}
@@ -133,8 +135,8 @@ func (g *PolicyGate) Authorize(ctx context.Context, env *Env, req Request) (Deci
 }
 
 // CoreDecision converts a policy decision for the envelope's metadata.
-func CoreDecision(d policy.Decision) Decision {
-	cd := Decision{Action: d.Action.String(), Reason: d.Reason, Watchdog: d.Watchdog}
+func CoreDecision(d policy.Decision) core.Decision {
+	cd := core.Decision{Action: d.Action.String(), Reason: d.Reason, Watchdog: verdict(d.Watchdog)}
 	switch {
 	case d.Rule != nil:
 		cd.Rule = d.Rule.String()
@@ -156,18 +158,67 @@ func CoreDecision(d policy.Decision) Decision {
 // PolicyFor returns the policy and the ask resolver that env's gate uses, for the
 // applets that inspect or extend them (permit). An Env without a PolicyGate (tests)
 // gets one built from its variables.
-func PolicyFor(env *Env) (*policy.Policy, policy.Resolver, error) {
+func PolicyFor(env *core.Env) (*policy.Policy, policy.Resolver, error) {
 	g, ok := env.Gate.(*PolicyGate)
 	if !ok {
-		g = &PolicyGate{Split: ShellSplit}
+		g = &PolicyGate{}
 	}
 	pol, err := g.Policy(env)
 	if err != nil {
-		return nil, policy.Resolver{}, Errorf(CodeInvalidParams, "%v", err)
+		return nil, policy.Resolver{}, core.Errorf(core.CodeInvalidParams, "%v", err)
 	}
 	res, err := g.Resolver(env)
 	if err != nil {
 		return nil, policy.Resolver{}, err
 	}
 	return pol, res, nil
+}
+
+// verdict is the watchdog's verdict as core reports it.
+func verdict(v *shell.Verdict) *core.WatchdogVerdict {
+	if v == nil {
+		return nil
+	}
+	return &core.WatchdogVerdict{Action: string(v.Action), Reason: v.Reason, Rule: v.Rule}
+}
+
+// UseApplets tells the permission policy which applets exist and what their rules
+// match, from the table: the policy has no list of its own.
+func UseApplets(specs []core.Spec) {
+	targets := make(map[string]string, len(specs))
+	for _, s := range specs {
+		targets[s.Name] = s.Target
+	}
+	policy.UseApplets(targets)
+}
+
+// DefaultGate enforces only the watchdog and the permission mode given by
+// AGENTBOX_MODE (read-only refuses every side effect), without rules or asking: the
+// gate of tests and in-process calls. The watchdog holds whatever the gate.
+type DefaultGate struct{}
+
+// Authorize implements core.Gate.
+func (DefaultGate) Authorize(_ context.Context, env *core.Env, req core.Request) (core.Decision, error) {
+	var flagged *shell.Verdict
+	if req.Capability == core.CapShellRun && !req.Own {
+		pol, err := (&PolicyGate{}).Policy(env)
+		if err != nil {
+			return core.Decision{Action: "deny", Reason: err.Error()}, core.Errorf(core.CodeInvalidParams, "%v", err)
+		}
+		cwd := req.Dir
+		if cwd == "" {
+			cwd = env.Cwd
+		}
+		flagged = pol.WatchdogVerdict(policy.Request{Applet: req.Applet, Capability: req.Capability, Target: req.Target, Cwd: cwd, EnvValues: req.EnvValues})
+		if flagged != nil && flagged.Action == shell.Deny {
+			pd := policy.Decision{Action: policy.Deny, Reason: "the watchdog refuses it: " + flagged.Reason, Watchdog: flagged}
+			text := policy.DeniedText(policy.Request{Capability: req.Capability, Target: req.Target}, pd)
+			return CoreDecision(pd), core.Errorf(core.CodePermissionDenied, "%s", text).WithDetails(map[string]any{"watchdog": verdict(flagged)})
+		}
+	}
+	if env.Getenv != nil && env.Getenv("AGENTBOX_MODE") == "read-only" && req.Capability != core.CapFSRead {
+		d := core.Decision{Action: "deny", Rule: "mode read-only", Reason: "the permission mode is read-only"}
+		return d, core.Errorf(core.CodePermissionDenied, "%s is refused: agentbox runs in read-only mode (AGENTBOX_MODE=read-only); ask the user to change the mode", req.Summary)
+	}
+	return core.Decision{Action: "allow", Rule: "mode", Watchdog: verdict(flagged)}, nil
 }

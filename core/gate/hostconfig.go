@@ -1,4 +1,4 @@
-package core
+package gate
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/policy"
 )
 
@@ -14,7 +15,7 @@ import (
 // (--manifest, AGENTBOX_MANIFEST) if it has one, else the user config. A project
 // config is never read for it: a repository must not choose the programs agentbox
 // starts. file names where the section came from; a missing section is (nil, "", nil).
-func HostConfig(env *Env, key string) (raw json.RawMessage, file string, err error) {
+func HostConfig(env *core.Env, key string) (raw json.RawMessage, file string, err error) {
 	files := []string{}
 	if m := env.Getenv("AGENTBOX_MANIFEST"); m != "" {
 		if !filepath.IsAbs(m) {
@@ -31,11 +32,11 @@ func HostConfig(env *Env, key string) (raw json.RawMessage, file string, err err
 			continue
 		}
 		if err != nil {
-			return nil, f, Errorf(CodeInvalidParams, "cannot read the config %s: %v", f, err)
+			return nil, f, core.Errorf(core.CodeInvalidParams, "cannot read the config %s: %v", f, err)
 		}
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(b, &top); err != nil {
-			return nil, f, Errorf(CodeInvalidParams, "the config %s is not valid JSON: %v; fix the file", f, err)
+			return nil, f, core.Errorf(core.CodeInvalidParams, "the config %s is not valid JSON: %v; fix the file", f, err)
 		}
 		if s, ok := top[key]; ok && string(s) != "null" {
 			return s, f, nil

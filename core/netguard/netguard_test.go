@@ -1,4 +1,4 @@
-package core
+package netguard
 
 import (
 	"net/netip"

@@ -1,9 +1,10 @@
-package core
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/agentbox/agentbox/core"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,17 +18,17 @@ type echoCmd struct {
 	Fail  bool   `json:"fail"`
 }
 
-func (c *echoCmd) Run(ctx context.Context, env *Env) (*Result, error) {
+func (c *echoCmd) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if c.Panic {
 		panic("boom")
 	}
 	if c.Fail {
-		return nil, Errorf(CodeNotFound, "nothing here; try elsewhere")
+		return nil, core.Errorf(core.CodeNotFound, "nothing here; try elsewhere")
 	}
-	return &Result{Data: map[string]string{"msg": c.Msg}}, nil
+	return &core.Result{Data: map[string]string{"msg": c.Msg}}, nil
 }
 
-var testSpecs = []Spec{{Name: "echo", Aliases: []string{"say", "Echo_Tool"}, Summary: "echo", New: func() Command { return &echoCmd{} }}}
+var testSpecs = []core.Spec{{Name: "echo", Aliases: []string{"say", "Echo_Tool"}, Summary: "echo", New: func() core.Command { return &echoCmd{} }}}
 
 func runMain(t *testing.T, args []string, stdin string, tty bool) (int, map[string]any, string, string) {
 	t.Helper()
@@ -124,7 +125,7 @@ func TestInstallLinks(t *testing.T) {
 	os.MkdirAll(sys, 0o755)
 	os.WriteFile(filepath.Join(sys, "fail"), []byte("#!/bin/sh\nexit 1\n"), 0o755) // the system's "fail"
 	env := map[string]string{"PATH": links + ":" + sys}
-	specs := append(append([]Spec(nil), testSpecs...), Spec{Name: "fail", Summary: "fail", New: func() Command { return &echoCmd{} }})
+	specs := append(append([]core.Spec(nil), testSpecs...), core.Spec{Name: "fail", Summary: "fail", New: func() core.Command { return &echoCmd{} }})
 	var out bytes.Buffer
 	host := Host{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] }, Executable: exe, Now: time.Now}
 	if code := Main([]string{"agentbox", "install", "--links", links}, specs, host); code != 0 {
@@ -184,7 +185,7 @@ func TestInstallLinks(t *testing.T) {
 
 // In JSON mode an unknown applet is an envelope on stdout, with the closest names.
 func TestUnknownAppletEnvelope(t *testing.T) {
-	specs := []Spec{{Name: "read"}, {Name: "grep"}, {Name: "glob"}}
+	specs := []core.Spec{{Name: "read"}, {Name: "grep"}, {Name: "glob"}}
 	for _, tc := range []struct {
 		name    string
 		closest string
@@ -195,4 +196,14 @@ func TestUnknownAppletEnvelope(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %s, stderr %s", tc.name, code, out.String(), errOut.String())
 		}
 	}
+}
+
+// realTemp is a temporary folder by its real path (macOS's /var is a link).
+func realTemp(t *testing.T) string {
+	d := t.TempDir()
+	r, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

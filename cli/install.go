@@ -1,8 +1,9 @@
-package core
+package cli
 
 import (
 	"errors"
 	"fmt"
+	"github.com/agentbox/agentbox/core"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ var shellBuiltins = []string{
 // into a folder early on PATH would break every script that runs the system's. It
 // never replaces a file that is not already a link to this binary, and reports what it
 // created, kept, left out and why.
-func install(host Host, t *Table, args []string) int {
+func install(host Host, t *core.Table, args []string) int {
 	const usage = "agentbox install --links DIR [--prefix P] [--force]"
 	g, args, err := splitGlobals(args)
 	var dir, prefix string
@@ -124,7 +125,7 @@ func install(host Host, t *Table, args []string) int {
 		rep.Created = append(rep.Created, link)
 	}
 	if g.JSON {
-		_ = OutputEnvelope(&Result{Data: rep}, 0).WriteJSON(host.Stdout)
+		_ = core.OutputEnvelope(&core.Result{Data: rep}, 0).WriteJSON(host.Stdout)
 	} else {
 		fmt.Fprintf(host.Stdout, "created %d, kept %d, left out %d, skipped %d links in %s\n", len(rep.Created), len(rep.Kept), len(rep.LeftOut), len(rep.Skipped), dir)
 		if len(rep.Removed) > 0 {

@@ -1,4 +1,7 @@
-package core
+// Package netguard is fetch's HTTP client that refuses to dial private, loopback,
+// link-local and metadata addresses (every IPv6 spelling of them too), checked on the
+// resolved address at dial time so DNS rebinding and redirects cannot reach them.
+package netguard
 
 import (
 	"context"
@@ -10,8 +13,8 @@ import (
 	"time"
 )
 
-// GuardOptions configure a guarded HTTP client.
-type GuardOptions struct {
+// Options configure a guarded HTTP client.
+type Options struct {
 	Timeout      time.Duration
 	MaxRedirects int
 	// AllowPrivate says whether host may be reached at a private, loopback,
@@ -116,11 +119,11 @@ func plainBlockedReason(a netip.Addr) string {
 	return ""
 }
 
-// NewGuardedClient returns an HTTP client that vets every address it connects to, after
+// NewClient returns an HTTP client that vets every address it connects to, after
 // DNS resolution and on every redirect, so neither a redirect nor a DNS answer can lead a
 // fetch into a private network. It never uses a proxy from the environment (a proxy
 // would hide the real destination from the check).
-func NewGuardedClient(opt GuardOptions) *http.Client {
+func NewClient(opt Options) *http.Client {
 	dialer := &net.Dialer{Timeout: opt.Timeout}
 	transport := &http.Transport{
 		Proxy: nil,

@@ -1,4 +1,9 @@
-package core
+// Package cli is agentbox's front end: the process boundary (Host), dispatch on argv[0]
+// or the first argument, the global flags, JSON or shell mode, the call's Env with the
+// policy gate, and the envelope or text written back. It also runs the re-exec'd
+// helpers (job supervisor, sandbox) and `agentbox install`. The applets and core never
+// see the process: everything reaches them through core.Env.
+package cli
 
 import (
 	"bytes"
@@ -10,20 +15,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/agentbox/agentbox/core/policy"
+	"github.com/agentbox/agentbox/cli/flags"
+	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
+	"github.com/agentbox/agentbox/core/proc"
+	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/mattn/go-isatty"
 )
-
-// Version is set at build time with -ldflags "-X github.com/agentbox/agentbox/core.Version=v1.2.3";
-// otherwise the module version from the build info is used.
-var Version = ""
 
 // Host is the process boundary: everything Main takes from the operating system.
 type Host struct {
@@ -133,12 +136,12 @@ func splitGlobals(args []string) (globals, []string, error) {
 
 // Main runs agentbox: it dispatches on argv[0] or the first argument, runs the applet
 // and returns the exit status.
-func Main(args []string, specs []Spec, host Host) int {
+func Main(args []string, specs []core.Spec, host Host) int {
 	if len(args) == 0 {
 		args = []string{"agentbox"}
 	}
 	runHelper(args)
-	table := NewTable(specs)
+	table := core.NewTable(specs)
 	// The dialect (--dialect or AGENTBOX_DIALECT) decides what a tool name means, so it
 	// is read before the name is resolved; runApplet takes the flag out again.
 	dialect := host.Getenv("AGENTBOX_DIALECT")
@@ -146,7 +149,7 @@ func Main(args []string, specs []Spec, host Host) int {
 		dialect = g.Dialect
 	}
 	if _, err := table.DialectTools(dialect); err != nil {
-		fmt.Fprintln(host.Stderr, "agentbox: "+AsError(err).Message)
+		fmt.Fprintln(host.Stderr, "agentbox: "+core.AsError(err).Message)
 		return ExitUsage
 	}
 	if ref := table.ResolveArgv0(dialect, args[0]); ref != nil {
@@ -161,13 +164,13 @@ func Main(args []string, specs []Spec, host Host) int {
 	case "-h", "--help", "help":
 		if len(rest) > 1 {
 			if spec := table.Lookup(rest[1]); spec != nil {
-				return runApplet(&ToolRef{Spec: spec}, "agentbox "+spec.Name, []string{"--help"}, table, host)
+				return runApplet(&core.ToolRef{Spec: spec}, "agentbox "+spec.Name, []string{"--help"}, table, host)
 			}
 		}
 		printUsage(host.Stdout, table)
 		return ExitOK
 	case "--version", "version":
-		fmt.Fprintln(host.Stdout, "agentbox", VersionString())
+		fmt.Fprintln(host.Stdout, "agentbox", core.VersionString())
 		return ExitOK
 	case "--list", "list":
 		return listApplets(host, table, rest[1:])
@@ -185,11 +188,11 @@ func Main(args []string, specs []Spec, host Host) int {
 		if len(closest) > 0 {
 			msg += fmt.Sprintf("; the closest names are %s", strings.Join(closest, ", "))
 		}
-		e := Errorf(CodeInvalidParams, "%s. Run `agentbox --list` (or `agentbox prompt`) to see every applet.", msg)
+		e := core.Errorf(core.CodeInvalidParams, "%s. Run `agentbox --list` (or `agentbox prompt`) to see every applet.", msg)
 		if closest == nil {
 			closest = []string{}
 		}
-		_ = ErrorEnvelope(e.WithDetails(map[string]any{"closest": closest}), 0).WriteJSON(host.Stdout)
+		_ = core.ErrorEnvelope(e.WithDetails(map[string]any{"closest": closest}), 0).WriteJSON(host.Stdout)
 		return ExitUsage
 	}
 	msg := fmt.Sprintf("agentbox: unknown applet %q", rest[0])
@@ -200,18 +203,7 @@ func Main(args []string, specs []Spec, host Host) int {
 	return ExitUsage
 }
 
-// VersionString reports the build's version.
-func VersionString() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
-
-func printUsage(w io.Writer, t *Table) {
+func printUsage(w io.Writer, t *core.Table) {
 	fmt.Fprintf(w, `agentbox: the tool layer of a coding agent, in one binary.
 
 Usage:
@@ -231,20 +223,20 @@ Applets:
 	}
 }
 
-func listApplets(host Host, t *Table, args []string) int {
+func listApplets(host Host, t *core.Table, args []string) int {
 	g, _, _ := splitGlobals(args)
 	if g.JSON {
 		type row struct {
-			Name    string   `json:"name"`
-			Aliases []string `json:"aliases"`
-			Kind    Kind     `json:"kind"`
-			Summary string   `json:"summary"`
+			Name    string    `json:"name"`
+			Aliases []string  `json:"aliases"`
+			Kind    core.Kind `json:"kind"`
+			Summary string    `json:"summary"`
 		}
 		var rows []row
 		for _, s := range t.Specs {
 			rows = append(rows, row{s.Name, s.Aliases, s.Kind, s.Summary})
 		}
-		_ = OutputEnvelope(&Result{Data: rows}, 0).WriteJSON(host.Stdout)
+		_ = core.OutputEnvelope(&core.Result{Data: rows}, 0).WriteJSON(host.Stdout)
 		return ExitOK
 	}
 	for _, s := range t.Specs {
@@ -254,7 +246,7 @@ func listApplets(host Host, t *Table, args []string) int {
 }
 
 // runApplet is the front end of one call.
-func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host) (status int) {
+func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table, host Host) (status int) {
 	spec, tool := ref.Spec, ref.Tool
 	start := host.Now()
 	ctx, signalsReady := callContext(host)
@@ -276,26 +268,26 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	}
 
 	elapsed := func() int64 { return host.Now().Sub(start).Milliseconds() }
-	fail := func(e *Error, code int) int {
+	fail := func(e *core.Error, code int) int {
 		if ref.Tool != nil {
 			// Hints name the tools as this dialect calls them (read_file, list_skills).
 			e.Message = table.DialectHints(ref.Tool.Dialect, e.Message)
 		}
 		if jsonOut {
-			_ = ErrorEnvelope(e, elapsed()).WriteJSON(host.Stdout)
+			_ = core.ErrorEnvelope(e, elapsed()).WriteJSON(host.Stdout)
 		} else {
-			p := NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+			p := core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
 			p.Printf("%s: %s %s\n", spec.Name, p.Warn("error ["+string(e.Code)+"]:"), e.Message)
 		}
 		return code
 	}
 	if gerr != nil {
-		return fail(Errorf(CodeInvalidParams, "%v", gerr), ExitUsage)
+		return fail(core.Errorf(core.CodeInvalidParams, "%v", gerr), ExitUsage)
 	}
 
 	defer func() {
 		if r := recover(); r != nil {
-			status = fail(Errorf(CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox, please report it with the request that caused it", r), ExitToolError)
+			status = fail(core.Errorf(core.CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox, please report it with the request that caused it", r), ExitToolError)
 		}
 	}()
 
@@ -307,7 +299,7 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 		}
 	}
 	if err != nil {
-		return fail(AsError(err), ExitUsage)
+		return fail(core.AsError(err), ExitUsage)
 	}
 	defer env.WS.Close()
 
@@ -315,18 +307,18 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	if jsonIn {
 		// The request is read so that a signal still stops agentbox while a writer
 		// holds stdin open and sends nothing.
-		data, err := ReadAllContext(ctx, host.Stdin, MaxRequestBytes+1)
+		data, err := core.ReadAllContext(ctx, host.Stdin, core.MaxRequestBytes+1)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fail(Errorf(CodeInterrupted, "interrupted by a signal while waiting for the JSON request on stdin"), ExitInterrupted)
+				return fail(core.Errorf(core.CodeInterrupted, "interrupted by a signal while waiting for the JSON request on stdin"), ExitInterrupted)
 			}
-			return fail(Errorf(CodeIOError, "could not read the JSON request from stdin: %v", err), ExitUsage)
+			return fail(core.Errorf(core.CodeIOError, "could not read the JSON request from stdin: %v", err), ExitUsage)
 		}
-		if err := DecodeDialectRequest(bytes.NewReader(data), cmd, tool); err != nil {
-			return fail(AsError(err), ExitUsage)
+		if err := core.DecodeDialectRequest(bytes.NewReader(data), cmd, tool); err != nil {
+			return fail(core.AsError(err), ExitUsage)
 		}
 	} else {
-		exit, err := parseFlags(spec, prog, cmd, args, host)
+		exit, err := flags.Parse(spec, prog, cmd, args, flags.Stdio{Stdin: host.Stdin, Stdout: host.Stdout, Stderr: host.Stderr, StdinIsTerminal: host.StdinIsTerminal, StdinIsData: host.StdinIsData})
 		if exit >= 0 {
 			return exit
 		}
@@ -337,11 +329,11 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 			err = json.Unmarshal(b, cmd)
 		}
 		if err != nil {
-			return fail(AsError(err), ExitUsage)
+			return fail(core.AsError(err), ExitUsage)
 		}
 	}
 
-	env.signalsReady = signalsReady
+	env.SignalsReady = signalsReady
 	if jsonOut {
 		go warmEncoders(spec)
 	}
@@ -349,27 +341,27 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	interrupted := ctx.Err() != nil && host.Signals
 	warnings := configWarnings(env)
 	if err != nil {
-		e := AsError(err)
+		e := core.AsError(err)
 		if len(warnings) > 0 {
 			e.Meta = withWarnings(e.Meta, warnings)
 		}
 		if interrupted {
-			e = &Error{Code: CodeInterrupted, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta, Details: e.Details}
+			e = &core.Error{Code: core.CodeInterrupted, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta, Details: e.Details}
 			return fail(e, ExitInterrupted)
 		}
 		status := ExitToolError
-		if se, ok := cmd.(ShellErrorExiter); ok && !jsonOut {
+		if se, ok := cmd.(core.ShellErrorExiter); ok && !jsonOut {
 			status = se.ShellErrorExit()
 		}
 		return fail(e, status)
 	}
 	if res == nil {
-		res = &Result{}
+		res = &core.Result{}
 	}
 	if len(warnings) > 0 {
 		res.Meta = withWarnings(res.Meta, warnings)
 		if !jsonOut {
-			p := NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+			p := core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
 			for _, w := range warnings {
 				p.Printf("%s: %s %s\n", spec.Name, p.Warn("warning:"), w)
 			}
@@ -378,11 +370,11 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 	switch {
 	case spec.Stdio: // the applet spoke on stdout itself
 	case jsonOut:
-		_ = OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
+		_ = core.OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
 	default:
-		p := NewPrinter(host.Stdout, useColor)
-		p.Err = NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
-		RenderText(p, res)
+		p := core.NewPrinter(host.Stdout, useColor)
+		p.Err = core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+		core.RenderText(p, res)
 	}
 	if interrupted {
 		return ExitInterrupted
@@ -394,8 +386,8 @@ func runApplet(ref *ToolRef, prog string, args []string, table *Table, host Host
 }
 
 // configWarnings are the settings the policy ignored (see policy.Policy.Warnings).
-func configWarnings(env *Env) []string {
-	if g, ok := env.Gate.(*PolicyGate); ok {
+func configWarnings(env *core.Env) []string {
+	if g, ok := env.Gate.(*gate.PolicyGate); ok {
 		return g.Warnings()
 	}
 	return nil
@@ -440,35 +432,15 @@ func callContext(host Host) (context.Context, <-chan struct{}) {
 // the applet's result may hold, beside the applet's run (a command's run leaves a core
 // idle), so writing the envelope afterwards does no reflection on the way out. A
 // failure here only means the encoder is built later, so it is ignored.
-func warmEncoders(spec *Spec) {
+func warmEncoders(spec *core.Spec) {
 	defer func() { _ = recover() }()
-	_, _ = json.Marshal(Envelope{Metadata: map[string]any{"decision": Decision{}}})
+	_, _ = json.Marshal(core.Envelope{Metadata: map[string]any{"decision": core.Decision{}}})
 	for _, v := range spec.Output {
 		_, _ = json.Marshal(v)
 	}
 }
 
-// RenderText prints a result the way text mode does.
-func RenderText(p *Printer, res *Result) {
-	switch d := res.Data.(type) {
-	case TextRenderer:
-		d.RenderText(p)
-	case string:
-		p.Printf("%s", d)
-		if !strings.HasSuffix(d, "\n") {
-			p.Println()
-		}
-	case nil:
-	default:
-		b, _ := json.MarshalIndent(d, "", "  ")
-		p.Printf("%s\n", b)
-	}
-	if res.Truncated && res.OutputPath != "" {
-		p.Note("[output truncated; the whole output is in " + res.OutputPath + "]")
-	}
-}
-
-func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
+func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, error) {
 	getenv := host.Getenv
 	if g.Mode != "" || g.Manifest != "" {
 		over := map[string]string{"AGENTBOX_MODE": g.Mode, "AGENTBOX_MANIFEST": g.Manifest}
@@ -483,11 +455,11 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	switch m := getenv("AGENTBOX_MODE"); m {
 	case "", "default", "accept-edits", "read-only", "bypass":
 	default:
-		return nil, Errorf(CodeInvalidParams, "unknown permission mode %q; use default, accept-edits, read-only or bypass", m)
+		return nil, core.Errorf(core.CodeInvalidParams, "unknown permission mode %q; use default, accept-edits, read-only or bypass", m)
 	}
 	cwd, err := host.Getwd()
 	if err != nil {
-		return nil, Errorf(CodeIOError, "cannot determine the working directory: %v", err)
+		return nil, core.Errorf(core.CodeIOError, "cannot determine the working directory: %v", err)
 	}
 	roots := g.Root
 	if len(roots) == 0 {
@@ -496,14 +468,14 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 		}
 	}
 	if len(roots) == 0 {
-		roots = []string{FindRoot(cwd)}
+		roots = []string{core.FindRoot(cwd)}
 	}
 	for i, r := range roots {
 		if !filepath.IsAbs(r) {
 			roots[i] = filepath.Join(cwd, r)
 		}
 		if fi, err := os.Stat(roots[i]); err != nil || !fi.IsDir() {
-			return nil, Errorf(CodeInvalidParams, "workspace root %s is not a directory; pass an existing directory to --root or AGENTBOX_ROOT", roots[i])
+			return nil, core.Errorf(core.CodeInvalidParams, "workspace root %s is not a directory; pass an existing directory to --root or AGENTBOX_ROOT", roots[i])
 		}
 	}
 	stateHome := getenv("XDG_STATE_HOME")
@@ -518,11 +490,11 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	if sid == "" {
 		sid = getenv("AGENTBOX_SESSION")
 	}
-	sess, err := NewSession(stateHome, sid, host.Now)
+	sess, err := core.NewSession(stateHome, sid, host.Now)
 	if err != nil {
 		return nil, err
 	}
-	sess.SidecarMaxAge = ParseMaxAge(getenv("AGENTBOX_SIDECAR_MAX_AGE"))
+	sess.SidecarMaxAge = core.ParseMaxAge(getenv("AGENTBOX_SIDECAR_MAX_AGE"))
 	dialect := g.Dialect
 	if dialect == "" {
 		dialect = getenv("AGENTBOX_DIALECT")
@@ -531,166 +503,20 @@ func buildEnv(spec *Spec, g globals, host Host, jsonIn bool) (*Env, error) {
 	if !jsonIn {
 		stdin = host.Stdin
 	}
-	return &Env{
+	return &core.Env{
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
-		Cwd: cwd, WS: NewWorkspace(roots...), Session: sess,
+		Cwd: cwd, WS: core.NewWorkspace(roots...), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
-		Gate:    &PolicyGate{Split: ShellSplit},
+		Gate:    &gate.PolicyGate{},
 		Dialect: dialect,
 	}, nil
 }
 
-// Table is the applet table with its lookups. Lookups scan the table: about a hundred
-// names compare in a microsecond, where indexing them in maps cost every call tens.
-type Table struct {
-	Specs []Spec
-}
-
-// NewTable wraps the applet table.
-func NewTable(specs []Spec) *Table { return &Table{Specs: specs} }
-
-// UsePolicyApplets tells the permission policy which applets exist and what their rules
-// match, from the table: the policy has no list of its own.
-func UsePolicyApplets(specs []Spec) {
-	targets := make(map[string]string, len(specs))
-	for _, s := range specs {
-		targets[s.Name] = s.Target
+// runHelper runs a re-exec'd helper (background job supervisor, sandbox) when args
+// name one; such a process never returns from here.
+func runHelper(args []string) {
+	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker) {
+		proc.Hook()
+		sandbox.Hook()
 	}
-	policy.UseApplets(targets)
-}
-
-// exact finds an applet by its exact name or alias.
-func (t *Table) exact(name string) *Spec {
-	for i := range t.Specs {
-		if s := &t.Specs[i]; s.Name == name || slices.Contains(s.Aliases, name) {
-			return s
-		}
-	}
-	return nil
-}
-
-// Lookup finds an applet by name or alias, exactly or ignoring case.
-func (t *Table) Lookup(name string) *Spec {
-	if s := t.exact(name); s != nil {
-		return s
-	}
-	for i := range t.Specs {
-		s := &t.Specs[i]
-		if strings.EqualFold(s.Name, name) || slices.ContainsFunc(s.Aliases, func(a string) bool { return strings.EqualFold(a, name) }) {
-			return s
-		}
-	}
-	return nil
-}
-
-// ResolveArgv0 is ByArgv0 in a dialect: a link named after a dialect's tool
-// (update_plan_step, with AGENTBOX_DIALECT=ref000) runs that tool.
-func (t *Table) ResolveArgv0(dialect, argv0 string) *ToolRef {
-	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	if base == "agentbox" || strings.HasPrefix(base, "agentbox.") {
-		return nil
-	}
-	if dialect != DialectAgentbox {
-		if ref, _ := t.Resolve(dialect, base); ref != nil && ref.Tool != nil {
-			return ref
-		}
-	}
-	if s := t.ByArgv0(argv0); s != nil {
-		return &ToolRef{Spec: s}
-	}
-	return nil
-}
-
-// ByArgv0 finds the applet a program name stands for: `read`, `Read`, `read_file`, or
-// a prefixed link such as `agentbox-read` or `ab-read`. `agentbox` itself is no applet.
-func (t *Table) ByArgv0(argv0 string) *Spec {
-	base := filepath.Base(argv0)
-	base = strings.TrimSuffix(base, ".exe")
-	if base == "agentbox" || strings.HasPrefix(base, "agentbox.") {
-		return nil
-	}
-	if s := t.Lookup(base); s != nil {
-		return s
-	}
-	for i := 0; i < len(base); i++ {
-		if base[i] == '-' {
-			if s := t.Lookup(base[i+1:]); s != nil {
-				return s
-			}
-		}
-	}
-	return nil
-}
-
-// Suggest returns the closest applet name to a misspelt one, or "".
-// Closest returns up to n applet names nearest to name (by the edit distance of the
-// name or an alias, at most a third of the name's length, and at least 2), best first.
-func (t *Table) Closest(name string, n int) []string {
-	type cand struct {
-		applet string
-		d      int
-	}
-	var cands []cand
-	limit := max(2, len(name)/3)
-	lower := strings.ToLower(name)
-	for _, s := range t.Specs {
-		best := limit + 1
-		for _, a := range append([]string{s.Name}, s.Aliases...) {
-			d := editDistance(lower, strings.ToLower(a))
-			if strings.HasPrefix(strings.ToLower(a), lower) || strings.HasPrefix(lower, strings.ToLower(a)) {
-				d = min(d, limit)
-			}
-			best = min(best, d)
-		}
-		if best <= limit {
-			cands = append(cands, cand{s.Name, best})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
-	var out []string
-	for _, c := range cands {
-		if len(out) == n {
-			break
-		}
-		out = append(out, c.applet)
-	}
-	return out
-}
-
-func (t *Table) Suggest(name string) string {
-	type named struct{ name, applet string }
-	var names []named
-	for _, s := range t.Specs {
-		for _, n := range append([]string{s.Name}, s.Aliases...) {
-			names = append(names, named{n, s.Name})
-		}
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i].name < names[j].name })
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n.name)); d < bestD {
-			best, bestD = n.applet, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
