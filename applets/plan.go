@@ -252,7 +252,7 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err := env.WS.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		err = env.WS.WithFileLock(ctx, lockOn, func() error {
+		err = env.Session.WithPathLock(ctx, lockOn.Abs, func() error {
 			if p.Action == "create" {
 				doc.ID = nextPlanID(env, dir)
 			} else {
@@ -292,7 +292,7 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		var doc *PlanDoc
 		var markdown string
-		err = env.WS.WithFileLock(ctx, path, func() error {
+		err = env.Session.WithPathLock(ctx, path.Abs, func() error {
 			data, err := p.raw(env, path)
 			if err != nil {
 				return err

@@ -1,6 +1,8 @@
 package applets
 
 import (
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +75,31 @@ func TestPlanActionInferred(t *testing.T) {
 		if _, err := call(req); err == nil || err.Code != core.CodeInvalidParams || !strings.Contains(err.Message, field) {
 			t.Errorf("%s: %v, want invalid_params naming %s", req, err, field)
 		}
+	}
+}
+
+// Plan's lock lives in agentbox's state folder: creating and updating a plan leaves
+// nothing but the plan in the user's tree (issue 21: it left .NAME.lock files).
+func TestPlanLeavesNoLockFile(t *testing.T) {
+	env := coretest.Env(t, "plan")
+	for _, req := range []string{
+		`{"action":"create","title":"Ship it","steps":[{"description":"one"}]}`,
+		`{"action":"update_step","plan_id":"plan-001","step":1,"status":"completed"}`,
+		`{"action":"update","plan_id":"plan-001","title":"Ship it now","steps":[{"description":"one"}]}`,
+	} {
+		if _, err := coretest.Call(t, env, &Plan{}, req); err != nil {
+			t.Fatalf("%s: %v", req, err)
+		}
+	}
+	var files []string
+	_ = filepath.WalkDir(coretest.Root(env), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(coretest.Root(env), p)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if len(files) != 1 || !strings.HasSuffix(files[0], "plan-001.md") {
+		t.Errorf("the workspace holds %v, want only the plan", files)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/agentbox/agentbox/core/filelock"
 	"github.com/google/renameio/v2"
 )
 
@@ -217,13 +217,28 @@ func (s *Session) WithLock(ctx context.Context, name string, fn func() error) er
 	if err != nil {
 		return err
 	}
-	l := flock.New(p)
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		return Errorf(CodeTimeout, "could not take the session lock %s: %v", name, err)
+	return lockErr(filelock.Do(ctx, p, fn), "the session lock "+name)
+}
+
+// WithPathLock runs fn while holding an exclusive lock on a file of the workspace (by
+// its absolute path), so read-modify-write cycles on it by several agentbox processes
+// never lose an update. The lock file lives in the folder every session of this user
+// shares, never beside the file. The lock is advisory: every agentbox writer of the
+// file takes it.
+func (s *Session) WithPathLock(ctx context.Context, abs string, fn func() error) error {
+	dir, err := s.SharedDir("locks")
+	if err != nil {
+		return err
 	}
-	defer l.Unlock()
-	return fn()
+	return lockErr(filelock.Do(ctx, filepath.Join(dir, filelock.NameFor(abs)), fn), "the lock on "+abs)
+}
+
+// lockErr reports a lock that could not be taken as a timeout; fn's own error passes.
+func lockErr(err error, what string) error {
+	if !errors.Is(err, filelock.ErrNotTaken) {
+		return err
+	}
+	return Errorf(CodeTimeout, "could not take %s: %v; another agentbox call holds it, try again", what, err)
 }
 
 // LoadJSON reads a small state file of the session into v. A missing file leaves v

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,9 +13,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // Workspace is the set of roots every file applet is confined to. Paths are resolved
@@ -667,23 +663,6 @@ func classify(err error) ErrorCode {
 		return CodeTimeout
 	}
 	return CodeIOError
-}
-
-// WithFileLock runs fn while holding an exclusive lock tied to p (a lock file beside it,
-// .NAME.lock), so that read-modify-write cycles on p by several processes never lose an
-// update. The lock is advisory: every agentbox writer of p takes it.
-func (w *Workspace) WithFileLock(ctx context.Context, p Path, fn func() error) error {
-	lockPath := filepath.Join(filepath.Dir(p.Abs), "."+filepath.Base(p.Abs)+".lock")
-	if _, err := w.Resolve("/", lockPath); err != nil {
-		return err
-	}
-	l := flock.New(lockPath)
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		return Errorf(CodeTimeout, "could not lock %s: %v", p.Abs, err)
-	}
-	defer l.Unlock()
-	return fn()
 }
 
 // Contains reports whether an absolute path lies inside one of the roots (lexically).

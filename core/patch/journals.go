@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/agentbox/agentbox/core/filelock"
 )
 
 // Journals is a directory of commit journals shared by every agentbox process of a
@@ -30,28 +30,19 @@ type Journals struct {
 
 const journalSuffix = ".journal.json"
 
-func (j Journals) lock() (*flock.Flock, error) {
-	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
-		return nil, err
-	}
-	return flock.New(filepath.Join(j.Dir, ".lock")), nil
-}
+func (j Journals) lockPath() string { return filepath.Join(j.Dir, ".lock") }
 
 // Begin reserves a journal path for one commit. Call done when the commit returned
 // (Commit removes the journal itself on success and on a clean rollback).
 func (j Journals) Begin(ctx context.Context) (path string, done func(), err error) {
-	l, err := j.lock()
+	unlock, err := filelock.Hold(ctx, j.lockPath(), true)
 	if err != nil {
-		return "", nil, err
-	}
-	ok, err := l.TryRLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		return "", nil, fmt.Errorf("could not take the journal lock in %s: %v", j.Dir, err)
+		return "", nil, fmt.Errorf("the journal folder %s: %w", j.Dir, err)
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	path = filepath.Join(j.Dir, time.Now().UTC().Format("20060102T150405")+"-"+hex.EncodeToString(rnd[:])+journalSuffix)
-	return path, func() { _ = l.Unlock() }, nil
+	return path, unlock, nil
 }
 
 // RecoverAll rolls back every interrupted commit whose journal is in the directory.
@@ -73,15 +64,11 @@ func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
 	if len(names) == 0 {
 		return &Recovery{}, nil // the common case: one ReadDir, no lock
 	}
-	l, err := j.lock()
+	unlock, err := filelock.Hold(ctx, j.lockPath(), false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recovering interrupted patches in %s: %w", j.Dir, err)
 	}
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("could not take the journal lock in %s to recover interrupted patches: %v", j.Dir, err)
-	}
-	defer l.Unlock()
+	defer unlock()
 	// Names sort by time: undo the newest first, as a later patch may build on an
 	// earlier one's files.
 	sort.Strings(names)

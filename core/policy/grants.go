@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/agentbox/agentbox/core/filelock"
 	"github.com/google/renameio/v2"
 )
 
@@ -53,20 +54,11 @@ func OpenStore(dir string) *Store { return &Store{dir: dir} }
 func (s *Store) file() string { return filepath.Join(s.dir, "grants.json") }
 
 func (s *Store) locked(exclusive bool, fn func([]Grant) ([]Grant, bool, error)) error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+	unlock, err := filelock.Hold(context.Background(), filepath.Join(s.dir, "grants.lock"), !exclusive)
+	if err != nil {
 		return fmt.Errorf("grant store: %w", err)
 	}
-	l := flock.New(filepath.Join(s.dir, "grants.lock"))
-	var err error
-	if exclusive {
-		err = l.Lock()
-	} else {
-		err = l.RLock()
-	}
-	if err != nil {
-		return fmt.Errorf("grant store: locking %s: %w", s.dir, err)
-	}
-	defer l.Unlock()
+	defer unlock()
 	gs, err := s.read()
 	if err != nil {
 		return err

@@ -1,0 +1,68 @@
+package filelock
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Exclusive holders never overlap; a shared holder waits for an exclusive one.
+func TestExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "x.lock")
+	var mu sync.Mutex
+	inside, overlaps := 0, 0
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := Do(context.Background(), path, func() error {
+				mu.Lock()
+				inside++
+				if inside > 1 {
+					overlaps++
+				}
+				mu.Unlock()
+				time.Sleep(2 * time.Millisecond)
+				mu.Lock()
+				inside--
+				mu.Unlock()
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if overlaps != 0 {
+		t.Errorf("%d overlapping exclusive holders", overlaps)
+	}
+}
+
+// A lock that stays taken ends the wait with the context's error.
+func TestWaitEndsWithContext(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := Hold(context.Background(), path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := Hold(ctx, path, true); !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotTaken) {
+		t.Errorf("a shared lock while an exclusive one is held: %v, want the deadline", err)
+	}
+}
+
+func TestNameFor(t *testing.T) {
+	if NameFor("/a/b/plan.md") != NameFor("/a/b/../b/plan.md") {
+		t.Error("the same file must map to the same lock")
+	}
+	if NameFor("/a/b/plan.md") == NameFor("/a/b/plan2.md") {
+		t.Error("two files share a lock name")
+	}
+}
