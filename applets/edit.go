@@ -226,10 +226,7 @@ func capDiff(env *core.Env, spill, diff string, result *core.Result) string {
 	if len(diff) <= EditMaxDiffBytes {
 		return diff
 	}
-	result.Truncated = true
-	if path, err := env.Session.Spill(spill, []byte(diff)); err == nil {
-		result.OutputPath = path
-	}
+	result.Spilled(env.Session.Spill(spill, []byte(diff)))
 	cut := strings.LastIndexByte(diff[:EditMaxDiffBytes], '\n') + 1
 	return diff[:cut] + fmt.Sprintf("… [diff cut: %d more bytes; the whole diff is in output_path]\n", len(diff)-cut)
 }

@@ -1,7 +1,6 @@
 package applets
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -146,20 +145,8 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		result.ExitCode = 1 // nothing found, as fd and find-style tools report it
 	}
 	if res.More > 0 || res.Partial != "" {
-		result.Truncated = true
 		// Streamed: a million paths are not built into one string first.
-		path, err := env.Session.SpillStream("glob", func(w *bufio.Writer) error {
-			for _, m := range found.Matches {
-				w.WriteString(m.Path)
-				if err := w.WriteByte('\n'); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			result.OutputPath = path
-		}
+		result.Spilled(env.Session.SpillLines("glob", len(found.Matches), func(i int) string { return found.Matches[i].Path }))
 	}
 	return result, nil
 }

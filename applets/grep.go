@@ -1,7 +1,6 @@
 package applets
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -345,19 +344,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Matcher, opt grep.Options, found *g
 		result.ExitCode = 1 // grep's and ripgrep's "nothing matched"
 	}
 	if (res.More > 0 || res.Partial != "") && !g.Quiet {
-		result.Truncated = true
-		path, err := env.Session.SpillStream("grep", func(w *bufio.Writer) error {
-			for i := 0; i < n; i++ {
-				w.WriteString(g.render(opt.Mode, entry(i)))
-				if err := w.WriteByte('\n'); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			result.OutputPath = path
-		}
+		result.Spilled(env.Session.SpillLines("grep", n, func(i int) string { return g.render(opt.Mode, entry(i)) }))
 	}
 	return result, nil
 }

@@ -263,8 +263,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	})
 	r := &core.Result{Data: res}
 	if res.More > 0 || res.Partial != "" {
-		r.Truncated = true
-		out, err := env.Session.SpillStream("ls", func(w *bufio.Writer) error {
+		r.Spilled(env.Session.SpillStream("ls", func(w *bufio.Writer) error {
 			t.each("", 0, func(n *lsNode, rel string, _ int) bool {
 				if depth > 1 {
 					w.WriteString(rel)
@@ -277,10 +276,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 				return w.WriteByte('\n') == nil
 			})
 			return nil // a write error is sticky: Flush reports it
-		})
-		if err == nil {
-			r.OutputPath = out
-		}
+		}))
 	}
 	return r, nil
 }

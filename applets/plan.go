@@ -76,8 +76,6 @@ type PlanSummary struct {
 }
 
 var (
-	planStatuses = map[string]bool{"draft": true, "active": true, "completed": true, "abandoned": true}
-	stepStatuses = map[string]bool{"pending": true, "in_progress": true, "completed": true, "skipped": true}
 	// compiled on first use: a regexp compiled at init costs every applet's start-up
 	planIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^plan-(\d{3,})$`) })
 )
@@ -212,7 +210,7 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Status != "" && !planStatuses[p.Status] && !stepStatuses[p.Status] {
+	if p.Status != "" && !plans.Status(p.Status).Valid() && !plans.StepStatus(p.Status).Valid() {
 		return nil, core.Errorf(core.CodeInvalidParams, "unknown status %q: a plan is draft, active, completed or abandoned; a step is pending, in_progress, completed or skipped", p.Status)
 	}
 	if p.Action == "create" && p.PlanID != "" {
@@ -228,7 +226,7 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if status == "" {
 			status = "draft"
 		}
-		if !planStatuses[status] {
+		if !plans.Status(status).Valid() {
 			return nil, core.Errorf(core.CodeInvalidParams, "status %q is a step status; a plan's status is draft, active, completed or abandoned", status)
 		}
 		doc := &PlanDoc{Title: oneLine(p.Title), Status: status, Created: env.Now().Format("2006-01-02")}
@@ -279,7 +277,7 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}, Meta: map[string]any{"decision": decision}}, nil
 	case "update_step":
-		if !stepStatuses[p.Status] {
+		if !plans.StepStatus(p.Status).Valid() {
 			return nil, core.Errorf(core.CodeInvalidParams, "update_step needs status pending, in_progress, completed or skipped")
 		}
 		path, err := p.planPath(env, p.PlanID)

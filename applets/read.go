@@ -298,15 +298,11 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	result := &core.Result{Data: res}
 	if cut || full != nil {
-		result.Truncated = true
 		if cut {
 			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, res.EndLine)
 		}
 		result.Data = res
-		path, err := env.Session.Spill("read", full.Bytes())
-		if err == nil {
-			result.OutputPath = path
-		}
+		result.Spilled(env.Session.Spill("read", full.Bytes()))
 	}
 	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}
 	if hashed {

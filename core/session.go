@@ -175,6 +175,20 @@ func (s *Session) Spill(applet string, data []byte) (string, error) {
 	return p, nil
 }
 
+// SpillLines writes n lines, line(i) each followed by a newline, to a sidecar file,
+// streamed (see SpillStream): the whole list behind a cut result of glob or grep.
+func (s *Session) SpillLines(applet string, n int, line func(i int) string) (string, error) {
+	return s.SpillStream(applet, func(w *bufio.Writer) error {
+		for i := 0; i < n; i++ {
+			w.WriteString(line(i))
+			if err := w.WriteByte('\n'); err != nil {
+				return err // a write error is sticky: the rest would fail too
+			}
+		}
+		return nil
+	})
+}
+
 // SpillFile creates an empty 0600 sidecar file for streaming output into.
 func (s *Session) SpillFile(applet string) (*os.File, error) {
 	var rnd [4]byte

@@ -109,6 +109,21 @@ type Result struct {
 	ExitCode int
 }
 
+// Spilled marks r as cut, with the whole output in the sidecar file path (from
+// Session.Spill and friends). A spill that failed is reported in the metadata as
+// spill_error, so the cut is never silent about where the rest went.
+func (r *Result) Spilled(path string, err error) {
+	r.Truncated = true
+	if err != nil {
+		if r.Meta == nil {
+			r.Meta = map[string]any{}
+		}
+		r.Meta["spill_error"] = AsError(err).Message + "; the cut output is not saved, so narrow the call instead"
+		return
+	}
+	r.OutputPath = path
+}
+
 // TextRenderer renders a result for a person at a terminal or for a harness that asked
 // for text.
 type TextRenderer interface {
