@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/textedit"
+	"github.com/agentbox/agentbox/core/textfmt"
 	"github.com/agentbox/agentbox/core/walk"
 	"github.com/aymanbagabas/go-udiff"
 )
@@ -124,8 +125,8 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
 		}
 		text, format := textedit.Decode(raw)
-		if format.Encoding == "utf-8" && bytes.IndexByte(raw[:min(len(raw), 8192)], 0) >= 0 {
-			return nil, core.Errorf(core.CodeBinaryFile, "%s looks binary (it has NUL bytes); edit changes text files only", p.Abs)
+		if why := textfmt.BinaryReason(raw); why != "" {
+			return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); edit changes text files only", p.Abs, why)
 		}
 		if !bytes.Equal(format.Encode(text), raw) {
 			// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit

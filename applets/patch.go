@@ -280,7 +280,7 @@ func patchError(err error) error {
 	}
 	code := map[string]core.ErrorCode{
 		patch.KindNotFound: core.CodeNotFound, patch.KindExists: core.CodeConflict, patch.KindNoMatch: core.CodeNoMatch,
-		patch.KindAmbiguous: core.CodeAmbiguousMatch, patch.KindConflict: core.CodeConflict, patch.KindIO: core.CodeIOError,
+		patch.KindAmbiguous: core.CodeAmbiguousMatch, patch.KindConflict: core.CodeConflict, patch.KindIO: core.CodeIOError, patch.KindBinary: core.CodeBinaryFile,
 	}[pe.Kind]
 	if code == "" {
 		code = core.CodeIOError

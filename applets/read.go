@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/textfmt"
 	"github.com/agentbox/agentbox/core/walk"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
@@ -115,11 +116,9 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	br := bufio.NewReaderSize(src, 256<<10)
 	head, _ := br.Peek(4096)
-	enc, bomLen := detectEncoding(head)
-	if enc == "utf-8" || enc == "utf-8-bom" {
-		if why := binaryReason(head[bomLen:]); why != "" {
-			return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", p.Abs, why)
-		}
+	enc, bomLen := textfmt.Encoding(head)
+	if why := textfmt.BinaryReason(head); why != "" {
+		return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", p.Abs, why)
 	}
 	var text *bufio.Reader
 	switch enc {
@@ -351,49 +350,6 @@ func (r *Read) window() (first, last int, err error) {
 		r.Limit = last - first + 1 // an explicit range is not cut by the default limit
 	}
 	return first, last, nil
-}
-
-func detectEncoding(head []byte) (string, int) {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
-		return "utf-8-bom", 3
-	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
-		return "utf-16le", 0
-	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
-		return "utf-16be", 0
-	}
-	return "utf-8", 0
-}
-
-// binaryReason applies reference 000's content test: a NUL byte, or more than 30% of
-// the characters non-printable.
-func binaryReason(head []byte) string {
-	if len(head) == 0 {
-		return ""
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return "a NUL byte"
-	}
-	nonPrintable, total := 0, 0
-	for i := 0; i < len(head); {
-		r, size := utf8.DecodeRune(head[i:])
-		i += size
-		total++
-		if r == utf8.RuneError && size == 1 {
-			if len(head)-i < 4 && i > len(head)-4 { // a rune cut by the 4 KB window
-				continue
-			}
-			nonPrintable++
-			continue
-		}
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != '\v' && r != 0x1b {
-			nonPrintable++
-		}
-	}
-	if nonPrintable*100 > total*30 {
-		return strconv.Itoa(nonPrintable*100/total) + "% non-printable characters"
-	}
-	return ""
 }
 
 // RenderText implements core.TextRenderer.

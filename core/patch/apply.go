@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/agentbox/agentbox/core/textfmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,7 @@ const (
 	KindAmbiguous = "ambiguous_match" // a hunk's lines are in the file more than once
 	KindConflict  = "conflict"        // the file changed between Prepare and Commit, or a delete does not match
 	KindIO        = "io_error"        // the FS failed
+	KindBinary    = "binary_file"     // the file to update is binary or UTF-16 (see core/textfmt)
 )
 
 // Error is a patch that could not be applied. Nothing was written when Prepare returns
@@ -231,6 +233,16 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 			Msg: fmt.Sprintf("the patch %s this file but it does not exist; check the path (to create a file use `*** Add File:`)", verb)}
 	}
 	fr.Old = src.data
+	if fp.Op != OpDelete || len(fp.Hunks) > 0 {
+		if why := textfmt.BinaryReason(src.data); why != "" {
+			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the file looks binary (%s in its first 4 KB); patch changes text files only", why)}
+		}
+		if enc, _ := textfmt.Encoding(src.data); enc == textfmt.UTF16LE || enc == textfmt.UTF16BE {
+			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the file is %s; patch changes UTF-8 files only, so change it with edit, which keeps its encoding", enc)}
+		}
+	}
 	t := decode(src.data)
 	if fp.Op == OpDelete {
 		fr.Removed = len(t.lines)

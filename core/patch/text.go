@@ -3,6 +3,8 @@ package patch
 import (
 	"bytes"
 	"strings"
+
+	"github.com/agentbox/agentbox/core/textfmt"
 )
 
 // line is one line of a file and the ending it had, so untouched lines of a file with
@@ -23,9 +25,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func decode(data []byte) text {
 	t := text{eol: "\n"}
-	if bytes.HasPrefix(data, utf8BOM) {
+	if enc, bomLen := textfmt.Encoding(data); enc == textfmt.UTF8BOM {
 		t.bom = true
-		data = data[len(utf8BOM):]
+		data = data[bomLen:]
 	}
 	s := string(data)
 	crlf, lf := 0, 0

@@ -27,6 +27,8 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/agentbox/agentbox/core/textfmt"
 )
 
 // Format is how a file's text is stored on disk.
@@ -46,12 +48,15 @@ type Format struct {
 // Decode splits raw file bytes into LF text and its format. Mixed line endings are left
 // as they are (no conversion), so nothing is rewritten that the edit did not touch.
 func Decode(b []byte) (string, Format) {
-	f := Format{Encoding: "utf-8"}
-	switch {
-	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+	f := Format{Encoding: textfmt.UTF8}
+	switch enc, bomLen := textfmt.Encoding(b); enc {
+	case textfmt.UTF8BOM:
 		f.BOM = true
-		b = b[3:]
-	case len(b)%2 == 0 && (bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || bytes.HasPrefix(b, []byte{0xFE, 0xFF})):
+		b = b[bomLen:]
+	case textfmt.UTF16LE, textfmt.UTF16BE:
+		if len(b)%2 != 0 {
+			break // not UTF-16 after all: kept as bytes, so it round-trips
+		}
 		f.BOM = true
 		f.Encoding, b = decodeUTF16(b)
 	}

@@ -1,0 +1,47 @@
+package textfmt
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestEncoding(t *testing.T) {
+	for _, c := range []struct {
+		head string
+		enc  string
+		bom  int
+	}{
+		{"plain", UTF8, 0}, {"", UTF8, 0}, {"\xEF\xBB\xBFx", UTF8BOM, 3},
+		{"\xFF\xFEx\x00", UTF16LE, 0}, {"\xFE\xFF\x00x", UTF16BE, 0},
+	} {
+		if enc, bom := Encoding([]byte(c.head)); enc != c.enc || bom != c.bom {
+			t.Errorf("Encoding(%q) = %s %d, want %s %d", c.head, enc, bom, c.enc, c.bom)
+		}
+	}
+}
+
+func TestBinaryReason(t *testing.T) {
+	text := []string{
+		"", "hello\n", "tab\there\r\n", "\xEF\xBB\xBFwith a BOM\n", "\x1b[31mcolour\x1b[0m\n",
+		"\xFF\xFEh\x00i\x00", // UTF-16 with a BOM: its NULs are characters
+		"caf\xc3\xa9 \xe2\x82\xac\n",
+		strings.Repeat("a", SniffBytes-1) + "\xe2\x82", // a character cut by the window
+		strings.Repeat("a", SniffBytes) + "\x00",       // a NUL past the window
+	}
+	for _, s := range text {
+		if why := BinaryReason([]byte(s)); why != "" {
+			t.Errorf("%q: %s, want text", s[:min(len(s), 40)], why)
+		}
+	}
+	binary := map[string]string{
+		"a\x00b":                              "a NUL byte",
+		"\x01\x02\x03\x04abc":                 "57% non-printable characters",
+		strings.Repeat("\xfd", 10) + "abcdef": "62% non-printable characters",
+		"\xEF\xBB\xBF\x00":                    "a NUL byte",
+	}
+	for s, want := range binary {
+		if why := BinaryReason([]byte(s)); why != want {
+			t.Errorf("%q: %q, want %q", s, why, want)
+		}
+	}
+}
