@@ -43,6 +43,18 @@ func (p *peek) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 // the documented way, one table row, works everywhere the table reaches: help, prompt,
 // mcp, permit check, and a config rule that names it, with no list elsewhere to update.
 func TestAppletAddedToTable(t *testing.T) {
+	// docs/architecture.md's "Adding an applet" names every field this row sets, and the
+	// generator; a field the table gains must be documented there too.
+	doc, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, howTo, _ := strings.Cut(string(doc), "## Adding an applet")
+	for _, field := range []string{"`Name`", "`Kind`", "`Summary`", "`Description`", "`New`", "`Capabilities`", "`Target`", "`ReadOnly`", "`Idempotent`", "`Example`", "`Output`", "`LongRunning`", "applets/registry.go", "testdata/script/NAME.txtar", "scripts/gen"} {
+		if !strings.Contains(howTo, field) {
+			t.Errorf("docs/architecture.md's \"Adding an applet\" does not mention %s", field)
+		}
+	}
 	table := append(append([]core.Spec(nil), applets.All...), core.Spec{
 		Name: "peek", Kind: core.KindRead, Summary: "Peek at a file's size",
 		Description: "Returns the size of a file.", New: func() core.Command { return &peek{} },
