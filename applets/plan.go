@@ -219,136 +219,157 @@ func (p *Plan) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	switch p.Action {
 	case "create", "update":
-		if strings.TrimSpace(p.Title) == "" || len(p.Steps) == 0 {
-			return nil, core.Errorf(core.CodeInvalidParams, "plan %s needs a title and at least one step", p.Action)
-		}
-		status := p.Status
-		if status == "" {
-			status = "draft"
-		}
-		if !plans.Status(status).Valid() {
-			return nil, core.Errorf(core.CodeInvalidParams, "status %q is a step status; a plan's status is draft, active, completed or abandoned", status)
-		}
-		doc := &PlanDoc{Title: oneLine(p.Title), Status: status, Created: env.Now().Format("2006-01-02")}
-		for _, s := range p.Steps {
-			doc.Steps = append(doc.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: "pending"})
-		}
-		// create locks the folder (to allocate the next id); update locks the plan itself,
-		// the same lock update_step takes. The gate sees that target before anything,
-		// the folder included, is created.
-		lockOn, summary := dir, fmt.Sprintf("create a plan in %s (%s)", dir.Abs, doc.Title)
-		if p.Action == "update" {
-			if lockOn, err = p.planPath(env, p.PlanID); err != nil {
-				return nil, err
-			}
-			summary = fmt.Sprintf("overwrite plan %s (%s)", lockOn.Abs, doc.Title)
-		}
-		decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: lockOn.Abs, Summary: summary})
-		if err != nil {
-			return nil, err
-		}
-		if err := env.WS.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		err = env.Session.WithPathLock(ctx, lockOn.Abs, func() error {
-			if p.Action == "create" {
-				doc.ID = nextPlanID(env, dir)
-			} else {
-				path, err := p.planPath(env, p.PlanID)
-				if err != nil {
-					return err
-				}
-				old, err := p.load(env, path)
-				if err != nil {
-					return err
-				}
-				doc.ID, doc.Created = old.ID, old.Created
-			}
-			path, err := p.planPath(env, doc.ID)
-			if err != nil {
-				return err
-			}
-			doc.Path = path.Abs
-			_, err = env.WS.WriteAtomic(path, []byte(renderPlan(doc)), core.WriteOptions{CreateDirs: true})
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}, Meta: map[string]any{"decision": decision}}, nil
+		return p.write(ctx, env, dir)
 	case "update_step":
-		if !plans.StepStatus(p.Status).Valid() {
-			return nil, core.Errorf(core.CodeInvalidParams, "update_step needs status pending, in_progress, completed or skipped")
-		}
-		path, err := p.planPath(env, p.PlanID)
-		if err != nil {
+		return p.updateStep(ctx, env)
+	case "read":
+		return p.read(env)
+	default:
+		return p.list(env, dir)
+	}
+}
+
+// write creates a plan (the next id in dir) or overwrites one (update).
+func (p *Plan) write(ctx context.Context, env *core.Env, dir core.Path) (*core.Result, error) {
+	if strings.TrimSpace(p.Title) == "" || len(p.Steps) == 0 {
+		return nil, core.Errorf(core.CodeInvalidParams, "plan %s needs a title and at least one step", p.Action)
+	}
+	status := p.Status
+	if status == "" {
+		status = "draft"
+	}
+	if !plans.Status(status).Valid() {
+		return nil, core.Errorf(core.CodeInvalidParams, "status %q is a step status; a plan's status is draft, active, completed or abandoned", status)
+	}
+	doc := &PlanDoc{Title: oneLine(p.Title), Status: status, Created: env.Now().Format("2006-01-02")}
+	for _, s := range p.Steps {
+		doc.Steps = append(doc.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: "pending"})
+	}
+	// create locks the folder (to allocate the next id); update locks the plan itself,
+	// the same lock update_step takes. The gate sees that target before anything,
+	// the folder included, is created.
+	lockOn, summary := dir, fmt.Sprintf("create a plan in %s (%s)", dir.Abs, doc.Title)
+	if p.Action == "update" {
+		var err error
+		if lockOn, err = p.planPath(env, p.PlanID); err != nil {
 			return nil, err
 		}
-		decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: path.Abs, Summary: fmt.Sprintf("set step %d of %s to %s", p.Step, path.Abs, p.Status)})
-		if err != nil {
-			return nil, err
-		}
-		var doc *PlanDoc
-		var markdown string
-		err = env.Session.WithPathLock(ctx, path.Abs, func() error {
-			data, err := p.raw(env, path)
+		summary = fmt.Sprintf("overwrite plan %s (%s)", lockOn.Abs, doc.Title)
+	}
+	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: lockOn.Abs, Summary: summary})
+	if err != nil {
+		return nil, err
+	}
+	if err := env.WS.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	err = env.Session.WithPathLock(ctx, lockOn.Abs, func() error {
+		if p.Action == "create" {
+			doc.ID = nextPlanID(env, dir)
+		} else {
+			path, err := p.planPath(env, p.PlanID)
 			if err != nil {
 				return err
 			}
-			// Only the step's marker changes; every other byte of a hand-edited plan stays.
-			out, sp, err := plans.SetStep(data, p.Step, plans.StepStatus(p.Status))
+			old, err := p.load(env, path)
 			if err != nil {
-				return planError(err, path.Abs)
+				return err
 			}
-			doc, markdown = fromStore(sp, path.Abs), string(out)
-			_, err = env.WS.WriteAtomic(path, out, core.WriteOptions{})
+			doc.ID, doc.Created = old.ID, old.Created
+		}
+		path, err := p.planPath(env, doc.ID)
+		if err != nil {
 			return err
-		})
-		if err != nil {
-			return nil, err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}, Meta: map[string]any{"decision": decision}}, nil
-	case "read":
-		path, err := p.planPath(env, p.PlanID)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := p.load(env, path)
-		if err != nil {
-			return nil, err
-		}
+		doc.Path = path.Abs
+		_, err = env.WS.WriteAtomic(path, []byte(renderPlan(doc)), core.WriteOptions{CreateDirs: true})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}, Meta: map[string]any{"decision": decision}}, nil
+}
+
+// updateStep sets one step's status, changing only its marker in the file.
+func (p *Plan) updateStep(ctx context.Context, env *core.Env) (*core.Result, error) {
+	if !plans.StepStatus(p.Status).Valid() {
+		return nil, core.Errorf(core.CodeInvalidParams, "update_step needs status pending, in_progress, completed or skipped")
+	}
+	path, err := p.planPath(env, p.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	decision, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: path.Abs, Summary: fmt.Sprintf("set step %d of %s to %s", p.Step, path.Abs, p.Status)})
+	if err != nil {
+		return nil, err
+	}
+	var doc *PlanDoc
+	var markdown string
+	err = env.Session.WithPathLock(ctx, path.Abs, func() error {
 		data, err := p.raw(env, path)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: string(data)}}, nil
-	default:
-		res := PlanResult{Action: "list", Plans: []PlanSummary{}}
-		entries, err := env.WS.ReadDir(dir)
-		if err != nil && core.AsError(err).Code != core.CodeNotFound {
-			return nil, err
+		// Only the step's marker changes; every other byte of a hand-edited plan stays.
+		out, sp, err := plans.SetStep(data, p.Step, plans.StepStatus(p.Status))
+		if err != nil {
+			return planError(err, path.Abs)
 		}
-		var ids []string
-		for _, e := range entries {
-			if id := strings.TrimSuffix(e.Name(), ".md"); planIDPattern().MatchString(id) && strings.HasSuffix(e.Name(), ".md") {
-				ids = append(ids, id)
-			}
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			path, _ := p.planPath(env, id)
-			d, err := p.load(env, path)
-			if err != nil {
-				res.Plans = append(res.Plans, PlanSummary{ID: id, Status: "unreadable", Progress: core.AsError(err).Message})
-				continue
-			}
-			res.Plans = append(res.Plans, PlanSummary{ID: d.ID, Title: d.Title, Status: d.Status, Created: d.Created, Steps: len(d.Steps), Progress: progress(d)})
-		}
-		if len(res.Plans) == 0 {
-			res.Message = "No plans yet; create one with plan create (title and steps)."
-		}
-		return &core.Result{Data: res}, nil
+		doc, markdown = fromStore(sp, path.Abs), string(out)
+		_, err = env.WS.WriteAtomic(path, out, core.WriteOptions{})
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: markdown}, Meta: map[string]any{"decision": decision}}, nil
+}
+
+// read returns one plan, parsed and as its file has it.
+func (p *Plan) read(env *core.Env) (*core.Result, error) {
+	path, err := p.planPath(env, p.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := p.load(env, path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := p.raw(env, path)
+	if err != nil {
+		return nil, err
+	}
+	return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: string(data)}}, nil
+}
+
+// list summarises every plan in dir with its progress.
+func (p *Plan) list(env *core.Env, dir core.Path) (*core.Result, error) {
+	res := PlanResult{Action: "list", Plans: []PlanSummary{}}
+	entries, err := env.WS.ReadDir(dir)
+	if err != nil && core.AsError(err).Code != core.CodeNotFound {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if id := strings.TrimSuffix(e.Name(), ".md"); planIDPattern().MatchString(id) && strings.HasSuffix(e.Name(), ".md") {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		path, _ := p.planPath(env, id)
+		d, err := p.load(env, path)
+		if err != nil {
+			res.Plans = append(res.Plans, PlanSummary{ID: id, Status: "unreadable", Progress: core.AsError(err).Message})
+			continue
+		}
+		res.Plans = append(res.Plans, PlanSummary{ID: d.ID, Title: d.Title, Status: d.Status, Created: d.Created, Steps: len(d.Steps), Progress: progress(d)})
+	}
+	if len(res.Plans) == 0 {
+		res.Message = "No plans yet; create one with plan create (title and steps)."
+	}
+	return &core.Result{Data: res}, nil
 }
 
 func nextPlanID(env *core.Env, dir core.Path) string {

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -76,34 +77,11 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := env.ResolveRead(r.FilePath)
+	p, f, fi, err := r.open(ctx, env)
 	if err != nil {
 		return nil, err
-	}
-	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs}); err != nil {
-		return nil, err
-	}
-	f, fi, err := env.WS.OpenRegular(p)
-	if err != nil {
-		e := core.AsError(err)
-		if e.Code == core.CodeNotFound {
-			msg := fmt.Sprintf("%s does not exist", p.Abs)
-			if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
-				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
-			} else {
-				msg += "; use glob to find the file"
-			}
-			return nil, core.Errorf(core.CodeNotFound, "%s", msg)
-		}
-		if e.Code == core.CodeIsDirectory {
-			return nil, core.Errorf(core.CodeIsDirectory, "%s is a directory; use ls to list it, or glob/grep to search it", p.Abs)
-		}
-		return nil, e
 	}
 	defer f.Close()
-	if binaryExtensions()[strings.ToLower(filepath.Ext(p.Abs))] {
-		return nil, core.Errorf(core.CodeBinaryFile, "%s is a binary file (%s); read shows text only. Inspect it with bash (e.g. file, xxd, unzip -l) instead", p.Abs, filepath.Ext(p.Abs))
-	}
 
 	// The stamp's hash lets write and edit detect a changed file. Hashing a file too
 	// large to edit would double the time of reading its head (SHA-256 runs at about
@@ -115,34 +93,99 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		src = io.TeeReader(f, hasher)
 	}
 	br := bufio.NewReaderSize(src, 256<<10)
-	head, _ := br.Peek(4096)
-	enc, bomLen := textfmt.Encoding(head)
-	if why := textfmt.BinaryReason(head); why != "" {
-		return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", p.Abs, why)
+	text, enc, err := decodeText(br, p.Abs)
+	if err != nil {
+		return nil, err
 	}
-	var text *bufio.Reader
-	switch enc {
-	case "utf-16le":
-		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
-	case "utf-16be":
-		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
-	default:
-		if bomLen > 0 {
-			_, _ = br.Discard(bomLen)
+	w := &readWindow{first: first, last: last, limit: r.Limit, maxBytes: r.MaxBytes,
+		res: ReadResult{Path: p.Abs, Encoding: enc, StartLine: first}}
+	lineNo, err := skipLines(ctx, text, first-1)
+	if err == nil {
+		lineNo = w.collect(text, lineNo)
+		lineNo, err = w.countRest(ctx, text, lineNo)
+	}
+	if err != nil {
+		return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
+	}
+	_, _ = io.Copy(io.Discard, br) // the hash covers the whole file even for UTF-16
+	res := w.finish(lineNo)
+	result := &core.Result{Data: res}
+	if w.cut || w.full != nil {
+		if w.cut {
+			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, res.EndLine)
 		}
-		text = br
+		result.Data = res
+		result.Spilled(env.Session.Spill("read", w.full.Bytes()))
 	}
+	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}
+	if hashed {
+		stamp.SHA256 = hex.EncodeToString(hasher.Sum(nil))
+	}
+	_ = env.Session.RecordRead(stamp)
+	return result, nil
+}
 
-	res := ReadResult{Path: p.Abs, Encoding: enc, StartLine: first}
-	var out bytes.Buffer
-	var full *bytes.Buffer // the untruncated window, kept only once something was cut
-	cut := false
-	sawCRLF, sawLF := false, false
+// open resolves, authorizes and opens the file, with the hints a model needs when it
+// is missing, a directory or binary by its name.
+func (r *Read) open(ctx context.Context, env *core.Env) (core.Path, io.ReadCloser, fs.FileInfo, error) {
+	p, err := env.ResolveRead(r.FilePath)
+	if err != nil {
+		return p, nil, nil, err
+	}
+	if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs}); err != nil {
+		return p, nil, nil, err
+	}
+	f, fi, err := env.WS.OpenRegular(p)
+	if err != nil {
+		e := core.AsError(err)
+		if e.Code == core.CodeNotFound {
+			msg := fmt.Sprintf("%s does not exist", p.Abs)
+			if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
+				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+			} else {
+				msg += "; use glob to find the file"
+			}
+			return p, nil, nil, core.Errorf(core.CodeNotFound, "%s", msg)
+		}
+		if e.Code == core.CodeIsDirectory {
+			return p, nil, nil, core.Errorf(core.CodeIsDirectory, "%s is a directory; use ls to list it, or glob/grep to search it", p.Abs)
+		}
+		return p, nil, nil, e
+	}
+	if binaryExtensions()[strings.ToLower(filepath.Ext(p.Abs))] {
+		f.Close()
+		return p, nil, nil, core.Errorf(core.CodeBinaryFile, "%s is a binary file (%s); read shows text only. Inspect it with bash (e.g. file, xxd, unzip -l) instead", p.Abs, filepath.Ext(p.Abs))
+	}
+	return p, f, fi, nil
+}
+
+// decodeText refuses a binary file and returns a reader of its text as UTF-8, without
+// a byte order mark, and the file's encoding.
+func decodeText(br *bufio.Reader, path string) (*bufio.Reader, string, error) {
+	head, _ := br.Peek(textfmt.SniffBytes)
+	if why := textfmt.BinaryReason(head); why != "" {
+		return nil, "", core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", path, why)
+	}
+	enc, bomLen := textfmt.Encoding(head)
+	switch enc {
+	case textfmt.UTF16LE:
+		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, nil
+	case textfmt.UTF16BE:
+		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, nil
+	}
+	if bomLen > 0 {
+		_, _ = br.Discard(bomLen)
+	}
+	return br, enc, nil
+}
+
+// skipLines skips n lines fast: it counts newlines in whole buffers, never splitting
+// lines into strings (a far offset in a huge file costs one pass at memory speed). It
+// returns the number of lines skipped, fewer at the end of the file.
+func skipLines(ctx context.Context, text *bufio.Reader, n int) (int, error) {
 	lineNo := 0
-	// Skip to the window fast: count newlines in whole buffers, never splitting lines
-	// into strings (a far offset in a huge file costs one pass at memory speed).
 	partial := false
-	for lineNo < first-1 {
+	for lineNo < n {
 		if _, err := text.Peek(1); err != nil {
 			if partial {
 				lineNo++ // a last line without a newline
@@ -151,7 +194,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		buf, _ := text.Peek(text.Buffered())
 		consumed := 0
-		for lineNo < first-1 {
+		for lineNo < n {
 			j := bytes.IndexByte(buf[consumed:], '\n')
 			if j < 0 {
 				break
@@ -159,156 +202,189 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			consumed += j + 1
 			lineNo++
 		}
-		if lineNo < first-1 {
+		if lineNo < n {
 			consumed = len(buf)
 		}
 		partial = consumed > 0 && buf[consumed-1] != '\n'
 		_, _ = text.Discard(consumed)
 		if ctx.Err() != nil {
-			break
+			return lineNo, ctx.Err()
 		}
 	}
-	if ctx.Err() != nil {
-		return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
-	}
-	for last == 0 || lineNo < last {
-		line, err := text.ReadSlice('\n')
-		dropped := 0
-		if err == bufio.ErrBufferFull {
-			// A very long line (minified code, a one-line dump): keep at most
-			// readMaxKeptLine bytes of it, so memory stays bounded whatever its length.
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = text.ReadSlice('\n')
-				room := max(readMaxKeptLine-len(long), 0)
-				long = append(long, line[:min(room, len(line))]...)
-				dropped += len(line) - min(room, len(line))
-			}
-			if dropped > 0 {
-				// Keep the line ending visible to the CRLF bookkeeping below.
-				long = bytes.TrimRight(long, "\r\n")
-				if bytes.HasSuffix(line, []byte("\r\n")) {
-					long = append(long, '\r', '\n')
-				} else if bytes.HasSuffix(line, []byte("\n")) {
-					long = append(long, '\n')
-				}
-			}
-			line = long
-		}
+	return lineNo, nil
+}
+
+// readWindow is the window of lines read returns, built line by line: the numbered
+// content under maxBytes, the untruncated copy for the sidecar once anything was cut,
+// and the line endings seen.
+type readWindow struct {
+	first, last     int // 1-based; last 0 means to the limit
+	limit, maxBytes int
+	res             ReadResult
+	out             bytes.Buffer
+	full            *bytes.Buffer // the untruncated window, kept only once something was cut
+	cut             bool          // maxBytes was reached
+	sawCRLF, sawLF  bool
+}
+
+// collect reads the window's lines from text, which is at line lineNo, and returns the
+// line number it stopped at.
+func (w *readWindow) collect(text *bufio.Reader, lineNo int) int {
+	for w.last == 0 || lineNo < w.last {
+		line, dropped, err := readLongLine(text)
 		if len(line) == 0 && err != nil {
 			break
 		}
 		lineNo++
-		if lineNo >= first && (last == 0 || lineNo <= last) && lineNo-first < r.Limit {
-			body := bytes.TrimSuffix(line, []byte("\n"))
-			if len(body) < len(line) {
-				if bytes.HasSuffix(body, []byte("\r")) {
-					body = body[:len(body)-1]
-					sawCRLF = true
-				} else {
-					sawLF = true
-				}
-			}
-			s := strings.ToValidUTF8(string(body), "\uFFFD")
-			shown := s
-			if n := utf8.RuneCountInString(s); n > ReadMaxLineChars || dropped > 0 {
-				more := fmt.Sprintf("%d more characters", n-ReadMaxLineChars)
-				if dropped > 0 {
-					more = fmt.Sprintf("%d more characters and %d more bytes; see it with bash, e.g. cut -c or head -c", n-ReadMaxLineChars, dropped)
-				}
-				shown = string([]rune(s)[:min(n, ReadMaxLineChars)]) + " … [line cut: " + more + "]"
-				res.CutLines++
-			}
-			numbered := fmt.Sprintf("%6d\t%s\n", lineNo, shown)
-			if !cut && out.Len()+len(numbered) > r.MaxBytes {
-				cut = true
-			}
-			if (cut || shown != s) && full == nil {
-				// Every line shown so far was whole, so the sidecar starts as a copy.
-				full = bytes.NewBuffer(append([]byte(nil), out.Bytes()...))
-			}
-			if full != nil {
-				fmt.Fprintf(full, "%6d\t%s\n", lineNo, s)
-			}
-			if !cut {
-				out.WriteString(numbered)
-				res.EndLine = lineNo
-			}
+		if lineNo >= w.first && (w.last == 0 || lineNo <= w.last) && lineNo-w.first < w.limit {
+			w.add(lineNo, line, dropped)
 		}
 		if err != nil {
 			break
 		}
-		if lineNo-first+1 >= r.Limit && lineNo >= first {
+		if lineNo-w.first+1 >= w.limit && lineNo >= w.first {
 			break
 		}
 	}
-	// Count the rest of the file for the total (and finish the hash) without keeping it.
+	return lineNo
+}
+
+// readLongLine reads one line with its ending. Of a very long line (minified code, a
+// one-line dump) it keeps at most readMaxKeptLine bytes and reports how many it
+// dropped, so memory stays bounded whatever the line's length.
+func readLongLine(text *bufio.Reader) (line []byte, dropped int, err error) {
+	line, err = text.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, 0, err
+	}
+	long := append([]byte(nil), line...)
+	for err == bufio.ErrBufferFull {
+		line, err = text.ReadSlice('\n')
+		room := max(readMaxKeptLine-len(long), 0)
+		long = append(long, line[:min(room, len(line))]...)
+		dropped += len(line) - min(room, len(line))
+	}
+	if dropped > 0 {
+		// Keep the line ending visible to the line-ending bookkeeping.
+		long = bytes.TrimRight(long, "\r\n")
+		if bytes.HasSuffix(line, []byte("\r\n")) {
+			long = append(long, '\r', '\n')
+		} else if bytes.HasSuffix(line, []byte("\n")) {
+			long = append(long, '\n')
+		}
+	}
+	return long, dropped, err
+}
+
+// add numbers one line of the window, cuts it past ReadMaxLineChars, and keeps it
+// unless maxBytes is reached.
+func (w *readWindow) add(lineNo int, line []byte, dropped int) {
+	body := bytes.TrimSuffix(line, []byte("\n"))
+	if len(body) < len(line) {
+		if bytes.HasSuffix(body, []byte("\r")) {
+			body = body[:len(body)-1]
+			w.sawCRLF = true
+		} else {
+			w.sawLF = true
+		}
+	}
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	shown := s
+	if n := utf8.RuneCountInString(s); n > ReadMaxLineChars || dropped > 0 {
+		more := fmt.Sprintf("%d more characters", n-ReadMaxLineChars)
+		if dropped > 0 {
+			more = fmt.Sprintf("%d more characters and %d more bytes; see it with bash, e.g. cut -c or head -c", n-ReadMaxLineChars, dropped)
+		}
+		shown = string([]rune(s)[:min(n, ReadMaxLineChars)]) + " … [line cut: " + more + "]"
+		w.res.CutLines++
+	}
+	numbered := fmt.Sprintf("%6d\t%s\n", lineNo, shown)
+	if !w.cut && w.out.Len()+len(numbered) > w.maxBytes {
+		w.cut = true
+	}
+	if (w.cut || shown != s) && w.full == nil {
+		// Every line shown so far was whole, so the sidecar starts as a copy.
+		w.full = bytes.NewBuffer(append([]byte(nil), w.out.Bytes()...))
+	}
+	if w.full != nil {
+		fmt.Fprintf(w.full, "%6d\t%s\n", lineNo, s)
+	}
+	if !w.cut {
+		w.out.WriteString(numbered)
+		w.res.EndLine = lineNo
+	}
+}
+
+// countRest counts the lines after the window for the total (reading the rest also
+// finishes the hash) without keeping them, and notes their line endings: the reported
+// line ending describes the whole file, not just the window.
+func (w *readWindow) countRest(ctx context.Context, text *bufio.Reader, lineNo int) (int, error) {
 	rest := make([]byte, 256<<10)
 	lastByteNewline := true
 	for {
 		n, err := text.Read(rest)
 		if n > 0 {
-			lineNo += bytes.Count(rest[:n], []byte("\n"))
-			lastByteNewline = rest[n-1] == '\n'
-			// The reported line ending describes the whole file, not just the window.
+			lines := bytes.Count(rest[:n], []byte("\n"))
 			crlf := bytes.Count(rest[:n], []byte("\r\n"))
-			sawCRLF = sawCRLF || crlf > 0
-			sawLF = sawLF || bytes.Count(rest[:n], []byte("\n")) > crlf
+			lineNo += lines
+			lastByteNewline = rest[n-1] == '\n'
+			w.sawCRLF = w.sawCRLF || crlf > 0
+			w.sawLF = w.sawLF || lines > crlf
 		}
 		if err != nil {
 			break
 		}
 		if ctx.Err() != nil {
-			return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
+			return lineNo, ctx.Err()
 		}
 	}
 	if !lastByteNewline {
 		lineNo++
 	}
-	_, _ = io.Copy(io.Discard, br) // the hash covers the whole file even for UTF-16
-	res.TotalLines = lineNo
+	return lineNo, nil
+}
+
+// finish completes the result once the file's total is known: content, end of file,
+// line ending and the note.
+func (w *readWindow) finish(total int) ReadResult {
+	res := w.res
+	res.TotalLines = total
 	if res.EndLine == 0 {
-		res.EndLine = first - 1
+		res.EndLine = w.first - 1
 	}
-	res.Content = out.String()
+	res.Content = w.out.String()
 	res.EOF = res.EndLine >= res.TotalLines
 	switch {
-	case sawCRLF && sawLF:
+	case w.sawCRLF && w.sawLF:
 		res.LineEnding = "mixed"
-	case sawCRLF:
+	case w.sawCRLF:
 		res.LineEnding = "crlf"
-	case sawLF:
+	case w.sawLF:
 		res.LineEnding = "lf"
 	default:
 		res.LineEnding = "none"
 	}
+	res.Note = readNote(res, w.first)
+	return res
+}
+
+// readNote tells the model where the window is in the file and how to read on.
+func readNote(res ReadResult, first int) string {
+	var note string
 	switch {
 	case res.TotalLines == 0:
-		res.Note = "(The file is empty.)"
+		note = "(The file is empty.)"
 	case first > res.TotalLines:
-		res.Note = fmt.Sprintf("(The file has only %s; nothing at line %d. Use an offset below %d.)", plural(res.TotalLines, "line"), first, res.TotalLines)
+		note = fmt.Sprintf("(The file has only %s; nothing at line %d. Use an offset below %d.)", plural(res.TotalLines, "line"), first, res.TotalLines)
 	case res.EOF:
-		res.Note = fmt.Sprintf("(End of file: %s.)", plural(res.TotalLines, "line"))
+		note = fmt.Sprintf("(End of file: %s.)", plural(res.TotalLines, "line"))
 	default:
-		res.Note = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to read beyond line %d.)", first, res.EndLine, res.TotalLines, res.EndLine, res.EndLine)
+		note = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to read beyond line %d.)", first, res.EndLine, res.TotalLines, res.EndLine, res.EndLine)
 	}
 	if res.CutLines > 0 {
-		res.Note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
+		note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
 	}
-	result := &core.Result{Data: res}
-	if cut || full != nil {
-		if cut {
-			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, res.EndLine)
-		}
-		result.Data = res
-		result.Spilled(env.Session.Spill("read", full.Bytes()))
-	}
-	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}
-	if hashed {
-		stamp.SHA256 = hex.EncodeToString(hasher.Sum(nil))
-	}
-	_ = env.Session.RecordRead(stamp)
-	return result, nil
+	return note
 }
 
 // window turns the accepted range spellings into a 1-based first line and an inclusive
