@@ -85,12 +85,36 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res := FetchResult{URL: u.String()}
-	// The gate's decision for every host:port the fetch reaches: a redirect to a new
-	// host is authorized like the first one, so a host rule that denies (or would ask
-	// for) a host holds however the fetch gets there.
+	raw, err := f.get(ctx, guardedClient(env, u, target, d, &res, timeout), u, timeout, &res)
+	if err != nil {
+		return nil, err
+	}
+	meta := map[string]any{"decision": d}
+	if f.DownloadTo != "" {
+		meta["download_decision"] = saveDecision
+		info, err := env.WS.WriteAtomic(saveTo, raw, core.WriteOptions{CreateDirs: true})
+		if err != nil {
+			return nil, err
+		}
+		res.SavedTo = info.Target.Abs
+		res.Content = fmt.Sprintf("Saved %d bytes (%s) to %s.", len(raw), res.ContentType, info.Target.Abs)
+		return &core.Result{Data: res, Meta: meta}, nil
+	}
+	if f.Method == "HEAD" {
+		res.Content = ""
+		return &core.Result{Data: res, Meta: meta}, nil
+	}
+	return f.textResult(env, raw, res, meta)
+}
+
+// guardedClient is the HTTP client of one fetch: netguard's, with the gate's decision
+// for every host:port the fetch reaches. A redirect to a new host is authorized like
+// the first one, so a host rule that denies (or would ask for) a host holds however the
+// fetch gets there; a private address is reached only for a host a rule names.
+func guardedClient(env *core.Env, u *url.URL, target string, first core.Decision, res *FetchResult, timeout time.Duration) *http.Client {
 	var mu sync.Mutex
-	decisions := map[string]core.Decision{target: d}
-	client := netguard.NewClient(netguard.Options{
+	decisions := map[string]core.Decision{target: first}
+	return netguard.NewClient(netguard.Options{
 		Timeout: timeout, MaxRedirects: FetchMaxRedirects,
 		AllowPrivate: func(host, port string) bool {
 			mu.Lock()
@@ -119,6 +143,11 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil
 		},
 	})
+}
+
+// get sends the request and reads the body, up to the size limit; an HTTP error status
+// is an error with the start of the body in its details.
+func (f *Fetch) get(ctx context.Context, client *http.Client, u *url.URL, timeout time.Duration, res *FetchResult) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, f.Method, u.String(), nil)
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "cannot build a request for %s: %v", u, err)
@@ -154,21 +183,12 @@ func (f *Fetch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, (&core.Error{Code: code, Message: fmt.Sprintf("%s answered HTTP %s; check the URL (the first part of the body is in details)", res.FinalURL, resp.Status)}).
 			WithDetails(map[string]any{"status": resp.StatusCode, "final_url": res.FinalURL, "body_head": clipString(string(raw), 500)})
 	}
-	meta := map[string]any{"decision": d}
-	if f.DownloadTo != "" {
-		meta["download_decision"] = saveDecision
-		info, err := env.WS.WriteAtomic(saveTo, raw, core.WriteOptions{CreateDirs: true})
-		if err != nil {
-			return nil, err
-		}
-		res.SavedTo = info.Target.Abs
-		res.Content = fmt.Sprintf("Saved %d bytes (%s) to %s.", len(raw), res.ContentType, info.Target.Abs)
-		return &core.Result{Data: res, Meta: meta}, nil
-	}
-	if f.Method == "HEAD" {
-		res.Content = ""
-		return &core.Result{Data: res, Meta: meta}, nil
-	}
+	return raw, nil
+}
+
+// textResult turns a textual body into the result: decoded to UTF-8, HTML as Markdown
+// unless format is raw, capped at max_bytes with the whole text in output_path.
+func (f *Fetch) textResult(env *core.Env, raw []byte, res FetchResult, meta map[string]any) (*core.Result, error) {
 	mediaType, _, _ := mime.ParseMediaType(res.ContentType)
 	if mediaType == "" {
 		mediaType = http.DetectContentType(raw)
