@@ -151,37 +151,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	fi, err := env.WS.Stat(p)
 	if l.shell && (err != nil || !fi.IsDir() || l.Directory) {
-		// ls FILE, ls LINK and ls -d DIR show the entry itself, as ls does; a link is
-		// shown as a link (a broken one too), with its target in the long format.
-		// The link itself, named through its resolved folder: Resolve follows links.
-		link := p
-		if dir, derr := env.Resolve(filepath.Dir(l.Path)); derr == nil {
-			base := filepath.Base(l.Path)
-			link = core.Path{Abs: filepath.Join(dir.Abs, base), Root: dir.Root, Rel: filepath.Join(dir.Rel, base)}
-		}
-		if lfi, lerr := env.WS.Lstat(link); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 && (err != nil || !fi.IsDir() || l.Directory) {
-			fi, err, p = lfi, nil, link
-		}
-		if err != nil {
-			return nil, err
-		}
-		kind := "file"
-		switch {
-		case fi.IsDir():
-			kind = "dir"
-		case fi.Mode()&fs.ModeSymlink != 0:
-			kind = "symlink"
-		case !fi.Mode().IsRegular():
-			kind = "other"
-		}
-		e := LsEntry{Name: l.Path, Type: kind, Size: fi.Size()}
-		if l.LongFormat {
-			e.Mode, e.Modified = fi.Mode().String(), fi.ModTime()
-			if kind == "symlink" {
-				e.Link, _ = env.WS.Readlink(p)
-			}
-		}
-		return &core.Result{Data: LsResult{Path: p.Abs, Entries: []LsEntry{e}, Total: 1, long: l.LongFormat, human: l.Human, shell: true, itself: true}}, nil
+		return l.itself(env, p, fi, err)
 	}
 	if err != nil {
 		return nil, err
@@ -198,13 +168,76 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		skip = []string{}
 	}
 	defer grep.PauseGC(SearchGCLimit)()
-	// The walk keeps a compact node per entry (a tree of a million files must fit in a
-	// few hundred MB); full entries are made only for the page, and the sidecar is
-	// streamed.
-	var (
-		mu       sync.Mutex
-		children = map[string][]lsNode{} // parent rel ("" for the folder) -> entries
-	)
+	children, st, err := l.walkTree(ctx, env, p, opt, skip)
+	if err != nil {
+		return nil, err
+	}
+	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
+	total := t.count("", 0)
+	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
+	res.Denied = int(st.Denied)
+	if st.Truncated {
+		res.Partial = st.Reason
+	}
+	if total > l.Limit {
+		res.More = total - l.Limit
+	}
+	t.each("", 0, func(n *lsNode, rel string, level int) bool {
+		if len(res.Entries) == l.Limit {
+			return false
+		}
+		res.Entries = append(res.Entries, n.entry(rel, level, depth > 1, l.LongFormat))
+		return true
+	})
+	r := &core.Result{Data: res}
+	if res.More > 0 || res.Partial != "" {
+		r.Spilled(t.spill(env, depth > 1))
+	}
+	return r, nil
+}
+
+// itself shows the entry p itself, as ls does for ls FILE, ls LINK and ls -d DIR; a
+// link is shown as a link (a broken one too), with its target in the long format. fi
+// and err are p's stat.
+func (l *Ls) itself(env *core.Env, p core.Path, fi fs.FileInfo, err error) (*core.Result, error) {
+	// The link itself, named through its resolved folder: Resolve follows links.
+	link := p
+	if dir, derr := env.Resolve(filepath.Dir(l.Path)); derr == nil {
+		base := filepath.Base(l.Path)
+		link = core.Path{Abs: filepath.Join(dir.Abs, base), Root: dir.Root, Rel: filepath.Join(dir.Rel, base)}
+	}
+	if lfi, lerr := env.WS.Lstat(link); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 && (err != nil || !fi.IsDir() || l.Directory) {
+		fi, err, p = lfi, nil, link
+	}
+	if err != nil {
+		return nil, err
+	}
+	kind := "file"
+	switch {
+	case fi.IsDir():
+		kind = "dir"
+	case fi.Mode()&fs.ModeSymlink != 0:
+		kind = "symlink"
+	case !fi.Mode().IsRegular():
+		kind = "other"
+	}
+	e := LsEntry{Name: l.Path, Type: kind, Size: fi.Size()}
+	if l.LongFormat {
+		e.Mode, e.Modified = fi.Mode().String(), fi.ModTime()
+		if kind == "symlink" {
+			e.Link, _ = env.WS.Readlink(p)
+		}
+	}
+	return &core.Result{Data: LsResult{Path: p.Abs, Entries: []LsEntry{e}, Total: 1, long: l.LongFormat, human: l.Human, shell: true, itself: true}}, nil
+}
+
+// walkTree walks p with the one walker, keeping a compact node per entry by its parent
+// folder: a tree of a million files must fit in a few hundred MB, so full entries are
+// made only for the page and the sidecar is streamed. Folders named in skip are listed
+// but not descended into.
+func (l *Ls) walkTree(ctx context.Context, env *core.Env, p core.Path, opt walk.Options, skip []string) (map[string][]lsNode, walk.Stats, error) {
+	var mu sync.Mutex
+	children := map[string][]lsNode{} // parent rel ("" for the folder) -> entries
 	st, err := walk.Walk(ctx, p.Abs, opt, func(e *walk.Entry) error {
 		n := lsNode{name: strings.Clone(e.Name), kind: lsFile}
 		typ := e.D.Type()
@@ -239,46 +272,31 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil
 	})
 	if errors.Is(err, fs.ErrPermission) {
-		return nil, core.Errorf(core.CodePermissionDenied, "the system refused to list %s (permission denied); check its permissions or list another directory", p.Abs)
+		return nil, st, core.Errorf(core.CodePermissionDenied, "the system refused to list %s (permission denied); check its permissions or list another directory", p.Abs)
 	}
 	if err != nil {
-		return nil, core.Errorf(core.CodeIOError, "cannot list %s: %v", p.Abs, err)
+		return nil, st, core.Errorf(core.CodeIOError, "cannot list %s: %v", p.Abs, err)
 	}
-	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
-	total := t.count("", 0)
-	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
-	res.Denied = int(st.Denied)
-	if st.Truncated {
-		res.Partial = st.Reason
-	}
-	if total > l.Limit {
-		res.More = total - l.Limit
-	}
-	t.each("", 0, func(n *lsNode, rel string, level int) bool {
-		if len(res.Entries) == l.Limit {
-			return false
-		}
-		res.Entries = append(res.Entries, n.entry(rel, level, depth > 1, l.LongFormat))
-		return true
+	return children, st, nil
+}
+
+// spill writes every entry of the tree to a sidecar file, one per line (paths when
+// the listing is recursive), folders with a trailing slash.
+func (t *lsTree) spill(env *core.Env, recursive bool) (string, error) {
+	return env.Session.SpillStream("ls", func(w *bufio.Writer) error {
+		t.each("", 0, func(n *lsNode, rel string, _ int) bool {
+			if recursive {
+				w.WriteString(rel)
+			} else {
+				w.WriteString(n.name)
+			}
+			if n.kind == lsDir {
+				w.WriteByte('/')
+			}
+			return w.WriteByte('\n') == nil
+		})
+		return nil // a write error is sticky: Flush reports it
 	})
-	r := &core.Result{Data: res}
-	if res.More > 0 || res.Partial != "" {
-		r.Spilled(env.Session.SpillStream("ls", func(w *bufio.Writer) error {
-			t.each("", 0, func(n *lsNode, rel string, _ int) bool {
-				if depth > 1 {
-					w.WriteString(rel)
-				} else {
-					w.WriteString(n.name)
-				}
-				if n.kind == lsDir {
-					w.WriteByte('/')
-				}
-				return w.WriteByte('\n') == nil
-			})
-			return nil // a write error is sticky: Flush reports it
-		}))
-	}
-	return r, nil
 }
 
 // lsNode is what ls keeps of one walked entry until the listing is put in order.
