@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"unicode/utf8"
 
@@ -103,72 +104,18 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	for {
 		f, fi, err := env.WS.OpenRegular(p)
 		if err != nil {
-			ce := core.AsError(err)
-			if ce.Code != core.CodeNotFound {
-				return nil, ce
-			}
-			if len(ops) == 1 && ops[0].Old == "" {
-				return e.create(ctx, env, p, ops[0].New)
-			}
-			msg := fmt.Sprintf("%s does not exist", p.Abs)
-			if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
-				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
-			}
-			return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)
+			return e.missing(ctx, env, p, ops, err)
 		}
-		raw, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
-		f.Close()
+		raw, text, format, err := e.load(env, p, f, fi, ops)
 		if err != nil {
-			return nil, core.Errorf(core.CodeIOError, "reading %s: %v", p.Abs, err)
-		}
-		if len(raw) > EditMaxFileBytes {
-			return nil, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
-		}
-		text, format := textedit.Decode(raw)
-		if why := textfmt.BinaryReason(raw); why != "" {
-			return nil, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); edit changes text files only", p.Abs, why)
-		}
-		if !bytes.Equal(format.Encode(text), raw) {
-			// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
-			// did not touch.
-			return nil, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
-		}
-		sum := sha256.Sum256(raw)
-		if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
 			return nil, err
 		}
-		if len(ops) == 1 && ops[0].Old == "" {
-			return nil, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
-		}
-		if format.Encoding == "utf-8" && !utf8.ValidString(text) {
-			for _, op := range ops {
-				if !isASCII(op.New) {
-					return nil, core.Errorf(core.CodeInvalidParams, "%s is not UTF-8 (it has bytes of an 8-bit encoding such as Latin-1), and new_string has non-ASCII characters, which would be written as UTF-8 and mix two encodings in one file; keep new_string ASCII, or convert the file to UTF-8 first (iconv -f latin1 -t utf-8)", p.Abs)
-				}
-			}
-		}
-		normalized := make([]textedit.Edit, len(ops))
-		for i, op := range ops {
-			op.Old = format.Normalize(op.Old)
-			op.New = format.Normalize(op.New)
-			normalized[i] = op
-		}
-		newText, applied, err := applyEdits(text, normalized, e.Sequential)
+		newText, res, err := e.apply(p, text, format, ops)
 		if err != nil {
-			return nil, editFailure(p.Abs, err, len(ops) > 1)
+			return nil, err
 		}
 		newRaw := format.Encode(newText)
-		res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, BytesDelta: len(newRaw) - len(raw), LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
-		var simSum float64
-		for _, a := range applied {
-			if a.Stage == textedit.StageFuzzy {
-				res.FuzzyCount++
-				simSum += a.Similarity
-			}
-		}
-		if res.FuzzyCount > 0 {
-			res.FuzzyAvg = simSum / float64(res.FuzzyCount)
-		}
+		res.BytesDelta = len(newRaw) - len(raw)
 		result := &core.Result{}
 		res.Diff = capDiff(env, "edit-diff", udiff.Unified("a"+p.Abs, "b"+p.Abs, text, newText), result)
 		if !e.DryRun {
@@ -182,7 +129,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			_, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{Expect: core.ExpectContent(raw), OnWritten: recordWrite(env, newRaw), Locked: locked})
 			if core.IsConcurrentChange(err) && !locked {
 				// Another process wrote the file since it was read here: apply the same
-				// edits to what it holds now (the freshness check above still guards
+				// edits to what it holds now (the freshness check in load still guards
 				// changes this session has not seen).
 				unlock, lerr := env.WS.LockFor(p)
 				if lerr != nil {
@@ -200,6 +147,88 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		result.Data = res
 		return result, nil
 	}
+}
+
+// missing answers for a file that could not be opened: an empty old_string creates
+// it; otherwise not_found with similar paths.
+func (e *Edit) missing(ctx context.Context, env *core.Env, p core.Path, ops []textedit.Edit, err error) (*core.Result, error) {
+	ce := core.AsError(err)
+	if ce.Code != core.CodeNotFound {
+		return nil, ce
+	}
+	if len(ops) == 1 && ops[0].Old == "" {
+		return e.create(ctx, env, p, ops[0].New)
+	}
+	msg := fmt.Sprintf("%s does not exist", p.Abs)
+	if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
+		msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
+	}
+	return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)
+}
+
+// load reads the file and decodes it, refusing what edit must not touch: a file too
+// large, binary, in an encoding it cannot write back byte for byte, changed since this
+// session read it, or 8-bit text that a non-ASCII new_string would mix with UTF-8.
+func (e *Edit) load(env *core.Env, p core.Path, f io.ReadCloser, fi fs.FileInfo, ops []textedit.Edit) ([]byte, string, textedit.Format, error) {
+	raw, err := io.ReadAll(io.LimitReader(f, EditMaxFileBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, "", textedit.Format{}, core.Errorf(core.CodeIOError, "reading %s: %v", p.Abs, err)
+	}
+	if len(raw) > EditMaxFileBytes {
+		return nil, "", textedit.Format{}, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; edit it with bash tools (sed, a script) instead", p.Abs, EditMaxFileBytes>>20)
+	}
+	text, format := textedit.Decode(raw)
+	if why := textfmt.BinaryReason(raw); why != "" {
+		return nil, "", format, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); edit changes text files only", p.Abs, why)
+	}
+	if !bytes.Equal(format.Encode(text), raw) {
+		// Only possible for malformed UTF-16: refuse rather than rewrite bytes the edit
+		// did not touch.
+		return nil, "", format, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
+	}
+	sum := sha256.Sum256(raw)
+	if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
+		return nil, "", format, err
+	}
+	if len(ops) == 1 && ops[0].Old == "" {
+		return nil, "", format, core.Errorf(core.CodeInvalidParams, "%s already exists, and an empty old_string only creates a missing file; give the text to replace, or use write to replace the whole file", p.Abs)
+	}
+	if format.Encoding == textfmt.UTF8 && !utf8.ValidString(text) {
+		for _, op := range ops {
+			if !isASCII(op.New) {
+				return nil, "", format, core.Errorf(core.CodeInvalidParams, "%s is not UTF-8 (it has bytes of an 8-bit encoding such as Latin-1), and new_string has non-ASCII characters, which would be written as UTF-8 and mix two encodings in one file; keep new_string ASCII, or convert the file to UTF-8 first (iconv -f latin1 -t utf-8)", p.Abs)
+			}
+		}
+	}
+	return raw, text, format, nil
+}
+
+// apply matches and applies the edits to the decoded text, with the strings brought
+// into the file's line-ending convention first, and describes what was done.
+func (e *Edit) apply(p core.Path, text string, format textedit.Format, ops []textedit.Edit) (string, EditResult, error) {
+	normalized := make([]textedit.Edit, len(ops))
+	for i, op := range ops {
+		op.Old = format.Normalize(op.Old)
+		op.New = format.Normalize(op.New)
+		normalized[i] = op
+	}
+	newText, applied, err := applyEdits(text, normalized, e.Sequential)
+	if err != nil {
+		return "", EditResult{}, editFailure(p.Abs, err, len(ops) > 1)
+	}
+	res := EditResult{Path: p.Abs, DryRun: e.DryRun, Edits: applied, LineEnding: format.LineEnding, FinalNewline: format.FinalNewline, Encoding: format.Encoding}
+	var simSum float64
+	for _, a := range applied {
+		if a.Stage == textedit.StageFuzzy {
+			res.FuzzyCount++
+			simSum += a.Similarity
+		}
+	}
+	if res.FuzzyCount > 0 {
+		res.FuzzyAvg = simSum / float64(res.FuzzyCount)
+	}
+	return newText, res, nil
 }
 
 func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content string) (*core.Result, error) {
