@@ -247,51 +247,30 @@ func listApplets(host Host, t *core.Table, args []string) int {
 
 // runApplet is the front end of one call.
 func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table, host Host) (status int) {
-	spec, tool := ref.Spec, ref.Tool
+	spec := ref.Spec
 	start := host.Now()
 	ctx, signalsReady := callContext(host)
 	g, args, gerr := splitGlobals(args)
-	jsonIn := len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
-	jsonOut := jsonIn
-	if g.JSON {
-		jsonOut = true
-	}
-	if g.Text {
-		jsonOut = false
-	}
-	useColor := !jsonOut && host.StdoutIsTerminal && host.Getenv("NO_COLOR") == "" && host.Getenv("TERM") != "dumb"
+	c := &call{ref: ref, table: table, host: host, start: start}
+	c.jsonIn = len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
+	c.jsonOut = (c.jsonIn || g.JSON) && !g.Text
+	c.color = !c.jsonOut && host.StdoutIsTerminal && host.Getenv("NO_COLOR") == "" && host.Getenv("TERM") != "dumb"
 	switch g.Color {
 	case "always":
-		useColor = !jsonOut
+		c.color = !c.jsonOut
 	case "never":
-		useColor = false
-	}
-
-	elapsed := func() int64 { return host.Now().Sub(start).Milliseconds() }
-	fail := func(e *core.Error, code int) int {
-		if ref.Tool != nil {
-			// Hints name the tools as this dialect calls them (read_file, list_skills).
-			e.Message = table.DialectHints(ref.Tool.Dialect, e.Message)
-		}
-		if jsonOut {
-			_ = core.ErrorEnvelope(e, elapsed()).WriteJSON(host.Stdout)
-		} else {
-			p := core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
-			p.Printf("%s: %s %s\n", spec.Name, p.Warn("error ["+string(e.Code)+"]:"), e.Message)
-		}
-		return code
+		c.color = false
 	}
 	if gerr != nil {
-		return fail(core.Errorf(core.CodeInvalidParams, "%v", gerr), ExitUsage)
+		return c.fail(core.Errorf(core.CodeInvalidParams, "%v", gerr), ExitUsage)
 	}
-
 	defer func() {
 		if r := recover(); r != nil {
-			status = fail(core.Errorf(core.CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox, please report it with the request that caused it", r), ExitToolError)
+			status = c.fail(core.Errorf(core.CodeInternal, "agentbox hit an internal error (%v); this is a bug in agentbox, please report it with the request that caused it", r), ExitToolError)
 		}
 	}()
 
-	env, err := buildEnv(spec, g, host, jsonIn)
+	env, err := buildEnv(spec, g, host, c.jsonIn)
 	if env != nil {
 		env.Specs = table.Specs
 		if spec.Stdio {
@@ -299,47 +278,91 @@ func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table,
 		}
 	}
 	if err != nil {
-		return fail(core.AsError(err), ExitUsage)
+		return c.fail(core.AsError(err), ExitUsage)
 	}
 	defer env.WS.Close()
 
-	cmd := spec.New()
-	if jsonIn {
-		// The request is read so that a signal still stops agentbox while a writer
-		// holds stdin open and sends nothing.
-		data, err := core.ReadAllContext(ctx, host.Stdin, core.MaxRequestBytes+1)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fail(core.Errorf(core.CodeInterrupted, "interrupted by a signal while waiting for the JSON request on stdin"), ExitInterrupted)
-			}
-			return fail(core.Errorf(core.CodeIOError, "could not read the JSON request from stdin: %v", err), ExitUsage)
-		}
-		if err := core.DecodeDialectRequest(bytes.NewReader(data), cmd, tool); err != nil {
-			return fail(core.AsError(err), ExitUsage)
-		}
-	} else {
-		exit, err := flags.Parse(spec, prog, cmd, args, flags.Stdio{Stdin: host.Stdin, Stdout: host.Stdout, Stderr: host.Stderr, StdinIsTerminal: host.StdinIsTerminal, StdinIsData: host.StdinIsData})
-		if exit >= 0 {
-			return exit
-		}
-		if err == nil && tool != nil && len(tool.Fixed) > 0 {
-			// A dialect tool's fixed arguments (update_plan_step's action) hold in shell
-			// mode too.
-			b, _ := json.Marshal(tool.Fixed)
-			err = json.Unmarshal(b, cmd)
-		}
-		if err != nil {
-			return fail(core.AsError(err), ExitUsage)
-		}
+	cmd, exit := c.decode(ctx, prog, args)
+	if exit >= 0 {
+		return exit
 	}
-
 	env.SignalsReady = signalsReady
-	if jsonOut {
+	if c.jsonOut {
 		go warmEncoders(spec)
 	}
 	res, err := cmd.Run(ctx, env)
-	interrupted := ctx.Err() != nil && host.Signals
-	warnings := configWarnings(env)
+	return c.finish(cmd, res, err, configWarnings(env), ctx.Err() != nil && host.Signals)
+}
+
+// call is one applet call's output side: how it answers (JSON or text, colour) and
+// since when.
+type call struct {
+	ref             *core.ToolRef
+	table           *core.Table
+	host            Host
+	start           time.Time
+	jsonIn, jsonOut bool
+	color           bool
+}
+
+func (c *call) elapsed() int64 { return c.host.Now().Sub(c.start).Milliseconds() }
+
+// fail answers with an error (an envelope, or a line on stderr) and returns code.
+func (c *call) fail(e *core.Error, code int) int {
+	if c.ref.Tool != nil {
+		// Hints name the tools as this dialect calls them (read_file, list_skills).
+		e.Message = c.table.DialectHints(c.ref.Tool.Dialect, e.Message)
+	}
+	if c.jsonOut {
+		_ = core.ErrorEnvelope(e, c.elapsed()).WriteJSON(c.host.Stdout)
+	} else {
+		p := core.NewPrinter(c.host.Stderr, c.color && c.host.StdoutIsTerminal)
+		p.Printf("%s: %s %s\n", c.ref.Spec.Name, p.Warn("error ["+string(e.Code)+"]:"), e.Message)
+	}
+	return code
+}
+
+// decode builds the applet's parameters from the JSON request on stdin or from the
+// command line. exit >= 0 means the call is over (an error was answered, or help
+// printed).
+func (c *call) decode(ctx context.Context, prog string, args []string) (core.Command, int) {
+	spec, tool := c.ref.Spec, c.ref.Tool
+	cmd := spec.New()
+	if c.jsonIn {
+		// The request is read so that a signal still stops agentbox while a writer
+		// holds stdin open and sends nothing.
+		data, err := core.ReadAllContext(ctx, c.host.Stdin, core.MaxRequestBytes+1)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, c.fail(core.Errorf(core.CodeInterrupted, "interrupted by a signal while waiting for the JSON request on stdin"), ExitInterrupted)
+			}
+			return nil, c.fail(core.Errorf(core.CodeIOError, "could not read the JSON request from stdin: %v", err), ExitUsage)
+		}
+		if err := core.DecodeDialectRequest(bytes.NewReader(data), cmd, tool); err != nil {
+			return nil, c.fail(core.AsError(err), ExitUsage)
+		}
+		return cmd, -1
+	}
+	host := c.host
+	exit, err := flags.Parse(spec, prog, cmd, args, flags.Stdio{Stdin: host.Stdin, Stdout: host.Stdout, Stderr: host.Stderr, StdinIsTerminal: host.StdinIsTerminal, StdinIsData: host.StdinIsData})
+	if exit >= 0 {
+		return nil, exit
+	}
+	if err == nil && tool != nil && len(tool.Fixed) > 0 {
+		// A dialect tool's fixed arguments (update_plan_step's action) hold in shell
+		// mode too.
+		b, _ := json.Marshal(tool.Fixed)
+		err = json.Unmarshal(b, cmd)
+	}
+	if err != nil {
+		return nil, c.fail(core.AsError(err), ExitUsage)
+	}
+	return cmd, -1
+}
+
+// finish answers with the applet's result or error, the policy's warnings added, and
+// returns the exit status.
+func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []string, interrupted bool) int {
 	if err != nil {
 		e := core.AsError(err)
 		if len(warnings) > 0 {
@@ -347,39 +370,40 @@ func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table,
 		}
 		if interrupted {
 			e = &core.Error{Code: core.CodeInterrupted, Message: "interrupted by a signal before the call finished: " + e.Message, Meta: e.Meta, Details: e.Details}
-			return fail(e, ExitInterrupted)
+			return c.fail(e, ExitInterrupted)
 		}
 		status := ExitToolError
-		if se, ok := cmd.(core.ShellErrorExiter); ok && !jsonOut {
+		if se, ok := cmd.(core.ShellErrorExiter); ok && !c.jsonOut {
 			status = se.ShellErrorExit()
 		}
-		return fail(e, status)
+		return c.fail(e, status)
 	}
 	if res == nil {
 		res = &core.Result{}
 	}
+	host := c.host
 	if len(warnings) > 0 {
 		res.Meta = withWarnings(res.Meta, warnings)
-		if !jsonOut {
-			p := core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+		if !c.jsonOut {
+			p := core.NewPrinter(host.Stderr, c.color && host.StdoutIsTerminal)
 			for _, w := range warnings {
-				p.Printf("%s: %s %s\n", spec.Name, p.Warn("warning:"), w)
+				p.Printf("%s: %s %s\n", c.ref.Spec.Name, p.Warn("warning:"), w)
 			}
 		}
 	}
 	switch {
-	case spec.Stdio: // the applet spoke on stdout itself
-	case jsonOut:
-		_ = core.OutputEnvelope(res, elapsed()).WriteJSON(host.Stdout)
+	case c.ref.Spec.Stdio: // the applet spoke on stdout itself
+	case c.jsonOut:
+		_ = core.OutputEnvelope(res, c.elapsed()).WriteJSON(host.Stdout)
 	default:
-		p := core.NewPrinter(host.Stdout, useColor)
-		p.Err = core.NewPrinter(host.Stderr, useColor && host.StdoutIsTerminal)
+		p := core.NewPrinter(host.Stdout, c.color)
+		p.Err = core.NewPrinter(host.Stderr, c.color && host.StdoutIsTerminal)
 		core.RenderText(p, res)
 	}
 	if interrupted {
 		return ExitInterrupted
 	}
-	if !jsonOut && res.ExitCode != 0 {
+	if !c.jsonOut && res.ExitCode != 0 {
 		return res.ExitCode
 	}
 	return ExitOK
