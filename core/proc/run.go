@@ -118,98 +118,34 @@ var prelude = fmt.Sprintf(`exec %d>&3 3>&-; builtin read -r -u 4 || builtin exit
 // Run runs opts.Command and reports what happened. The error is for failures to
 // start (no bash, bad directory); a command that fails is a Result with its exit code.
 func Run(ctx context.Context, opts Options) (*Result, error) {
-	env := CleanEnv(opts.BaseEnv, opts.Env)
-	bash := opts.Bash
-	if bash == "" {
-		var err error
-		if bash, err = findBash(lookupEnv(env, "PATH"), opts.Self); err != nil {
-			return nil, err
-		}
-	}
-	dir := opts.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("working directory %s does not exist or is not a directory; pass an existing absolute directory", dir)
-	}
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
-	cmd.Dir = dir
-	t := newTree()
-	cmd.Env = append(env, RunVar+"="+t.id)
-	becomeSubreaper()
-	reapLingering()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	res := &Result{Dir: dir}
-	if opts.Sandbox.Mode != "" && opts.Sandbox.Mode != sandbox.Off {
-		self := opts.Self
-		if self == "" {
-			var err error
-			if self, err = os.Executable(); err != nil {
-				return nil, fmt.Errorf("cannot find the agentbox binary for the sandbox helper: %v", err)
-			}
-		}
-		rep, err := sandbox.Wrap(cmd, opts.Sandbox, self)
-		if err != nil {
-			return nil, err
-		}
-		cmd.SysProcAttr.Setpgid = true
-		res.Sandbox = rep
-	} else {
-		res.Sandbox.Mode = sandbox.Off
-		res.Sandbox.Network = "allowed"
-	}
-	if f, ok := opts.Stdin.(*os.File); ok {
-		cmd.Stdin = f
-	} else if opts.Stdin != nil {
-		// Feed through our own pipe so waiting for bash never waits on the copy
-		// (children may keep the read end open).
-		inW, inR, err := childPipe(true)
-		if err != nil {
-			return nil, err
-		}
-		defer inR.Close()
-		cmd.Stdin = inR
-		go func() {
-			io.Copy(inW, opts.Stdin)
-			inW.Close()
-		}()
-	}
-
-	outR, outW, err := childPipe(false)
+	cmd, t, res, err := command(opts)
 	if err != nil {
 		return nil, err
 	}
-	errR, errW, err := childPipe(false)
+	closeStdin, err := feedStdin(cmd, opts.Stdin)
 	if err != nil {
 		return nil, err
 	}
-	pwdR, pwdW, err := childPipe(false)
+	defer closeStdin()
+	pp, err := openPipes()
 	if err != nil {
 		return nil, err
 	}
-	gateW, gateR, err := childPipe(true)
-	if err != nil {
-		return nil, err
-	}
-	defer gateW.Close()
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{pwdW, gateR}
+	defer pp.gateW.Close()
+	cmd.Stdout, cmd.Stderr = pp.outW, pp.errW
+	cmd.ExtraFiles = []*os.File{pp.pwdW, pp.gateR}
 
 	capOut := newCapture(orDefault(opts.StdoutCap, DefaultStdoutCap), opts.SpillDir, "stdout", orDefault64(opts.SpillMax, DefaultSpillMax))
 	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
 
 	start := time.Now()
 	c, err := startChild(cmd)
-	outW.Close()
-	errW.Close()
-	pwdW.Close()
-	gateR.Close()
+	pp.closeChildEnds()
 	if err != nil {
-		outR.Close()
-		errR.Close()
-		pwdR.Close()
-		return nil, fmt.Errorf("cannot start %s: %v", bash, err)
+		pp.outR.Close()
+		pp.errR.Close()
+		pp.pwdR.Close()
+		return nil, fmt.Errorf("cannot start %s: %v", cmd.Path, err)
 	}
 	pgid := c.pid
 	t.begin(pgid)
@@ -222,9 +158,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// first line ends it before the gate) makes the write fail, which is harmless.
 	gateOpened := ctx.Err() == nil
 	if gateOpened {
-		gateW.Write([]byte{'\n'})
+		pp.gateW.Write([]byte{'\n'})
 	}
-	gateW.Close()
+	pp.gateW.Close()
 
 	// Each pump reports on pumped when its stream is at EOF (or closed under it).
 	pumped := make(chan struct{}, 2)
@@ -237,25 +173,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		buf := make([]byte, 32<<10)
 		io.CopyBuffer(w, r, buf)
 	}
-	go pump(outR, capOut, opts.OnStdout)
-	go pump(errR, capErr, opts.OnStderr)
+	go pump(pp.outR, capOut, opts.OnStdout)
+	go pump(pp.errR, capErr, opts.OnStderr)
 
-	waitErr := make(chan exited, 1)
-	go func() { waitErr <- c.wait() }()
-
-	timeout := ClampTimeout(opts.Timeout)
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var werr exited
-	select {
-	case werr = <-waitErr:
-	case <-timer.C:
-		res.TimedOut = true
-		werr = t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
-	case <-ctx.Done():
-		res.Canceled = true
-		werr = t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
-	}
+	werr := await(ctx, c, t, pgid, opts, res)
 	res.Duration = time.Since(start)
 	res.Canceled = res.Canceled || !gateOpened
 
@@ -267,18 +188,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		case <-drain.C:
 			res.Lingering = true
 			t.noteLingering()
-			outR.Close()
-			errR.Close()
+			pp.outR.Close()
+			pp.errR.Close()
 			<-pumped
 		}
 	}
 	drain.Stop()
 	// The EXIT trap wrote the directory before bash exited: it is in the pipe now,
 	// whoever else still holds the pipe open.
-	pwd := readAvailable(pwdR, 1<<16)
-	pwdR.Close()
-	outR.Close()
-	errR.Close()
+	pwd := readAvailable(pp.pwdR, 1<<16)
+	pp.pwdR.Close()
+	pp.outR.Close()
+	pp.errR.Close()
 
 	res.Stdout, res.Stderr = capOut.result(), capErr.result()
 	if pwd != "" && filepath.IsAbs(pwd) {
@@ -286,6 +207,129 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.ExitCode, res.Signal = exitStatus(werr)
 	return res, nil
+}
+
+// command builds bash's command for opts: the cleaned environment, the working
+// directory, its own process group and tree id, and the sandbox when one is asked for.
+func command(opts Options) (*exec.Cmd, *tree, *Result, error) {
+	env := CleanEnv(opts.BaseEnv, opts.Env)
+	bash := opts.Bash
+	if bash == "" {
+		var err error
+		if bash, err = findBash(lookupEnv(env, "PATH"), opts.Self); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil, nil, fmt.Errorf("working directory %s does not exist or is not a directory; pass an existing absolute directory", dir)
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
+	cmd.Dir = dir
+	t := newTree()
+	cmd.Env = append(env, RunVar+"="+t.id)
+	becomeSubreaper()
+	reapLingering()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	res := &Result{Dir: dir}
+	if opts.Sandbox.Mode == "" || opts.Sandbox.Mode == sandbox.Off {
+		res.Sandbox.Mode = sandbox.Off
+		res.Sandbox.Network = "allowed"
+		return cmd, t, res, nil
+	}
+	self := opts.Self
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return nil, nil, nil, fmt.Errorf("cannot find the agentbox binary for the sandbox helper: %v", err)
+		}
+	}
+	rep, err := sandbox.Wrap(cmd, opts.Sandbox, self)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd.SysProcAttr.Setpgid = true
+	res.Sandbox = rep
+	return cmd, t, res, nil
+}
+
+// feedStdin gives the command its stdin: a file as it is, any other reader through our
+// own pipe, so waiting for bash never waits on the copy (children may keep the read
+// end open). The returned function closes our end once bash is done.
+func feedStdin(cmd *exec.Cmd, stdin io.Reader) (func(), error) {
+	if f, ok := stdin.(*os.File); ok {
+		cmd.Stdin = f
+		return func() {}, nil
+	}
+	if stdin == nil {
+		return func() {}, nil
+	}
+	inW, inR, err := childPipe(true)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdin = inR
+	go func() {
+		io.Copy(inW, stdin)
+		inW.Close()
+	}()
+	return func() { inR.Close() }, nil
+}
+
+// pipes are the pipes between agentbox and bash: stdout, stderr, the working
+// directory the EXIT trap reports (fd 3) and the start gate (fd 4).
+type pipes struct {
+	outR, outW, errR, errW, pwdR, pwdW *os.File
+	gateW, gateR                       *os.File
+}
+
+func openPipes() (*pipes, error) {
+	var pp pipes
+	var opened []*os.File
+	for _, p := range []struct {
+		ours, child **os.File
+		toChild     bool
+	}{{&pp.outR, &pp.outW, false}, {&pp.errR, &pp.errW, false}, {&pp.pwdR, &pp.pwdW, false}, {&pp.gateW, &pp.gateR, true}} {
+		a, b, err := childPipe(p.toChild)
+		if err != nil {
+			for _, f := range opened {
+				f.Close()
+			}
+			return nil, err
+		}
+		*p.ours, *p.child = a, b
+		opened = append(opened, a, b)
+	}
+	return &pp, nil
+}
+
+// closeChildEnds closes the ends bash holds once it has them (or failed to start).
+func (pp *pipes) closeChildEnds() {
+	pp.outW.Close()
+	pp.errW.Close()
+	pp.pwdW.Close()
+	pp.gateR.Close()
+}
+
+// await waits for bash to exit, killing its whole tree on the timeout or when ctx
+// ends, and notes which of them ended it in res.
+func await(ctx context.Context, c *child, t *tree, pgid int, opts Options, res *Result) exited {
+	waitErr := make(chan exited, 1)
+	go func() { waitErr <- c.wait() }()
+	timer := time.NewTimer(ClampTimeout(opts.Timeout))
+	defer timer.Stop()
+	select {
+	case werr := <-waitErr:
+		return werr
+	case <-timer.C:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Canceled = true
+	}
+	return t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
 }
 
 // readAvailable returns what can be read from a pollable pipe without waiting, up to
