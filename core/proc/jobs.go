@@ -519,68 +519,25 @@ func supervise(dir string) int {
 	if err := readJSON(filepath.Join(dir, "spec.json"), &spec); err != nil {
 		return fail(err)
 	}
-	open := func(name string) (*os.File, error) {
-		return os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	}
-	stdout, err := open("stdout")
+	jio, err := openJobIO(dir, spec.MaxOutput)
 	if err != nil {
 		return fail(err)
 	}
-	stderr, err := open("stderr")
-	if err != nil {
-		return fail(err)
-	}
-	// O_RDWR: opening never blocks and the FIFO never reports EOF between writers.
-	fifo, err := os.OpenFile(filepath.Join(dir, "stdin"), os.O_RDWR, 0)
-	if err != nil {
-		return fail(err)
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
-	}
-	// The job writes into pipes that capped copiers drain into the files.
-	limit := spec.MaxOutput
-	if limit <= 0 {
-		limit = DefaultJobOutputMax
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return fail(err)
-	}
-	copied := make(chan struct{}, 2)
-	go func() { copyCapped(stdout, outR, limit); copied <- struct{}{} }()
-	go func() { copyCapped(stderr, errR, limit); copied <- struct{}{} }()
-	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
-	cmd.Dir = spec.Dir
 	t := newTree()
-	cmd.Env = append(CleanEnv(spec.BaseEnv, spec.Env), RunVar+"="+t.id)
+	cmd, err := jobCommand(spec, t, jio)
+	if err != nil {
+		return fail(err)
+	}
 	becomeSubreaper()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
-		self, err := os.Executable()
-		if err != nil {
-			return fail(err)
-		}
-		if _, err := sandbox.Wrap(cmd, spec.Sandbox, self); err != nil {
-			return fail(err)
-		}
-		cmd.SysProcAttr.Setpgid = true
-	}
 	c, err := startChild(cmd)
 	if err != nil {
 		return fail(err)
 	}
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	jio.inR.Close()
+	jio.outW.Close()
+	jio.errW.Close()
 	pid := c.pid
 	t.begin(pid)
 	if err := writeJSON(filepath.Join(dir, "pid.json"), pidFile{PID: pid, Supervisor: os.Getpid(), Started: time.Now()}); err != nil {
@@ -591,8 +548,97 @@ func supervise(dir string) int {
 	ready.Close()
 	ready = nil
 
-	go pumpStdin(fifo, inW)
+	go pumpStdin(jio.fifo, jio.inW)
+	ef := awaitJob(c, t, spec, sigs)
+	// Let the copiers finish what the job wrote; a process that escaped the tree and
+	// still holds a pipe does not hold up the exit record for long.
+	drained := time.After(2 * time.Second)
+	for range 2 {
+		select {
+		case <-jio.copied:
+		case <-drained:
+		}
+	}
+	ef.Ended = time.Now()
+	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil && !ef.TimedOut {
+		ef.Killed = true
+	}
+	if err := writeJSON(filepath.Join(dir, "exit.json"), ef); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
 
+// jobIO wires a background job to its folder: stdin from the stdin FIFO through a
+// pipe, stdout and stderr through pipes that capped copiers drain into the files (each
+// reports on copied when done).
+type jobIO struct {
+	fifo, inR, inW, outW, errW *os.File
+	copied                     chan struct{}
+}
+
+func openJobIO(dir string, limit int64) (*jobIO, error) {
+	open := func(name string) (*os.File, error) {
+		return os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	}
+	stdout, err := open("stdout")
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := open("stderr")
+	if err != nil {
+		return nil, err
+	}
+	jio := &jobIO{copied: make(chan struct{}, 2)}
+	// O_RDWR: opening never blocks and the FIFO never reports EOF between writers.
+	if jio.fifo, err = os.OpenFile(filepath.Join(dir, "stdin"), os.O_RDWR, 0); err != nil {
+		return nil, err
+	}
+	if jio.inR, jio.inW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = DefaultJobOutputMax
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	jio.outW, jio.errW = outW, errW
+	go func() { copyCapped(stdout, outR, limit); jio.copied <- struct{}{} }()
+	go func() { copyCapped(stderr, errR, limit); jio.copied <- struct{}{} }()
+	return jio, nil
+}
+
+// jobCommand is the job's bash: its own process group and tree id, the cleaned
+// environment, and the sandbox when one is asked for.
+func jobCommand(spec StartOptions, t *tree, jio *jobIO) (*exec.Cmd, error) {
+	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(CleanEnv(spec.BaseEnv, spec.Env), RunVar+"="+t.id)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = jio.inR, jio.outW, jio.errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := sandbox.Wrap(cmd, spec.Sandbox, self); err != nil {
+			return nil, err
+		}
+		cmd.SysProcAttr.Setpgid = true
+	}
+	return cmd, nil
+}
+
+// awaitJob waits for the job to exit, killing its whole tree on its timeout or on a
+// signal (Jobs.Kill), and returns its exit record.
+func awaitJob(c *child, t *tree, spec StartOptions, sigs <-chan os.Signal) exitFile {
 	waitErr := make(chan exited, 1)
 	go func() { waitErr <- c.wait() }()
 	var ef exitFile
@@ -607,29 +653,12 @@ func supervise(dir string) int {
 	case werr = <-waitErr:
 	case <-timeout:
 		ef.TimedOut = true
-		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
+		werr = t.kill(c.pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
 	case <-sigs: // Jobs.Kill
-		werr = t.kill(pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
-	}
-	// Let the copiers finish what the job wrote; a process that escaped the tree and
-	// still holds a pipe does not hold up the exit record for long.
-	drained := time.After(2 * time.Second)
-	for range 2 {
-		select {
-		case <-copied:
-		case <-drained:
-		}
+		werr = t.kill(c.pid, orDefaultDur(spec.Grace, DefaultGrace), waitErr)
 	}
 	ef.ExitCode, ef.Signal = exitStatus(werr)
-	ef.Ended = time.Now()
-	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil && !ef.TimedOut {
-		ef.Killed = true
-	}
-	if err := writeJSON(filepath.Join(dir, "exit.json"), ef); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return ef
 }
 
 // pumpStdin copies framed input from the FIFO into the job's stdin.
