@@ -115,151 +115,30 @@ var errHalt = errors.New("walk: halt")
 // error other than ErrStop ends the walk and is returned; fs.SkipDir from a directory
 // visit prunes it.
 func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) error) (Stats, error) {
-	root = filepath.Clean(root)
-	skip := opt.SkipDirs
-	if skip == nil {
-		skip = DefaultSkipDirs
+	w := &walker{ctx: ctx, root: filepath.Clean(root), opt: opt, visit: visit, skip: opt.SkipDirs, explicit: map[string]bool{}}
+	if w.skip == nil {
+		w.skip = DefaultSkipDirs
 	}
-	explicit := map[string]bool{}
 	for _, n := range opt.Explicit {
-		explicit[n] = true
+		w.explicit[n] = true
 	}
-	var stacks sync.Map // dir abs path -> *ignore.Stack
-	var rootStack *ignore.Stack
 	if !opt.NoIgnore {
-		rootStack = ignore.ForRoot(root, opt.Ignore)
+		w.rootStack = ignore.ForRoot(w.root, opt.Ignore)
 	}
-	var deadline time.Time
 	if opt.Budget > 0 {
-		deadline = time.Now().Add(opt.Budget)
-	}
-	var (
-		st      Stats
-		reason  atomic.Value
-		visitMu sync.Mutex
-		visErr  error
-		n       atomic.Int64
-		halted  atomic.Bool
-	)
-	halt := func(why string) error {
-		reason.CompareAndSwap(nil, why)
-		halted.Store(true)
-		return errHalt
+		w.deadline = time.Now().Add(opt.Budget)
 	}
 	conf := fastwalk.Config{Follow: opt.Follow, NumWorkers: opt.Workers, MaxDepth: opt.MaxDepth}
-	err := fastwalk.Walk(&conf, root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if path == root {
-				return err
-			}
-			return nil // an unreadable subdirectory: leave it out, keep the rest
-		}
-		if halted.Load() {
-			return errHalt // fastwalk's other workers drain their queues: visit nothing more
-		}
-		// Checking the clock on every entry costs little next to the syscalls, but a
-		// counter keeps it off the hot path entirely.
-		if c := n.Add(1); c&63 == 0 {
-			if ctx.Err() != nil {
-				return halt("cancelled")
-			}
-			if !deadline.IsZero() && time.Now().After(deadline) {
-				return halt("time budget of " + opt.Budget.String() + " exhausted")
-			}
-		}
-		if path == root {
-			if rootStack != nil {
-				stacks.Store(root, rootStack)
-			}
-			return nil
-		}
-		name := d.Name()
-		typ := d.Type()
-		isDir := typ.IsDir()
-		if typ&fs.ModeSymlink != 0 && opt.Follow {
-			if opt.Confine != nil {
-				real, err := filepath.EvalSymlinks(path)
-				if err != nil || !opt.Confine(real) {
-					return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
-				}
-			}
-			if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
-				isDir = fi.IsDir()
-			}
-		}
-		rel := path[len(root)+1:]
-		if len(root) == 1 { // root "/"
-			rel = path[1:]
-		}
-		var stack *ignore.Stack
-		if rootStack != nil {
-			dir := path[:len(path)-len(name)-1]
-			if dir == "" {
-				dir = "/"
-			}
-			if v, ok := stacks.Load(dir); ok {
-				stack = v.(*ignore.Stack)
-			}
-		}
-		matched, ignored := stack.Decide(rel, name, isDir)
-		if !explicit[name] {
-			// A hidden entry an ignore file re-includes with a "!" rule is searched, as
-			// ripgrep does (its regression 90).
-			if name[0] == '.' && !opt.Hidden && !(matched && !ignored) {
-				if isDir {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if isDir && skipName(skip, name) {
-				return fs.SkipDir
-			}
-		}
-		if matched && ignored {
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if opt.Denied != nil && opt.Denied(path, isDir) {
-			atomic.AddInt64(&st.Denied, 1)
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if isDir {
-			atomic.AddInt64(&st.Dirs, 1)
-			if stack != nil {
-				stacks.Store(path, stack.Child(path, rel, opt.Ignore))
-			}
-			if opt.Dirs {
-				if err := visit(&Entry{Path: path, Rel: rel, Name: name, IsDir: true, D: d}); err != nil {
-					if err == fs.SkipDir {
-						return fs.SkipDir
-					}
-					return fail(&visitMu, &visErr, &halted, err)
-				}
-			}
-			if typ&fs.ModeSymlink != 0 {
-				return nil // fastwalk enqueues a followed link itself
-			}
-			return nil
-		}
-		atomic.AddInt64(&st.Files, 1)
-		if err := visit(&Entry{Path: path, Rel: rel, Name: name, D: d}); err != nil {
-			return fail(&visitMu, &visErr, &halted, err)
-		}
-		return nil
-	})
-	if r := reason.Load(); r != nil {
+	err := fastwalk.Walk(&conf, w.root, w.entry)
+	st := w.st
+	if r := w.reason.Load(); r != nil {
 		st.Truncated, st.Reason = true, r.(string)
 	}
-	if visErr != nil {
-		if visErr == ErrStop {
+	if w.visErr != nil {
+		if w.visErr == ErrStop {
 			return st, nil
 		}
-		return st, visErr
+		return st, w.visErr
 	}
 	if err != nil && err != errHalt {
 		return st, err
@@ -267,14 +146,155 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 	return st, nil
 }
 
-func fail(mu *sync.Mutex, dst *error, halted *atomic.Bool, err error) error {
-	halted.Store(true)
-	mu.Lock()
-	if *dst == nil {
-		*dst = err
-	}
-	mu.Unlock()
+// walker is one Walk: its options and the state fastwalk's workers share.
+type walker struct {
+	ctx       context.Context
+	root      string
+	opt       Options
+	visit     func(*Entry) error
+	skip      []string
+	explicit  map[string]bool
+	stacks    sync.Map // dir abs path -> *ignore.Stack
+	rootStack *ignore.Stack
+	deadline  time.Time
+	st        Stats
+	reason    atomic.Value // why the walk stopped early
+	visitMu   sync.Mutex
+	visErr    error // the first error visit returned
+	n         atomic.Int64
+	halted    atomic.Bool
+}
+
+// halt stops the walk early for a reason reported in Stats.
+func (w *walker) halt(why string) error {
+	w.reason.CompareAndSwap(nil, why)
+	w.halted.Store(true)
 	return errHalt
+}
+
+// fail stops the walk with visit's error, the first one kept.
+func (w *walker) fail(err error) error {
+	w.halted.Store(true)
+	w.visitMu.Lock()
+	if w.visErr == nil {
+		w.visErr = err
+	}
+	w.visitMu.Unlock()
+	return errHalt
+}
+
+// entry is fastwalk's callback for each entry, on any of its workers.
+func (w *walker) entry(path string, d fs.DirEntry, err error) error {
+	if err != nil {
+		if path == w.root {
+			return err
+		}
+		return nil // an unreadable subdirectory: leave it out, keep the rest
+	}
+	if w.halted.Load() {
+		return errHalt // fastwalk's other workers drain their queues: visit nothing more
+	}
+	// Checking the clock on every entry costs little next to the syscalls, but a
+	// counter keeps it off the hot path entirely.
+	if c := w.n.Add(1); c&63 == 0 {
+		if w.ctx.Err() != nil {
+			return w.halt("cancelled")
+		}
+		if !w.deadline.IsZero() && time.Now().After(w.deadline) {
+			return w.halt("time budget of " + w.opt.Budget.String() + " exhausted")
+		}
+	}
+	if path == w.root {
+		if w.rootStack != nil {
+			w.stacks.Store(w.root, w.rootStack)
+		}
+		return nil
+	}
+	name := d.Name()
+	typ := d.Type()
+	isDir := typ.IsDir()
+	if typ&fs.ModeSymlink != 0 && w.opt.Follow {
+		if w.opt.Confine != nil {
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil || !w.opt.Confine(real) {
+				return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
+			}
+		}
+		if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
+			isDir = fi.IsDir()
+		}
+	}
+	rel := path[len(w.root)+1:]
+	if len(w.root) == 1 { // root "/"
+		rel = path[1:]
+	}
+	stack := w.parentStack(path, name)
+	if !w.wanted(path, rel, name, isDir, stack) {
+		if isDir {
+			return fs.SkipDir
+		}
+		return nil
+	}
+	if isDir {
+		atomic.AddInt64(&w.st.Dirs, 1)
+		if stack != nil {
+			w.stacks.Store(path, stack.Child(path, rel, w.opt.Ignore))
+		}
+		if w.opt.Dirs {
+			if err := w.visit(&Entry{Path: path, Rel: rel, Name: name, IsDir: true, D: d}); err != nil {
+				if err == fs.SkipDir {
+					return fs.SkipDir
+				}
+				return w.fail(err)
+			}
+		}
+		return nil // a followed link to a folder: fastwalk enqueues it itself
+	}
+	atomic.AddInt64(&w.st.Files, 1)
+	if err := w.visit(&Entry{Path: path, Rel: rel, Name: name, D: d}); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// parentStack is the ignore rules of path's folder (nil when ignore files are off).
+func (w *walker) parentStack(path, name string) *ignore.Stack {
+	if w.rootStack == nil {
+		return nil
+	}
+	dir := path[:len(path)-len(name)-1]
+	if dir == "" {
+		dir = "/"
+	}
+	if v, ok := w.stacks.Load(dir); ok {
+		return v.(*ignore.Stack)
+	}
+	return nil
+}
+
+// wanted decides whether an entry is walked: hidden entries, the skipped folders, what
+// the ignore files ignore and what the policy denies (counted) are left out. A name
+// the caller gave explicitly is exempt from the hidden and skip rules.
+func (w *walker) wanted(path, rel, name string, isDir bool, stack *ignore.Stack) bool {
+	matched, ignored := stack.Decide(rel, name, isDir)
+	if !w.explicit[name] {
+		// A hidden entry an ignore file re-includes with a "!" rule is searched, as
+		// ripgrep does (its regression 90).
+		if name[0] == '.' && !w.opt.Hidden && !(matched && !ignored) {
+			return false
+		}
+		if isDir && skipName(w.skip, name) {
+			return false
+		}
+	}
+	if matched && ignored {
+		return false
+	}
+	if w.opt.Denied != nil && w.opt.Denied(path, isDir) {
+		atomic.AddInt64(&w.st.Denied, 1)
+		return false
+	}
+	return true
 }
 
 // Skipped reports whether a directory called name is on the skip list (nil: the
