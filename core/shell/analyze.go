@@ -100,6 +100,9 @@ type SimpleCommand struct {
 	// Dir is the directory the command runs in, after any cd earlier on the line; ""
 	// when it cannot be known.
 	Dir string
+	// DirUnknown is set when the line moved to a folder that cannot be known before it
+	// runs (cd "$X", cd -, popd, CDPATH): a relative operand could then be anywhere.
+	DirUnknown bool
 	// Loop is set for a command inside a loop that never ends by itself (while true,
 	// until false, for ((;;))).
 	Loop bool
@@ -134,18 +137,20 @@ type word struct {
 }
 
 type analyzer struct {
-	a       *Analysis
-	ctx     Context
-	cwd     string            // the working directory so far ("" unknown)
-	vars    map[string][]word // what each variable may hold, as far as the line says
-	depth   int
-	pipes   int
-	inherit frame         // pipeline and function a nested script's commands belong to
-	feed    map[int]*word // per pipeline: the known text the latest stage prints
-	reasons map[string]bool
-	aliases map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
-	inFunc  bool                // analysing a body no call reached: it runs later, after assignments still to come
-	funcs   map[string]*funcDef // functions defined on the line, analysed where they are called
+	a          *Analysis
+	ctx        Context
+	cwd        string            // the working directory so far ("" unknown)
+	cwdLost    bool              // a cd on the line went somewhere that cannot be known
+	vars       map[string][]word // what each variable may hold, as far as the line says
+	depth      int
+	pipes      int
+	inherit    frame         // pipeline and function a nested script's commands belong to
+	feed       map[int]*word // per pipeline: the known text the latest stage prints
+	reasons    map[string]bool
+	aliases    map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	aliasSpace map[string]bool     // aliases whose value ends in a space: the next word is expanded too
+	inFunc     bool                // analysing a body no call reached: it runs later, after assignments still to come
+	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
 }
 
 // funcDef is a function the line defines: its body is analysed at each call, with what
@@ -374,7 +379,7 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		}
 		reds = append(reds, rd)
 	}
-	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, Loop: f.loop}
+	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, DirUnknown: z.cwdLost, Loop: f.loop}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		var argv []word
@@ -402,6 +407,9 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 				entry += "=" + vals[0].s
 			}
 			proto.Env = append(slices.Clip(proto.Env), entry)
+			if (as.Name.Value == "HOME" || as.Name.Value == "CDPATH" || as.Name.Value == "OLDPWD") && len(argv) > 0 && (base(argv[0].s) == "cd" || base(argv[0].s) == "pushd") {
+				defer z.loseCwd()
+			}
 		}
 		z.command(argv, proto, stdin)
 	case *syntax.DeclClause:
@@ -462,7 +470,18 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	}
 	if a, ok := z.aliases[argv[0].s]; ok && argv[0].known && proto.Context != "alias" {
 		// A name an earlier alias defined runs what the alias says: judged both ways.
-		z.command(append(append([]word(nil), a...), argv[1:]...), proto, stdin)
+		// An alias whose value ends in a space expands the next word as an alias too.
+		expanded := append([]word(nil), a...)
+		rest := argv[1:]
+		for len(rest) > 0 && z.aliasSpace[argv[0].s] {
+			next, ok := z.aliases[rest[0].s]
+			if !ok || !rest[0].known {
+				break
+			}
+			expanded = append(expanded, next...)
+			argv, rest = rest, rest[1:]
+		}
+		z.command(append(expanded, rest...), proto, stdin)
 	}
 	if _, ok := z.funcs[argv[0].s]; ok && argv[0].known {
 		// The call itself is a command too (f | f &: the fork-bomb shape), then the body
@@ -644,10 +663,16 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 		for _, p := range ps {
 			switch p := p.(type) {
 			case *syntax.Lit:
-				// A leading ~ stays as written; the watchdog knows it means home.
+				// A leading ~ stays as written; the watchdog knows it means home. When
+				// the line set HOME, ~ is what it set.
 				var b strings.Builder
 				unescape(&b, p.Value, quoted)
-				lit(b.String())
+				v := b.String()
+				if home, ok := z.vars["HOME"]; ok && !quoted && p == w.Parts[0] && (p.Value == "~" || strings.HasPrefix(p.Value, "~/")) {
+					appendAll(home)
+					v = v[1:]
+				}
+				lit(v)
 			case *syntax.SglQuoted:
 				if p.Dollar {
 					lit(ansiC(p.Value))
@@ -660,7 +685,7 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 				vals := z.param(p)
 				// $HOME at the start of a word is written "~", so paths under it read
 				// like the watchdog's lists.
-				if isPlainParam(p, "HOME") && len(out) == 1 && out[0].known && out[0].s == "" {
+				if _, set := z.vars["HOME"]; !set && isPlainParam(p, "HOME") && len(out) == 1 && out[0].known && out[0].s == "" {
 					vals = []word{{s: "~", known: true}}
 				}
 				appendAll(vals)
@@ -717,6 +742,35 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 			return def // known to be unset: the default is the value
 		}
 		return append(unknown, def...)
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		// ${X:?}: bash stops the command when X is unset (or empty), so whatever
+		// runs has X's value.
+		if z.absent(p.Param.Value) {
+			// The command never runs: bash stops at the expansion. The word stays as
+			// written, a name that reaches nothing.
+			return []word{{s: "${" + p.Param.Value + ":?}", known: true}}
+		}
+		if !set {
+			return unknown
+		}
+		return vals
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		if !set || p.Exp.Word == nil {
+			return unknown
+		}
+		pat := z.word(p.Exp.Word, false)
+		if !pat.known {
+			return unknown
+		}
+		var out []word
+		for _, v := range vals {
+			if !v.known {
+				out = append(out, v)
+				continue
+			}
+			out = append(out, word{s: trimPattern(v.s, pat.s, p.Exp.Op), known: true})
+		}
+		return out
 	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 		alt := []word{{known: true}}
 		if p.Exp.Word != nil {
@@ -727,12 +781,77 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 	return unknown
 }
 
+// trimPattern is ${v%pat}, ${v%%pat}, ${v#pat} or ${v##pat}: the shortest or longest
+// suffix or prefix of v that the glob pat matches, removed.
+func trimPattern(v, pat string, op syntax.ParExpOperator) string {
+	pat = bashPattern(pat)
+	matches := func(s string) bool { ok, err := path.Match(pat, s); return err == nil && ok }
+	switch op {
+	case syntax.RemSmallSuffix:
+		for i := len(v); i >= 0; i-- {
+			if matches(v[i:]) {
+				return v[:i]
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= len(v); i++ {
+			if matches(v[i:]) {
+				return v[:i]
+			}
+		}
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= len(v); i++ {
+			if matches(v[:i]) {
+				return v[i:]
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := len(v); i >= 0; i-- {
+			if matches(v[:i]) {
+				return v[i:]
+			}
+		}
+	}
+	return v
+}
+
+// bashPattern rewrites bash's bracket negation [!...] as Go's [^...], so path.Match
+// and filepath.Glob read a bash glob as bash does.
+func bashPattern(p string) string {
+	if !strings.Contains(p, "[!") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) {
+			b.WriteByte(p[i])
+			i++
+			b.WriteByte(p[i])
+			continue
+		}
+		if p[i] == '[' && i+1 < len(p) && p[i+1] == '!' {
+			b.WriteString("[^")
+			i++
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
 // value is what the variable name holds, if the line or the context says.
 func (z *analyzer) value(name string) ([]word, bool) {
 	if v, ok := z.vars[name]; ok {
 		return v, true
 	}
 	switch name {
+	case "_", "!", "?", "-", "$", "0":
+		// Special parameters the line does not set as variables: $_ is the last
+		// argument of the command before (tracked in vars when known), $0 is bash.
+		if name == "0" && z.depth <= 1 {
+			return []word{{s: "bash", known: true}}, true // the line's own bash -c
+		}
+		return nil, false
 	case "HOME":
 		if z.ctx.Home != "" {
 			return []word{{s: z.ctx.Home, known: true}}, true
@@ -804,16 +923,47 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		return unknown
 	}
 	switch base(argv[0].s) {
-	case "echo", "printf":
+	case "echo":
 		args := argv[1:]
-		for len(args) > 0 && strings.HasPrefix(args[0].s, "-") && len(args[0].s) <= 3 {
+		escapes := false
+		for len(args) > 0 && len(args[0].s) > 1 && strings.Trim(args[0].s[1:], "neE") == "" && args[0].s[0] == '-' {
+			escapes = escapes || strings.Contains(args[0].s, "e")
 			args = args[1:]
 		}
 		j := join(args)
-		if base(argv[0].s) == "printf" && len(args) > 0 {
-			j = args[0]
+		if escapes && strings.Contains(j.s, "\\") {
+			return unknown // echo -e '\x2f': escapes this analysis does not decode
 		}
 		return []word{{s: strings.TrimRight(j.s, "\n"), known: j.known}}
+	case "printf":
+		args := argv[1:]
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || strings.HasPrefix(args[0].s, "-") {
+			return unknown // printf -v ...: prints nothing this analysis follows
+		}
+		if f := args[0].s; strings.Contains(f, "%b") || strings.Contains(f, "%c") || strings.Contains(f, "%q") || strings.Contains(f, "\\0") {
+			return unknown // directives that transform their argument
+		}
+		out := printfOutput(args[0], args[1:])
+		return []word{{s: strings.TrimRight(out.s, "\n"), known: out.known}}
+	case "basename", "dirname":
+		args := argv[1:]
+		if len(args) == 0 || len(args) > 2 || strings.HasPrefix(args[0].s, "-") || !args[0].known {
+			return unknown
+		}
+		if base(argv[0].s) == "dirname" {
+			if len(args) != 1 {
+				return unknown
+			}
+			return []word{{s: path.Dir(args[0].s), known: true}}
+		}
+		b := path.Base(args[0].s)
+		if len(args) == 2 && args[1].known && b != args[1].s {
+			b = strings.TrimSuffix(b, args[1].s)
+		}
+		return []word{{s: b, known: true}}
 	case "pwd":
 		if z.cwd != "" {
 			return []word{{s: z.cwd, known: true}}
@@ -906,22 +1056,51 @@ func (z *analyzer) forIter(l *syntax.WordIter) {
 func (z *analyzer) track(argv []word) {
 	name := base(argv[0].s)
 	args := argv[1:]
+	// $_ is the last argument of the command before.
+	defer func() { z.vars["_"] = []word{argv[len(argv)-1]} }()
 	switch name {
 	case "cd", "pushd":
 		var ops []word
+		noChange := false
 		for _, a := range args {
 			if a.known && strings.HasPrefix(a.s, "-") && a.s != "-" {
+				noChange = noChange || name == "pushd" && a.s == "-n"
 				continue
 			}
 			ops = append(ops, a)
 		}
+		_, cdpath := z.vars["CDPATH"]
+		if !cdpath && z.ctx.Getenv != nil {
+			v, ok := z.ctx.Getenv("CDPATH")
+			cdpath = ok && v != ""
+		}
 		switch {
+		case noChange:
+		case len(ops) == 0 && name == "pushd":
+			z.loseCwd() // pushd alone swaps the top two folders of the stack
 		case len(ops) == 0:
-			z.cwd = z.ctx.Home
-		case !ops[0].known || ops[0].s == "-":
-			z.cwd = ""
+			if home, ok := z.vars["HOME"]; ok {
+				if len(home) == 1 && home[0].known {
+					z.cwd = z.resolve(home[0].s)
+				} else {
+					z.loseCwd()
+				}
+			} else {
+				z.cwd = z.ctx.Home
+			}
+		case !ops[0].known || ops[0].s == "-" || strings.HasPrefix(ops[0].s, "+") || strings.HasPrefix(ops[0].s, "-"):
+			z.loseCwd()
+		case cdpath && !path.IsAbs(ops[0].s) && !strings.HasPrefix(ops[0].s, ".") && !strings.HasPrefix(ops[0].s, "~"):
+			z.loseCwd() // CDPATH decides where a relative name leads
 		default:
 			z.cwd = z.resolve(ops[0].s)
+			if z.cwd == "" {
+				z.loseCwd()
+			}
+		}
+	case "popd":
+		if !slices.ContainsFunc(args, func(a word) bool { return a.s == "-n" }) {
+			z.loseCwd()
 		}
 	case "set":
 		if len(args) > 0 && args[0].s == "--" {
@@ -1032,6 +1211,11 @@ func (z *analyzer) track(argv []word) {
 	}
 }
 
+// loseCwd records that the line moved to a folder that cannot be known.
+func (z *analyzer) loseCwd() {
+	z.cwd, z.cwdLost = "", true
+}
+
 func (z *analyzer) positional(args []word) {
 	z.vars["@"], z.vars["*"] = args, args
 	z.vars["#"] = []word{{s: strconv.Itoa(len(args)), known: true}}
@@ -1044,10 +1228,17 @@ func (z *analyzer) positional(args []word) {
 // that cannot be known).
 func (z *analyzer) resolve(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if z.ctx.Home == "" {
+		home := z.ctx.Home
+		if v, ok := z.vars["HOME"]; ok {
+			if len(v) != 1 || !v[0].known {
+				return ""
+			}
+			home = v[0].s
+		}
+		if home == "" {
 			return ""
 		}
-		p = z.ctx.Home + p[1:]
+		p = home + p[1:]
 	}
 	if !path.IsAbs(p) {
 		if z.cwd == "" {
@@ -1068,7 +1259,7 @@ func (z *analyzer) glob(pattern string) []string {
 		}
 		abs = path.Join(z.cwd, abs)
 	}
-	m, err := filepath.Glob(abs)
+	m, err := filepath.Glob(bashPattern(abs))
 	if err != nil {
 		return nil
 	}
@@ -1128,8 +1319,13 @@ func (z *analyzer) words(w *syntax.Word) []word {
 	if unquotedExpansion(w) {
 		// Field splitting: X="rm -rf /"; sudo $X runs rm with two operands.
 		var out []word
+		ifs, ifsKnown := z.ifs()
 		for _, c := range z.cands(w, false) {
-			fields := strings.Fields(c.s)
+			if !ifsKnown {
+				out = append(out, word{}) // split on characters the line chose at run time
+				continue
+			}
+			fields := strings.FieldsFunc(c.s, func(r rune) bool { return strings.ContainsRune(ifs, r) })
 			if !c.known || len(fields) <= 1 {
 				out = append(out, c)
 				continue
@@ -1159,6 +1355,19 @@ func (z *analyzer) words(w *syntax.Word) []word {
 		return z.cands(w, false)
 	}
 	return out
+}
+
+// ifs is what unquoted expansions are split on: IFS as the line set it, else bash's
+// default; false when the line set it to something computed.
+func (z *analyzer) ifs() (string, bool) {
+	v, ok := z.vars["IFS"]
+	if !ok {
+		return " \t\n", true
+	}
+	if len(v) != 1 || !v[0].known {
+		return "", false
+	}
+	return v[0].s, true
 }
 
 // unquotedExpansion reports a word with a parameter expansion or command

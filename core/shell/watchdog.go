@@ -6,7 +6,9 @@ import (
 	"os/user"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -262,13 +264,18 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				return v
 			}
 		}
-		// Deleting a protected file is writing it: rm /etc/passwd, unlink ~/.bashrc.
-		if t, ok := w.protectedOperand(c, 1); ok && w.on("protected-write") {
+		// Deleting a protected file is writing it: rm /etc/passwd, unlink ~/.bashrc, and
+		// rm -r of a folder that holds one (rm -rf ~/.ssh).
+		recursive := name == "rm" && hasFlag(args, "rR", "recursive")
+		if t, ok := w.protectedOperandIn(c, 1, len(c.Argv), recursive); ok && w.on("protected-write") {
 			return deny("protected-write", "refused: %s of %s deletes a protected system, device or shell start-up file.", name, t)
 		}
 	case "chmod", "chown", "chgrp":
-		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash.
-		if t, ok := w.protectedOperand(c, firstOperand(c.Argv, 1)+1); ok && w.on("protected-write") {
+		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash,
+		// chmod 777 ~/.ssh; tightening a key's mode is routine (chmod 600 ~/.ssh/id_rsa).
+		modeAt := firstOperand(c.Argv, 1)
+		tighten := name == "chmod" && modeAt < len(c.Argv) && tightens(c.Argv[modeAt])
+		if t, ok := w.protectedOperandIn(c, modeAt+1, len(c.Argv), true); ok && !tighten && w.on("protected-write") {
 			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
 		}
 		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
@@ -324,6 +331,11 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if w.on("move-tree") {
 			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("move-tree", "refused: mv of %s moves a whole system or home tree away.", t)
+			}
+		}
+		if last := len(c.Argv) - 1; w.on("protected-write") && !slices.Contains(args, "-t") && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--target-directory") }) {
+			if t, ok := w.protectedOperandIn(c, 1, last, true); ok {
+				return deny("protected-write", "refused: mv of %s moves a protected start-up, key or system file away.", t)
 			}
 		}
 	case "kill", "pkill", "killall":
@@ -645,8 +657,48 @@ func (w *watch) protectedTree(c *SimpleCommand, from int, linksAreFiles bool) (s
 		if strings.HasPrefix(n, "~") && !strings.Contains(n, "/") {
 			return a, true // ~user: someone's home
 		}
+		if strings.ContainsAny(path.Base(a), "*?[") {
+			// A glob over the entries of a folder whose every entry is protected
+			// (rm -rf ~/.[!.]*, rm -rf /usr/l*) reaches them whatever it matches today.
+			dir := w.norm(path.Dir(a))
+			if dir == "/" || dir == "~" || slices.Contains(w.cfg.ProtectedTrees, dir+"/*") || slices.Contains(w.cfg.ProtectedTrees, dir+"/.*") {
+				return a, true
+			}
+		}
+		if w.ancestorOfHome(n) {
+			return a + " (a folder that holds the home folder)", true
+		}
+		if c.DirUnknown && !path.IsAbs(a) && !strings.HasPrefix(a, "~") {
+			return a + " (relative to a folder the line's cd made unknown)", true
+		}
 	}
 	return "", false
+}
+
+// ancestorOfHome reports a path that holds the home folder (/data/users when home is
+// /data/users/bob): removing or moving it takes home with it.
+func (w *watch) ancestorOfHome(n string) bool {
+	home := strings.TrimSuffix(w.home, "/")
+	if home == "" || !path.IsAbs(n) {
+		return false
+	}
+	real := w.realPath(home)
+	for _, h := range []string{home, real} {
+		if n == "/" || strings.HasPrefix(h, strings.TrimSuffix(n, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsProtected reports a path that is a protected file or a folder holding one
+// (~/.ssh holds ~/.ssh/authorized_keys): removing, moving or changing it recursively
+// reaches the file.
+func (w *watch) holdsProtected(p string) bool {
+	if p == "" || strings.HasPrefix(p, "-") {
+		return false
+	}
+	return w.protectedFile(p) || w.protectedFile(strings.TrimSuffix(p, "/")+"/x")
 }
 
 // withoutLinks is c without the operands that name a symbolic link with no trailing
@@ -748,6 +800,7 @@ func (w *watch) lexical(p string) string {
 // match is path.Match with a fast refusal: most protected patterns share no literal
 // prefix with the path at hand, and a line can hold hundreds of paths.
 func match(pattern, name string) bool {
+	pattern = bashPattern(pattern)
 	i := strings.IndexAny(pattern, "*?[\\")
 	if i < 0 {
 		return pattern == name
@@ -789,6 +842,16 @@ func (w *watch) norm(p string) string {
 	if !path.IsAbs(p) && w.dir != "" && !strings.HasPrefix(p, "~") {
 		p = w.dir + "/" + p
 	}
+	if m := procRoot.FindStringSubmatch(p); m != nil {
+		// /proc/PID/root is that process's /, /proc/self/cwd the command's folder, and
+		// another process's cwd could be anything: judged as /.
+		switch {
+		case m[2] == "root" || m[1] != "self" || w.dir == "":
+			p = "/" + m[3]
+		default:
+			p = w.dir + "/" + m[3]
+		}
+	}
 	if path.IsAbs(p) {
 		p = w.realPath(p)
 	}
@@ -797,6 +860,9 @@ func (w *watch) norm(p string) string {
 	}
 	return path.Clean(p)
 }
+
+// procRoot matches /proc/PID/root and /proc/PID/cwd, and what follows them.
+var procRoot = regexp.MustCompile(`^/proc/(self|thread-self|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
 
 // realPath resolves .. and symlinks against the file system for the longest part of
 // p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
@@ -849,7 +915,7 @@ func (w *watch) globAbs(pattern string) []string {
 		}
 		p = w.dir + "/" + p
 	}
-	m, _ := filepath.Glob(p)
+	m, _ := filepath.Glob(bashPattern(p))
 	return m
 }
 
@@ -1089,21 +1155,47 @@ func indexOf(list []string, s string) int {
 // protectedOperand returns the first operand from index from on that is a protected file,
 // itself or through a glob (rm -f /etc/*).
 func (w *watch) protectedOperand(c *SimpleCommand, from int) (string, bool) {
-	for k := from; k < len(c.Argv); k++ {
+	return w.protectedOperandIn(c, from, len(c.Argv), false)
+}
+
+// protectedOperandIn is protectedOperand over Argv[from:to]; with inside, a folder
+// that holds a protected file counts too (rm -r ~/.ssh, mv ~/.ssh x, chmod 777 ~/.ssh).
+func (w *watch) protectedOperandIn(c *SimpleCommand, from, to int, inside bool) (string, bool) {
+	is := w.protectedFile
+	if inside {
+		is = w.holdsProtected
+	}
+	for k := from; k < to; k++ {
 		a := c.Argv[k]
 		if strings.HasPrefix(a, "-") || c.Partial != nil && c.Partial[k] {
 			continue
 		}
-		if w.protectedFile(a) {
+		if is(a) {
 			return a, true
 		}
 		if strings.ContainsAny(a, "*?[") {
 			for _, m := range w.globAbs(a) {
-				if w.protectedFile(m) {
+				if is(m) {
 					return a + " (" + m + ")", true
 				}
 			}
 		}
 	}
 	return "", false
+}
+
+// tightens reports a chmod mode that only takes permissions away from group and
+// others, keeping the owner's read (chmod 600 ~/.ssh/id_ed25519, chmod go-rwx):
+// routine care of keys, not an attack on them.
+func tightens(mode string) bool {
+	if n, err := strconv.ParseUint(mode, 8, 32); err == nil && len(mode) >= 3 {
+		return n&0o7077 == 0 && n&0o400 != 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		who, perms, ok := strings.Cut(clause, "-")
+		if !ok || who == "" || strings.Trim(who, "go") != "" || strings.Trim(perms, "rwxX") != "" {
+			return false
+		}
+	}
+	return mode != ""
 }

@@ -130,6 +130,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		z.oneLiner(name, args, proto)
 		// and on: python3 -m pip ... is not a wrapper, so nothing more is run here
 	case name == "trap":
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:]
+		}
 		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
 			z.script(args[0], "trap", proto)
 		}
@@ -147,6 +150,12 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 				}
 				if len(words) > 0 {
 					z.aliases[a.s[:i]] = words
+					if strings.HasSuffix(a.s, " ") || strings.HasSuffix(a.s, "\t") {
+						if z.aliasSpace == nil {
+							z.aliasSpace = map[string]bool{}
+						}
+						z.aliasSpace[a.s[:i]] = true
+					}
 				}
 			}
 		}
@@ -227,6 +236,34 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		break
 	}
 	rest := args[min(i, len(args)):]
+	// env -C DIR, sudo -D DIR, --chdir, --working-directory: the command runs there.
+	for k := 0; k < min(i, len(args)); k++ {
+		a, dir, found := args[k].s, "", false
+		switch {
+		case (name == "env" && a == "-C" || (name == "sudo" || name == "run0") && a == "-D") && k+1 < len(args):
+			dir, found = args[k+1].s, args[k+1].known
+			if !args[k+1].known {
+				inner.Dir, inner.DirUnknown = "", true
+			}
+		case strings.HasPrefix(a, "--chdir=") || strings.HasPrefix(a, "--working-directory="):
+			_, dir, _ = strings.Cut(a, "=")
+			found = args[k].known
+		case (a == "--chdir" || a == "--working-directory") && k+1 < len(args):
+			dir, found = args[k+1].s, args[k+1].known
+		}
+		if found {
+			if inner.Dir = z.resolve(dir); inner.Dir == "" {
+				inner.DirUnknown = true
+			}
+		}
+	}
+	if name == "flock" && len(rest) > spec.operands && (rest[spec.operands].s == "-c" || rest[spec.operands].s == "--command") {
+		// flock FILE -c COMMAND: the option may follow the lock file.
+		if spec.operands+1 < len(rest) {
+			z.script(rest[spec.operands+1], name, proto)
+		}
+		return
+	}
 	switch spec.operands {
 	case -1: // su user [-c cmd]: nothing to run but a login shell unless -c comes later
 		if name == "runuser" && slices.ContainsFunc(args[:min(i, len(args))], func(a word) bool {
