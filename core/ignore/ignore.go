@@ -24,6 +24,8 @@ package ignore
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,7 +365,7 @@ func loadFile(path, base string) *File {
 	if path == "" {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path)
 	if err != nil {
 		return nil
 	}
@@ -395,7 +397,7 @@ func gitDir(top string) string {
 	if err != nil || fi.IsDir() {
 		return g
 	}
-	data, err := os.ReadFile(g)
+	data, err := readSmall(g)
 	if err != nil {
 		return g
 	}
@@ -406,7 +408,7 @@ func gitDir(top string) string {
 			d = filepath.Join(top, d)
 		}
 		// A linked worktree's info/exclude lives in the common dir.
-		if c, err := os.ReadFile(filepath.Join(d, "commondir")); err == nil {
+		if c, err := readSmall(filepath.Join(d, "commondir")); err == nil {
 			cd := strings.TrimSpace(string(c))
 			if !filepath.IsAbs(cd) {
 				cd = filepath.Join(d, cd)
@@ -457,7 +459,7 @@ func globalExcludesPath(opt Options) string {
 // excludesFileFrom reads core.excludesFile from a git config file (a small subset of
 // git's config syntax: sections, key = value, quotes, comments).
 func excludesFileFrom(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path)
 	if err != nil {
 		return ""
 	}
@@ -493,4 +495,25 @@ func excludesFileFrom(path string) string {
 		val = strings.Trim(v, `"`)
 	}
 	return val
+}
+
+// maxIgnoreBytes bounds an ignore or git file read while walking.
+const maxIgnoreBytes = 4 << 20
+
+// readSmall reads a regular file of at most maxIgnoreBytes: a repository's .gitignore
+// may be a link to /dev/zero or a FIFO, which must not stall or exhaust a walk.
+func readSmall(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxIgnoreBytes))
 }

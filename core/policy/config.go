@@ -197,6 +197,18 @@ type Sources struct {
 	Getenv  func(string) string
 }
 
+// StateDir is agentbox's state folder ($XDG_STATE_HOME/agentbox, or
+// ~/.local/state/agentbox): sessions, grants, patch journals, locks.
+func StateDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return canonical(filepath.Join(d, "agentbox"))
+	}
+	if h := getenv("HOME"); h != "" {
+		return canonical(filepath.Join(h, ".local", "state", "agentbox"))
+	}
+	return ""
+}
+
 // UserConfigPath is $XDG_CONFIG_HOME/agentbox/config.json, or ~/.config/... .
 func UserConfigPath(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
@@ -206,6 +218,58 @@ func UserConfigPath(getenv func(string) string) string {
 		return filepath.Join(h, ".config", "agentbox", "config.json")
 	}
 	return ""
+}
+
+// MaxConfigBytes bounds a config file: a project could name /dev/zero.
+const MaxConfigBytes = 1 << 20
+
+// readConfigFile reads a config that must be a regular file of at most MaxConfigBytes;
+// a project's must also stay inside the roots once its links are resolved (a link in a
+// repository must not load a file from elsewhere, nor quote it in a warning). A FIFO,
+// a device or /dev/zero is refused before anything blocks.
+func readConfigFile(file string, scope Scope, roots []string) ([]byte, error) {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "a special file"
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			kind = "a folder"
+		case m&fs.ModeNamedPipe != 0:
+			kind = "a FIFO"
+		case m&fs.ModeDevice != 0:
+			kind = "a device"
+		}
+		return nil, fmt.Errorf("%s is not a regular file but %s", file, kind)
+	}
+	if fi.Size() > MaxConfigBytes {
+		return nil, fmt.Errorf("%s is %d bytes, more than a config may be (%d)", file, fi.Size(), MaxConfigBytes)
+	}
+	if scope == ScopeProject {
+		real, err := filepath.EvalSymlinks(file)
+		if err != nil {
+			return nil, err
+		}
+		inside := false
+		for _, r := range roots {
+			if rr, err := filepath.EvalSymlinks(r); err == nil {
+				if _, ok := under(real, rr); ok {
+					inside = true
+				}
+			}
+		}
+		if !inside {
+			return nil, fmt.Errorf("%s is a link that leads outside the workspace", file)
+		}
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxConfigBytes))
 }
 
 // ProjectConfigPath is <root>/.agentbox/config.json.
@@ -221,7 +285,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	}
 	p := New(env, ModeDefault)
 	read := func(file string, scope Scope, mustExist bool) (*Section, []*Rule, error) {
-		data, err := os.ReadFile(file)
+		data, err := readConfigFile(file, scope, env.Roots)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) && !mustExist {
 				return nil, nil, nil
@@ -258,6 +322,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 	if user != "" {
 		p.ConfigFiles = append(p.ConfigFiles, canonical(absPath(user)))
 		p.UserConfigDir = canonical(filepath.Dir(absPath(user)))
+		p.StateDir = StateDir(getenv)
 		sec, rules, err := read(user, ScopeUser, false)
 		if err != nil {
 			return nil, err

@@ -20,9 +20,13 @@ const CapShellEnv = "shell.env"
 // core.fsmonitor command a GIT_CONFIG_* variable plants. A config's watchdog section
 // adds names ("code_env").
 var CodeLoadingEnv = []string{
-	"GIT_CONFIG", "GIT_CONFIG_*", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF",
-	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_EXEC_PATH",
-	"GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_DIR", "GIT_WORK_TREE", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	// Every GIT_* variable but the harmless ones (gitHarmless): git reads dozens
+	// (GIT_TEST_FSMONITOR runs a program, GIT_COMMON_DIR picks the config, GIT_TRACE*
+	// append to any file), and new ones appear.
+	"GIT_*",
+	// agentbox's own: a command that calls agentbox must not choose its mode,
+	// manifest or session.
+	"AGENTBOX_*",
 	"SSH_ASKPASS", "LESSOPEN", "LESSCLOSE",
 	"LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_FUNC_*",
 	"ZDOTDIR", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PYTHONWARNINGS",
@@ -38,8 +42,17 @@ var CodeLoadingEnv = []string{
 	"SYSTEMD_PAGER", "EXINIT", "VIMINIT", "MYVIMRC", "GIT_OBJECT_DIRECTORY", "SUDO_ASKPASS", "BROWSER", "IFS",
 }
 
+// gitHarmless are the GIT_* variables that only set names, dates and prompts.
+var gitHarmless = []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+	"GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH",
+	"GIT_LFS_SKIP_SMUDGE", "GIT_MERGE_AUTOEDIT", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
+	"GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS", "GIT_PROGRESS_DELAY"}
+
 // codeLoading reports whether name is in the list (or extra, from the configs).
 func codeLoading(name string, extra []string) bool {
+	if slices.Contains(gitHarmless, name) {
+		return false
+	}
 	for _, l := range [][]string{CodeLoadingEnv, extra} {
 		for _, pat := range l {
 			if wildMatch(pat, name) {

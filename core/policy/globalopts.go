@@ -64,6 +64,31 @@ type commandVariant struct {
 // subcommand (docker image push, npm pub).
 func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
 	var out []commandVariant
+	if len(argv) == 0 {
+		return []commandVariant{{argv, partial}}
+	}
+	if sub, ok := strings.CutPrefix(path.Base(argv[0]), "git-"); ok && sub != "" {
+		// /usr/lib/git-core/git-push is git push.
+		argv = append([]string{"git", sub}, argv[1:]...)
+		if len(partial) > 0 {
+			partial = append([]bool{false}, partial...)
+		}
+		out = append(out, commandVariant{argv, partial})
+	}
+	if path.Base(argv[0]) == "git" && gitAliasesUnknown(argv) {
+		// --config-env=alias.p=VAR or -c include.path=FILE: the subcommand may be an
+		// alias this line cannot show, so a deny rule on any subcommand may apply.
+		if sub := firstNonOption(argv); sub > 0 {
+			p := make([]bool, len(argv))
+			p[sub] = true
+			v := append([]string(nil), argv...)
+			v[sub] = ""
+			if a, pp, ok := stripGlobal(v, p, false); ok {
+				v, p = a, pp
+			}
+			out = append(out, commandVariant{v, p})
+		}
+	}
 	for _, unknownTakesValue := range []bool{false, true} {
 		if a, p, ok := stripGlobal(argv, partial, unknownTakesValue); ok {
 			out = append(out, commandVariant{a, p})
@@ -102,6 +127,53 @@ func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
 		}
 	}
 	return out
+}
+
+// gitAliasesUnknown reports a git command line that defines aliases this analysis
+// cannot read: --config-env (the value is in a variable) of an alias, or an included
+// config file (-c include.path=FILE, includeIf).
+func gitAliasesUnknown(argv []string) bool {
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
+		var kv string
+		switch {
+		case (w == "-c" || w == "--config-env") && i+1 < len(argv):
+			kv = argv[i+1]
+		case strings.HasPrefix(w, "--config-env="):
+			kv = w[len("--config-env="):]
+			w = "--config-env"
+		case strings.HasPrefix(w, "-c") && len(w) > 2:
+			kv = w[2:]
+		default:
+			if !strings.HasPrefix(w, "-") {
+				return false
+			}
+			continue
+		}
+		k, _, _ := strings.Cut(kv, "=")
+		k = strings.ToLower(k)
+		if strings.HasPrefix(k, "include.") || strings.HasPrefix(k, "includeif.") || w == "--config-env" && strings.HasPrefix(k, "alias.") {
+			return true
+		}
+	}
+	return false
+}
+
+// firstNonOption is the index of git's subcommand, after its global options.
+func firstNonOption(argv []string) int {
+	if a, _, ok := stripGlobal(argv, nil, false); ok && len(a) > 1 {
+		for i := len(argv) - len(a) + 1; i < len(argv); i++ {
+			if argv[i] == a[1] {
+				return i
+			}
+		}
+	}
+	for i := 1; i < len(argv); i++ {
+		if !strings.HasPrefix(argv[i], "-") {
+			return i
+		}
+	}
+	return 0
 }
 
 // gitAlias is the value of alias.NAME set by -c on git's command line.

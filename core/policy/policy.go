@@ -59,6 +59,9 @@ type Policy struct {
 	// config's folder, protected whole (user skills and other settings live there).
 	ConfigFiles   []string
 	UserConfigDir string
+	// StateDir is agentbox's state folder: the session's grants and the patch
+	// journals there decide what later calls may do, so no applet writes it.
+	StateDir string
 	// Getenv reads agentbox's own environment, which a command inherits: the watchdog
 	// expands variables a line uses with it. Nil knows no variables.
 	Getenv func(string) string
@@ -387,6 +390,13 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 				continue
 			}
 			out = append(out, p.pathChecks(pc, rd.Target, req.Cwd)...)
+			if strings.ContainsAny(rd.Target, "*?[") {
+				// < .en? reads what the pattern matches when the line runs: every match
+				// is decided as a path of its own.
+				for _, m := range globFrom(rd.Target, req.Cwd) {
+					out = append(out, p.pathChecks(pc, m, req.Cwd)...)
+				}
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -396,6 +406,22 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 		out = append(out, c)
 	}
 	return out
+}
+
+// globFrom matches a bash glob against the file system from cwd, as bash expands a
+// redirection's word ([!x] is bash's negation).
+func globFrom(pattern, cwd string) []string {
+	if !filepath.IsAbs(pattern) {
+		if cwd == "" {
+			return nil
+		}
+		pattern = filepath.Join(cwd, pattern)
+	}
+	m, _ := filepath.Glob(strings.ReplaceAll(pattern, "[!", "[^"))
+	if len(m) > 64 {
+		m = m[:64]
+	}
+	return m
 }
 
 func redirectCap(rd Redirect) string {

@@ -29,6 +29,15 @@ var homeProtected = []string{
 	".pypirc", ".hgrc", ".vimrc", ".vim", ".config/nvim", ".emacs", ".emacs.d", ".tmux.conf",
 	".config/tmux", ".docker/config.json", ".kube/config", ".config/direnv", ".local/bin", "bin",
 	".config/agentbox", ".claude", ".codex", ".gemini", ".local/share/agentbox",
+	// A second red team's list: more files sourced at login or by a shell, credentials,
+	// and tools' start-up and config files that name commands.
+	".bash_aliases", ".bashrc.d", ".config/zsh", ".oh-my-zsh", ".login", ".logout", ".xsessionrc",
+	".xsession", ".netrc", ".git-credentials", ".ipython", ".gradle/init.gradle", ".gradle/init.d",
+	".gradle/gradle.properties", ".mcp.json", ".curlrc", ".wgetrc", ".gnupg", ".m2/settings.xml",
+	".bundle/config", ".condarc", ".config/containers", ".config/Code/User", ".gdbinit", ".lldbinit",
+	".Rprofile", ".irbrc", ".envrc", ".aws/config", ".aws/credentials", ".config/powershell",
+	".config/nushell", ".local/share/systemd", ".config/autostart-scripts", ".config/plasma-workspace",
+	".cargo/bin", "go/bin", ".bin", ".rhosts", ".shosts", ".k5login", ".forward",
 }
 
 // projectProtected are the files under a workspace root that run code or steer an agent
@@ -52,6 +61,11 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 			return "agentbox's user folder (" + d + ": its config and skills)", filepath.Base(d)
 		}
 	}
+	if d := p.StateDir; d != "" {
+		if _, ok := under(abs, d); ok {
+			return "agentbox's state folder (" + d + ": sessions, grants and patch journals)", filepath.Base(d)
+		}
+	}
 	for _, r := range p.Env.Roots {
 		if rel, ok := under(abs, r); ok && (rel == ".agentbox" || strings.HasPrefix(rel, ".agentbox/")) &&
 			!isPlanPath(abs) {
@@ -67,7 +81,8 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 	}
 	segs := strings.Split(filepath.ToSlash(abs), "/")
 	for i, s := range segs {
-		if s != ".git" {
+		// .GIT is .git on a file system that ignores case (macOS, Windows).
+		if !strings.EqualFold(s, ".git") {
 			continue
 		}
 		rest := segs[i+1:]
@@ -82,6 +97,11 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 			return "git's configuration (.git/config: aliases, core.fsmonitor, hooksPath run code)", ".git"
 		case rest[0] == "hooks":
 			return "git hooks (.git/hooks run code on the next commit, checkout or push)", ".git"
+		default:
+			// commondir, config.worktree, worktrees/*/..., info/attributes,
+			// objects/info/alternates: each chooses what git reads as its config or
+			// runs. Nothing in .git is an applet's to write; git writes it.
+			return "the git directory (.git/" + strings.Join(rest, "/") + ": git's own files choose its config and what it runs)", ".git"
 		}
 	}
 	if home := p.Env.Home; home != "" {
@@ -116,7 +136,9 @@ func explicitFor(r *Rule, key string) bool {
 		return false
 	}
 	if r.Grant != "" {
-		return true
+		// A person's answer lifts it when it named this path, not a folder-wide grant
+		// given for ordinary edits.
+		return strings.Contains(r.Pattern, key)
 	}
 	return (r.Scope == ScopeUser || r.Scope == ScopeManifest) && r.path != nil && strings.Contains(r.Pattern, key)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -45,7 +46,30 @@ func CleanEnv(base []string, extra map[string]string) []string {
 			out = append(out, k+"="+extra[k])
 		}
 	}
-	return out
+	return withGitSafety(out)
+}
+
+// withGitSafety has git refuse a bare repository it was not pointed at
+// (safe.bareRepository=explicit, git 2.38 and later; older versions ignore it): a
+// folder a repository ships, or an agent writes, with HEAD, objects, refs and a config
+// would otherwise be taken for a repository by git run inside it, and its config's
+// core.fsmonitor run. The setting is added after any GIT_CONFIG_* entries present.
+func withGitSafety(env []string) []string {
+	n := 0
+	at := -1
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			if c, err := strconv.Atoi(v); err == nil && c >= 0 {
+				n, at = c, i
+			}
+		}
+	}
+	out := append([]string(nil), env...)
+	if at >= 0 {
+		out = append(out[:at], out[at+1:]...)
+	}
+	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n+1),
+		fmt.Sprintf("GIT_CONFIG_KEY_%d=safe.bareRepository", n), fmt.Sprintf("GIT_CONFIG_VALUE_%d=explicit", n))
 }
 
 func hasKey(m map[string]string, k string) bool {

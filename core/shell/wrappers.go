@@ -123,6 +123,7 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 				z.script(word{s: strings.TrimPrefix(val, "!"), known: args[k+1].known || args[k].known}, "git -c "+key, proto)
 			}
 		}
+		z.gitRuns(args, proto)
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
 		return
@@ -333,6 +334,65 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	z.command(rest, inner, stdin)
+}
+
+// gitRunsOptions are git subcommands' options whose value is a shell command git runs:
+// git rebase --exec CMD, git difftool --extcmd CMD, git grep -O CMD, git filter-branch
+// --tree-filter CMD, and the like.
+var gitRunsOptions = map[string][]string{
+	"rebase":        {"-x", "--exec"},
+	"difftool":      {"-x", "--extcmd"},
+	"grep":          {"-O", "--open-files-in-pager"},
+	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter"},
+}
+
+// gitRuns finds the commands a git subcommand runs: its command-valued options, git
+// bisect run CMD..., git submodule foreach CMD.
+func (z *analyzer) gitRuns(args []word, proto SimpleCommand) {
+	sub := -1
+	for k := 0; k < len(args); k++ {
+		s := args[k].s
+		if s == "-c" || s == "-C" || s == "--git-dir" || s == "--work-tree" || s == "--config-env" || s == "--namespace" {
+			k++
+			continue
+		}
+		if !strings.HasPrefix(s, "-") {
+			sub = k
+			break
+		}
+	}
+	if sub < 0 {
+		return
+	}
+	rest := args[sub+1:]
+	switch args[sub].s {
+	case "bisect":
+		if len(rest) > 1 && rest[0].s == "run" {
+			z.command(rest[1:], proto, nil)
+		}
+		return
+	case "submodule":
+		for k, a := range rest {
+			if a.s == "foreach" && k+1 < len(rest) {
+				z.script(join(rest[k+1:]), "git submodule foreach", proto)
+			}
+		}
+		return
+	}
+	opts := gitRunsOptions[args[sub].s]
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		for _, o := range opts {
+			switch {
+			case a.s == o && k+1 < len(rest):
+				z.script(rest[k+1], "git "+args[sub].s+" "+o, proto)
+			case strings.HasPrefix(a.s, o+"=") && strings.HasPrefix(o, "--"):
+				z.script(word{s: a.s[len(o)+1:], known: a.known}, "git "+args[sub].s+" "+o, proto)
+			case len(o) == 2 && strings.HasPrefix(a.s, o) && len(a.s) > 2 && !strings.HasPrefix(a.s, "--"):
+				z.script(word{s: a.s[2:], known: a.known}, "git "+args[sub].s+" "+o, proto)
+			}
+		}
+	}
 }
 
 // shell finds what a shell runs: the -c script, or its standard input when that is a
