@@ -15,7 +15,6 @@ import (
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/textedit"
 	"github.com/agentbox/agentbox/core/textfmt"
-	"github.com/agentbox/agentbox/core/walk"
 	"github.com/aymanbagabas/go-udiff"
 )
 
@@ -160,7 +159,7 @@ func (e *Edit) missing(ctx context.Context, env *core.Env, p core.Path, ops []te
 		return e.create(ctx, env, p, ops[0].New)
 	}
 	msg := fmt.Sprintf("%s does not exist", p.Abs)
-	if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
+	if sims := similarPaths(env, p.Abs); len(sims) > 0 {
 		msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
 	}
 	return nil, core.Errorf(core.CodeNotFound, "%s (to create a file, pass an empty old_string, or use write)", msg)

@@ -261,6 +261,14 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "%v", err)
 	}
+	if ttype == "path" && (req.Capability == core.CapFSRead || req.Capability == core.CapFSWrite) {
+		// The applets refuse a path outside the workspace before the gate is asked:
+		// check answers the same.
+		if _, err := env.Resolve(req.Target); err != nil && core.AsError(err).Code == core.CodeOutsideWorkspace {
+			msg := core.AsError(err).Message
+			return &core.Result{Data: PermitCheck{Action: "deny", Reason: msg, Resolved: "outside_workspace", Rule: "workspace", Scope: "workspace"}}, nil
+		}
+	}
 	d, parts := pol.WithGrants(rules).Explain(req)
 	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String(), Watchdog: d.Watchdog}
 	out.Rule, out.Scope = ruleOf(d)

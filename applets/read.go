@@ -17,7 +17,6 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/textfmt"
-	"github.com/agentbox/agentbox/core/walk"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -140,7 +139,7 @@ func (r *Read) open(ctx context.Context, env *core.Env) (core.Path, io.ReadClose
 		e := core.AsError(err)
 		if e.Code == core.CodeNotFound {
 			msg := fmt.Sprintf("%s does not exist", p.Abs)
-			if sims := walk.SimilarPaths(env.WS.Roots, p.Abs, 3); len(sims) > 0 {
+			if sims := similarPaths(env, p.Abs); len(sims) > 0 {
 				msg += "; did you mean: " + strings.Join(sims, ", ") + "?"
 			} else {
 				msg += "; use glob to find the file"

@@ -57,3 +57,13 @@ func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Durati
 	}
 	return opt
 }
+
+// similarPaths are up to three readable files of the workspace whose names resemble
+// the missing abs, for a not_found hint; denied files are never named.
+func similarPaths(env *core.Env, abs string) []string {
+	var denied func(string, bool) bool
+	if g, ok := env.Gate.(*gate.PolicyGate); ok {
+		denied = g.ReadFilter(env)
+	}
+	return walk.SimilarPaths(env.WS.Roots, abs, 3, denied)
+}

@@ -130,7 +130,9 @@ func checkUnchanged(env *core.Env, p core.Path, expected string) (core.Expectati
 // what this session last saw of it.
 func checkStamp(env *core.Env, current core.FileStamp, expected string) error {
 	if expected != "" && !strings.EqualFold(expected, current.SHA256) {
-		return core.Errorf(core.CodeConflict, "%s has SHA-256 %s, not the expected %s: it changed since you read it; read it again and redo the change", current.Path, current.SHA256, expected)
+		// The current hash is not shown: for a file the agent may not read it would be
+		// an oracle for its content.
+		return core.Errorf(core.CodeConflict, "%s does not have the expected SHA-256 %s: it changed since you read it; read it again and redo the change", current.Path, expected)
 	}
 	return env.Session.CheckFresh(current)
 }

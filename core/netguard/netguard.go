@@ -116,7 +116,26 @@ func plainBlockedReason(a netip.Addr) string {
 	case discardOnly.Contains(a):
 		return "discard-only"
 	}
+	for _, r := range reservedV4 {
+		if r.prefix.Contains(a) {
+			return r.why
+		}
+	}
 	return ""
+}
+
+// reservedV4 are IPv4 ranges that are not the public internet (RFC 6890's special
+// purpose registry): nothing a fetch of a web page should reach.
+var reservedV4 = []struct {
+	prefix netip.Prefix
+	why    string
+}{
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "documentation (TEST-NET-1)"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "documentation (TEST-NET-2)"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "documentation (TEST-NET-3)"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
 }
 
 // NewClient returns an HTTP client that vets every address it connects to, after

@@ -15,7 +15,9 @@ import (
 // SimilarPaths returns up to n existing files anywhere under roots whose names
 // resemble missing's, best first, for "did you mean" hints. The walk is bounded (entries
 // and time), so a huge tree costs a fraction of a second at most.
-func SimilarPaths(roots []string, missing string, n int) []string {
+// denied, when set, leaves out what the permission policy does not let the agent read:
+// a hint must not name a file the agent may not see.
+func SimilarPaths(roots []string, missing string, n int, denied func(abs string, isDir bool) bool) []string {
 	want := strings.ToLower(filepath.Base(missing))
 	wantStem := strings.TrimSuffix(want, filepath.Ext(want))
 	type cand struct {
@@ -29,7 +31,7 @@ func SimilarPaths(roots []string, missing string, n int) []string {
 	)
 	// The same walker and skip rules as ls, glob and grep (hidden entries, ignore files,
 	// node_modules-like folders), bounded in entries and time.
-	opt := Options{Budget: 300 * time.Millisecond}
+	opt := Options{Budget: 300 * time.Millisecond, Denied: denied}
 	for _, root := range roots {
 		_, _ = Walk(context.Background(), root, opt, func(e *Entry) error {
 			if seen.Add(1) > 200000 {
