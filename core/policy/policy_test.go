@@ -623,7 +623,7 @@ func TestLoadWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.ShellWatchdog
-	if !c.Strict || !slices.Contains(c.DenyCommands, "kubectl") || !slices.Contains(c.DenyCommands, "mkfs") ||
+	if !c.Strict || !slices.Contains(c.DenyCommands, "kubectl") || !slices.Contains(c.DenyCommands, "shutdown") ||
 		!slices.Contains(c.ProtectedTrees, "/srv") || !slices.Contains(c.ProtectedTrees, "/etc") ||
 		!slices.Contains(c.Interpreters, "jshell") || !slices.Contains(c.Downloaders, "gh") || !slices.Equal(c.Disable, []string{"kill-all"}) {
 		t.Errorf("merged watchdog config: %+v", c)

@@ -105,7 +105,7 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 		}
 	}
 	if home := p.Env.Home; home != "" {
-		if rel, ok := under(abs, home); ok {
+		if rel, ok := under(abs, home); ok && rel != ".ssh/known_hosts" { // trusting a host key is routine
 			for _, h := range homeProtected {
 				if rel == h || strings.HasPrefix(rel, h+"/") {
 					return fmt.Sprintf("a start-up or credential file in the home folder (~/%s)", h), h

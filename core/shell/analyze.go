@@ -691,6 +691,10 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 				appendAll(vals)
 			case *syntax.CmdSubst:
 				appendAll(z.cmdsubst(p))
+			case *syntax.ProcSubst:
+				// >(cmd) and <(cmd) are a pipe to cmd, named /dev/fd/N; cmd itself is
+				// analysed where the walk reaches it.
+				lit("/dev/fd/63")
 			default:
 				appendAll([]word{{}})
 			}
@@ -968,6 +972,12 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		if z.cwd != "" {
 			return []word{{s: z.cwd, known: true}}
 		}
+	default:
+		if envGenerator(base(argv[0].s), argv[1:]) {
+			// eval "$(ssh-agent -s)", eval "$(pyenv init -)": a tool printing the
+			// variables and functions of its own set-up, not a command of the agent's.
+			return []word{{known: true}}
+		}
 	case "mktemp":
 		tmp := "/tmp"
 		if z.ctx.Getenv != nil {
@@ -978,6 +988,34 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		return []word{{s: path.Join(tmp, "tmp.mktemp"), known: true}}
 	}
 	return unknown
+}
+
+// envGenerator reports the shell set-up commands READMEs have people eval: they print
+// their own tool's variables and functions.
+func envGenerator(name string, args []word) bool {
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0].s
+	}
+	switch name {
+	case "ssh-agent":
+		return true
+	case "pyenv", "rbenv", "nodenv", "goenv", "jenv", "zoxide", "starship", "thefuck":
+		return sub == "init"
+	case "direnv":
+		return sub == "hook"
+	case "conda", "micromamba", "mamba":
+		return strings.HasPrefix(sub, "shell.")
+	case "opam", "fnm":
+		return sub == "env"
+	case "brew":
+		return sub == "shellenv"
+	case "mise", "rtx":
+		return sub == "activate"
+	case "keychain":
+		return sub == "--eval"
+	}
+	return false
 }
 
 // setVar records an assignment (X=value, export X=value) for the rest of the line.

@@ -32,7 +32,7 @@ func TestAnalyzeCommands(t *testing.T) {
 		{`sudo -u root env A=1 nohup timeout 5 rm -rf /`, []string{
 			": sudo -u root env A=1 nohup timeout 5 rm -rf /", "wrapper:sudo: env A=1 nohup timeout 5 rm -rf /",
 			"wrapper:env: nohup timeout 5 rm -rf /", "wrapper:nohup: timeout 5 rm -rf /", "wrapper:timeout: rm -rf /"}},
-		{`echo "$(git rev-parse HEAD)" <(ls)`, []string{": echo  ", "cmdsubst: git rev-parse HEAD", "procsubst: ls"}},
+		{`echo "$(git rev-parse HEAD)" <(ls)`, []string{": echo  /dev/fd/63", "cmdsubst: git rev-parse HEAD", "procsubst: ls"}},
 		{`f() { g | h; }`, []string{"pipe: g", "pipe: h"}},
 		{`bash -c 'a; b' x y`, []string{": bash -c a; b x y", "wrapper:bash: a", "wrapper:bash: b"}},
 		{`find . -name '*.go' -exec gofmt -l {} \; -o -execdir wc {} +`, []string{

@@ -64,8 +64,7 @@ var FailClosedRules = []string{"unknown-command", "unknown-operand"}
 // DefaultConfig returns the built-in lists.
 func DefaultConfig() Config {
 	return Config{
-		DenyCommands: []string{"mkfs", "mkfs.*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "mkexfatfs",
-			"wipefs", "blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff", "killall5"},
+		DenyCommands: []string{"blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff", "killall5"},
 		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
 			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
 			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/*", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
@@ -245,6 +244,18 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if v, bad := diskTool(name, args); bad {
 			return v
 		}
+		for _, pat := range mkfsTools {
+			if ok, _ := path.Match(pat, name); ok {
+				if dev, bad := onDevice(c, 1); bad {
+					return deny("disk-tool", "refused: %s on %s makes a new file system on a device, destroying what it holds. Make it on an image file in the workspace instead.", name, dev)
+				}
+			}
+		}
+		if name == "wipefs" && (hasFlag(args, "a", "all") || hasFlag(args, "o", "offset")) {
+			if dev, bad := onDevice(c, 1); bad {
+				return deny("disk-tool", "refused: wipefs erases the signatures on %s, which makes its file systems unreadable.", dev)
+			}
+		}
 	}
 	if w.on("remote-exec") {
 		if v, bad := w.remoteExec(an, i, c, name); bad {
@@ -320,7 +331,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 					roots.Partial = append(roots.Partial, j < len(c.Partial) && c.Partial[indexOf(c.Argv, roots.Argv[j])])
 				}
 			}
-			if t, ok := w.protectedTree(&roots, 1, false); ok {
+			if t, ok := w.protectedTree(&roots, 1, false); ok && !w.tempCleanup(&roots, c.Argv[len(roots.Argv):]) {
 				return deny("find-delete", "refused: find over %s deletes files across a whole system or home tree. Start find in the workspace directory you mean.", t)
 			}
 			if v, bad := w.unknownOperand(&roots, 1, "find -delete"); bad {
@@ -518,6 +529,25 @@ func forkOneLiner(name string, args []string) bool {
 	return false
 }
 
+// mkfsTools make a file system (or swap) on what they are given: a device, or an image
+// file in the workspace (mkfs.ext4 disk.img), which is ordinary work.
+var mkfsTools = []string{"mkfs", "mkfs.*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs",
+	"mkudffs", "mformat", "newfs", "newfs_*", "mkfs_*"}
+
+// onDevice reports an operand that is a device, or cannot be known.
+func onDevice(c *SimpleCommand, from int) (string, bool) {
+	for k := from; k < len(c.Argv); k++ {
+		a := c.Argv[k]
+		if c.Partial != nil && c.Partial[k] && !strings.HasPrefix(a, "-") {
+			return a + "...", true
+		}
+		if strings.HasPrefix(a, "/dev/") || strings.HasPrefix(a, "/sys/") || strings.Contains(a, ":/dev/") {
+			return a, true
+		}
+	}
+	return "", false
+}
+
 // diskTool refuses partitioning and disk-wiping tools that destroy a disk's layout.
 func diskTool(name string, args []string) (Verdict, bool) {
 	switch name {
@@ -541,8 +571,11 @@ func diskTool(name string, args []string) (Verdict, bool) {
 			}
 		}
 	case "fdisk", "sfdisk", "gdisk", "cfdisk":
+		readOnly := slices.ContainsFunc(args, func(a string) bool {
+			return a == "-l" || a == "--list" || a == "-d" || a == "--dump" || a == "-J" || a == "--json" || a == "-s" || a == "--show-size"
+		})
 		for _, a := range args {
-			if strings.HasPrefix(a, "/dev/") && !slices.Contains(args, "-l") {
+			if strings.HasPrefix(a, "/dev/") && !readOnly {
 				return deny("disk-tool", "refused: %s edits the partition table of %s.", name, a), true
 			}
 		}
@@ -557,13 +590,16 @@ func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (
 	if !w.interpreter(name) && !awkRunsInput(name, c.Argv[1:]) {
 		return Verdict{}, false
 	}
+	// curl ... | python3 -m json.tool: an interpreter that runs its own program reads
+	// the download piped in as data.
+	stdinIsData := w.interpreter(name) && ownProgram(name, c.Argv[1:])
 	for j := range an.Commands {
 		d := &an.Commands[j]
 		if len(d.Argv) == 0 || !w.downloader(base(d.Argv[0])) {
 			continue
 		}
 		dn := base(d.Argv[0])
-		if c.Pipeline != 0 && d.Pipeline == c.Pipeline && j < i {
+		if c.Pipeline != 0 && d.Pipeline == c.Pipeline && j < i && !stdinIsData {
 			return deny("remote-exec", "refused: %s output is piped into %s, which runs code downloaded from the network unseen. Download to a file, read it, then run it.", dn, name), true
 		}
 		if d.Context == "cmdsubst" || d.Context == "procsubst" {
@@ -571,6 +607,54 @@ func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (
 		}
 	}
 	return Verdict{}, false
+}
+
+// tempCleanup reports a find over the temporary folders only (/tmp, /var/tmp) whose
+// expression narrows what it deletes by name or path (find /tmp -name 'build-*'
+// -mtime +7 -delete): cleaning up one's own temporary files.
+func (w *watch) tempCleanup(roots *SimpleCommand, expr []string) bool {
+	for _, r := range roots.Argv[1:] {
+		if n := w.norm(r); n != "/tmp" && n != "/var/tmp" {
+			return false
+		}
+	}
+	for k := 0; k+1 < len(expr); k++ {
+		switch expr[k] {
+		case "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename":
+			if p := strings.Trim(expr[k+1], "*."); p != "" && p != "/" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ownProgram reports an interpreter given its program on the command line (-c, -e,
+// -m, -r, --eval, or a script file), so what it reads on stdin is data; sh -s, and a
+// script named -, /dev/stdin or /dev/fd/0, read the program from stdin after all.
+func ownProgram(name string, args []string) bool {
+	switch name {
+	case "source", ".", "eval":
+		return false
+	}
+	for k, a := range args {
+		switch {
+		case a == "-s" || a == "--":
+			if a == "-s" {
+				return false
+			}
+			continue
+		case a == "-c" || a == "-e" || a == "-E" || a == "-m" || a == "-r" || a == "-p" || a == "--eval" || a == "--print" || a == "-ne" || a == "-pe" || a == "-lne":
+			return k+1 < len(args)
+		case strings.HasPrefix(a, "-"):
+			continue
+		case slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, a):
+			return false
+		default:
+			return true // a script file
+		}
+	}
+	return false
 }
 
 // awkRunsInput reports an awk whose program hands what it reads to a shell
@@ -775,6 +859,9 @@ func (w *watch) protectedFile(t string) bool {
 		forms = append(forms, lex)
 	}
 	for _, n := range forms {
+		if n == "~/.ssh/known_hosts" {
+			return false // ssh-keyscan host >> ~/.ssh/known_hosts: trusting a host, routine
+		}
 		glob := strings.ContainsAny(n, "*?[")
 		for _, p := range w.cfg.ProtectedFiles {
 			// A glob operand counts when it could name a protected file

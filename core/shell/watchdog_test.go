@@ -92,11 +92,11 @@ var hostile = []struct{ line, rule string }{
 	{`bash <<< 'rm -rf /'`, "rm-tree"},
 	{`rm --no-preserve-root -rf /`, "no-preserve-root"},
 	{`chown --no-preserve-root -R me x`, "no-preserve-root"},
-	{`mkfs.ext4 /dev/sda1`, "deny-command"},
-	{`mkfs -t ext4 /dev/sdb`, "deny-command"},
-	{`sudo mkfs.xfs /dev/nvme0n1`, "deny-command"},
-	{`mkswap /dev/sda2`, "deny-command"},
-	{`wipefs -a /dev/sda`, "deny-command"},
+	{`mkfs.ext4 /dev/sda1`, "disk-tool"},
+	{`mkfs -t ext4 /dev/sdb`, "disk-tool"},
+	{`sudo mkfs.xfs /dev/nvme0n1`, "disk-tool"},
+	{`mkswap /dev/sda2`, "disk-tool"},
+	{`wipefs -a /dev/sda`, "disk-tool"},
 	{`shred -u secrets.txt`, "deny-command"},
 	{`shutdown -h now`, "deny-command"},
 	{`sudo reboot`, "deny-command"},
@@ -323,9 +323,18 @@ func TestWatchdogConfigurable(t *testing.T) {
 	if v := Check(a, Config{DenyCommands: []string{"terraform"}}); v.Action != Deny {
 		t.Errorf("terraform not denied when listed: %s", v.Action)
 	}
-	a, _ = Analyze(`mkfs.ext4 /dev/sda`)
+	a, _ = Analyze(`shutdown -h now`)
 	if v := Check(a, Config{DenyCommands: []string{}}); v.Action != Allow {
-		t.Errorf("empty deny list still denies mkfs: %s", v.Reason)
+		t.Errorf("empty deny list still denies shutdown: %s", v.Reason)
+	}
+	// mkfs is judged by what it is given: a device is refused, an image file is not.
+	a, _ = Analyze(`mkfs.ext4 /dev/sda`)
+	if v := Check(a, Config{}); v.Action != Deny || v.Rule != "disk-tool" {
+		t.Errorf("mkfs.ext4 /dev/sda: %s %s", v.Action, v.Rule)
+	}
+	a, _ = Analyze(`mkfs.ext4 -F rootfs.img`)
+	if v := Check(a, Config{}); v.Action != Allow {
+		t.Errorf("mkfs.ext4 on an image file: %s", v.Reason)
 	}
 	a, _ = Analyze(`echo x > /srv/data/config`)
 	if v := Check(a, Config{ProtectedFiles: []string{"/srv/data/*"}}); v.Action != Deny {

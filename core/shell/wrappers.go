@@ -563,7 +563,7 @@ func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin 
 	}
 	f := args[0]
 	switch {
-	case !f.known:
+	case !f.known || strings.HasPrefix(f.s, "/dev/fd/") && !slices.Contains(stdinFiles, f.s):
 		z.unknown(name + " runs a script computed at run time (a process substitution or an expansion)")
 	case slices.Contains(stdinFiles, f.s):
 		if stdin != nil && stdin.known {
