@@ -141,6 +141,7 @@ type analyzer struct {
 	ctx        Context
 	cwd        string            // the working directory so far ("" unknown)
 	cwdLost    bool              // a cd on the line went somewhere that cannot be known
+	exported   []string          // NAME=VALUE the line exported: the environment of every later command
 	vars       map[string][]word // what each variable may hold, as far as the line says
 	depth      int
 	pipes      int
@@ -380,6 +381,9 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		reds = append(reds, rd)
 	}
 	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, DirUnknown: z.cwdLost, Loop: f.loop}
+	if len(z.exported) > 0 {
+		proto.Env = slices.Clone(z.exported)
+	}
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		var argv []word
@@ -414,9 +418,27 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		z.command(argv, proto, stdin)
 	case *syntax.DeclClause:
 		argv := []word{{s: cmd.Variant.Value, known: true}}
+		exported := cmd.Variant.Value == "export"
 		for _, as := range cmd.Args {
-			argv = append(argv, z.assign(as))
+			w := z.assign(as)
+			argv = append(argv, w)
+			if as.Name == nil && w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "x") {
+				exported = true // declare -x, typeset -x
+			}
+		}
+		for _, as := range cmd.Args {
 			z.setVar(as)
+			if exported && as.Name != nil {
+				// export LD_PRELOAD=...; ls: every later command on the line gets it, as
+				// surely as from bash's env field, and is decided the same way.
+				entry := as.Name.Value
+				if as.Value != nil {
+					if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
+						entry += "=" + vals[0].s
+					}
+				}
+				z.exported = append(z.exported, entry)
+			}
 		}
 		z.command(argv, proto, stdin)
 	default: // compound commands, or a statement that is only redirections (> f)
@@ -691,6 +713,14 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 				appendAll(vals)
 			case *syntax.CmdSubst:
 				appendAll(z.cmdsubst(p))
+			case *syntax.ArithmExp:
+				// $((2-1)): a constant expression has one value; one with variables
+				// is computed at run time.
+				if n, ok := constArith(p.X); ok {
+					lit(strconv.Itoa(n))
+				} else {
+					appendAll([]word{{}})
+				}
 			case *syntax.ProcSubst:
 				// >(cmd) and <(cmd) are a pipe to cmd, named /dev/fd/N; cmd itself is
 				// analysed where the walk reaches it.
@@ -852,8 +882,13 @@ func (z *analyzer) value(name string) ([]word, bool) {
 	case "_", "!", "?", "-", "$", "0":
 		// Special parameters the line does not set as variables: $_ is the last
 		// argument of the command before (tracked in vars when known), $0 is bash.
-		if name == "0" && z.depth <= 1 {
+		switch {
+		case name == "0" && z.depth <= 1:
 			return []word{{s: "bash", known: true}}, true // the line's own bash -c
+		case name == "!" || name == "$":
+			// The pid of the job just started, of this shell: a process of the line's
+			// own, kept as written.
+			return []word{{s: "$" + name, known: true}}, true
 		}
 		return nil, false
 	case "HOME":
@@ -988,6 +1023,27 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		return []word{{s: path.Join(tmp, "tmp.mktemp"), known: true}}
 	}
 	return unknown
+}
+
+// constArith evaluates an arithmetic expression made of number literals only.
+func constArith(x syntax.ArithmExpr) (int, bool) {
+	constant := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			constant = false
+		case *syntax.Lit:
+			if strings.Trim(n.Value, "0123456789xXabcdefABCDEF#") != "" {
+				constant = false // a variable name
+			}
+		}
+		return constant
+	})
+	if !constant {
+		return 0, false
+	}
+	n, err := expand.Arithm(&expand.Config{}, x)
+	return n, err == nil
 }
 
 // envGenerator reports the shell set-up commands READMEs have people eval: they print

@@ -74,12 +74,18 @@ func DefaultConfig() Config {
 			// block and memory devices
 			"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*", "/dev/md*",
 			"/dev/dm-*", "/dev/loop*", "/dev/disk/*/*", "/dev/disk*", "/dev/rdisk*", "/dev/mapper/*", "/dev/mem",
-			"/dev/kmem", "/dev/port", "/dev/sg*", "/dev/sr*", "/dev/fd0",
+			"/dev/kmem", "/dev/port", "/dev/sg*", "/dev/sr*", "/dev/fd0", "/dev/root", "/dev/nbd*", "/dev/rbd*",
+			"/dev/zram*", "/dev/ubd*", "/dev/mtd*", "/dev/pmem*", "/dev/zd*", "/dev/ng*", "/dev/ada*", "/dev/ad[0-9]*",
+			"/dev/da[0-9]*", "/sys/dev/block/*",
 			// accounts, privileges, boot and system start-up
 			"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d/*",
 			"/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/profile", "/etc/profile.d/*", "/etc/bash.bashrc",
 			"/etc/bashrc", "/etc/zshrc", "/etc/zsh/*", "/etc/environment", "/etc/crontab", "/etc/cron.*/*",
 			"/etc/fstab", "/etc/hosts", "/etc/ssh/*", "/etc/pam.d/*", "/etc/security/*", "/etc/systemd/*/*",
+			// the rest of /etc: start-up scripts, package-manager hooks, udev and modprobe
+			// rules, completions, skeleton dotfiles, git's system config
+			"/etc/*", "/etc/*/*", "/etc/*/*/*", "/lib/systemd/*/*", "/usr/lib/systemd/*/*", "/usr/lib/*/*",
+			"/usr/lib/*/*/*", "/usr/share/bash-completion/*/*",
 			"/var/spool/cron/*", "/var/spool/cron/crontabs/*", "/boot/*", "/proc/sysrq-trigger", "/proc/sys/*/*",
 			"/proc/sys/*/*/*", "/sys/*/*",
 			// shell start-up files and keys
@@ -87,13 +93,21 @@ func DefaultConfig() Config {
 			"~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.cshrc", "~/.tcshrc",
 			"~/.config/fish/config.fish", "~/.config/fish/conf.d/*", "~/.inputrc", "~/.ssh/*", "~/.gnupg/*",
 			"~/.config/autostart/*", "~/.pam_environment", "~/.xinitrc", "~/.xprofile",
-			"/root/.*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
+			"~/.bash_aliases", "~/.bashrc.d/*", "~/.config/zsh/*", "~/.oh-my-zsh/custom/*", "~/.login", "~/.logout",
+			"~/.config/powershell/*", "~/.config/nushell/*", "~/.config/systemd/user/*", "~/.config/systemd/user/*/*",
+			"~/.local/share/systemd/user/*", "~/.config/autostart-scripts/*", "~/.config/plasma-workspace/env/*",
+			"~/.xsessionrc", "~/.xsession", "~/.local/lib/python*/site-packages/*", "~/.ipython/profile_*/startup/*",
+			"~/.cargo/bin/*", "~/go/bin/*", "~/.bin/*", "~/bin/*", "~/.local/bin/*", "~/.gdbinit", "~/.lldbinit",
+			"~/.Rprofile", "~/.irbrc", "~/.envrc", "~/.aws/*", "~/.netrc", "~/.git-credentials", "~/.ssh2/*",
+			"~/.rhosts", "~/.shosts", "~/.k5login", "~/.forward",
+			"/root/.*", "/root/.ssh/*", "/root/.config/*/*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
 			"/home/*/.zshenv", "/home/*/.ssh/*",
 			// the system's programs and libraries (not /usr/local, where tools are installed)
 			"/bin/*", "/sbin/*", "/usr/bin/*", "/usr/sbin/*", "/lib/*", "/lib64/*", "/usr/lib/*", "/usr/libexec/*",
 		},
-		Downloaders:  []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
-		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh"},
+		Downloaders: []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
+		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh",
+			"pypy", "pypy3", "ipython", "ipython3", "irb", "julia", "guile", "sbcl", "xonsh", "elvish", "nu", "lua5.*", "luajit", "powershell", "R", "at", "batch"},
 	}
 }
 
@@ -240,6 +254,11 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 	if w.on("cron") && name == "crontab" && !slices.Contains(args, "-l") {
 		return deny("cron", "refused: crontab installs or edits a cron table, which runs commands later without anyone watching. Ask the user to set it up.")
 	}
+	if w.on("cron") {
+		if v, bad := persists(name, args); bad {
+			return v
+		}
+	}
 	if w.on("disk-tool") {
 		if v, bad := diskTool(name, args); bad {
 			return v
@@ -281,14 +300,35 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if t, ok := w.protectedOperandIn(c, 1, len(c.Argv), recursive); ok && w.on("protected-write") {
 			return deny("protected-write", "refused: %s of %s deletes a protected system, device or shell start-up file.", name, t)
 		}
-	case "chmod", "chown", "chgrp":
-		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash,
-		// chmod 777 ~/.ssh; tightening a key's mode is routine (chmod 600 ~/.ssh/id_rsa).
-		modeAt := firstOperand(c.Argv, 1)
-		tighten := name == "chmod" && modeAt < len(c.Argv) && tightens(c.Argv[modeAt])
-		if t, ok := w.protectedOperandIn(c, modeAt+1, len(c.Argv), true); ok && !tighten && w.on("protected-write") {
-			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
+	case "srm", "wipe", "trash-put", "trash", "gio":
+		// Deleters by another name: srm -r, wipe -r, trash-put, gio trash|remove.
+		if name == "gio" && (len(args) == 0 || args[0] != "trash" && args[0] != "remove") {
+			break
 		}
+		from := 1
+		if name == "gio" {
+			from = 2
+		}
+		if t, ok := w.protectedTree(w.withoutLinks(c), from, true); ok && w.on("rm-tree") {
+			return deny("rm-tree", "refused: %s on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", name, t)
+		}
+		if t, ok := w.protectedOperandIn(c, from, len(c.Argv), true); ok && w.on("protected-write") {
+			return deny("protected-write", "refused: %s of %s deletes a protected start-up, key or system file.", name, t)
+		}
+	case "zip", "7za", "7zz":
+		// zip -m and 7z -sdel delete what they archive.
+		if w.on("rm-tree") && (name == "zip" && hasFlag(args, "m", "move") || slices.Contains(args, "-sdel")) {
+			if t, ok := w.protectedTree(c, 1, false); ok {
+				return deny("rm-tree", "refused: %s deletes the files it archives, and %s is a whole system or home tree.", name, t)
+			}
+		}
+	case "setfacl", "chattr", "chcon":
+		if w.on("perm-tree") && hasFlag(args, "R", "recursive") {
+			if t, ok := w.protectedTree(c, 1, false); ok {
+				return deny("perm-tree", "refused: %s -R on %s changes the permissions or attributes of a whole system or home tree.", name, t)
+			}
+		}
+	case "chmod", "chown", "chgrp":
 		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
 			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
@@ -297,6 +337,13 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 			if v, bad := w.unknownOperand(c, firstOperand(c.Argv, 1)+1, name+" -R"); bad {
 				return v
 			}
+		}
+		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash,
+		// chmod 777 ~/.ssh; tightening a key's mode is routine (chmod 600 ~/.ssh/id_rsa).
+		modeAt := firstOperand(c.Argv, 1)
+		tighten := name == "chmod" && modeAt < len(c.Argv) && tightens(c.Argv[modeAt])
+		if t, ok := w.protectedOperandIn(c, modeAt+1, len(c.Argv), true); ok && !tighten && w.on("protected-write") {
+			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
 		}
 	case "find":
 		if w.on("find-delete") && (slices.Contains(args, "-delete") || findRemoves(an, i)) {
@@ -349,12 +396,19 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				return deny("protected-write", "refused: mv of %s moves a protected start-up, key or system file away.", t)
 			}
 		}
-	case "kill", "pkill", "killall":
-		if w.on("kill-all") && name == "kill" && slices.Contains(args, "-1") && len(args) > 0 && args[len(args)-1] == "-1" {
-			return deny("kill-all", "refused: kill ... -1 signals every process you may signal. Kill the process by its own pid.")
+	case "kill", "pkill", "killall", "skill", "snice":
+		if w.on("kill-all") && name == "kill" {
+			if v, bad := w.killTargets(an, c); bad {
+				return v
+			}
 		}
-		if w.on("kill-all") && name == "kill" && len(args) > 0 && args[len(args)-1] == "1" {
-			return deny("kill-all", "refused: kill 1 signals init, the system's first process.")
+		if w.on("kill-all") && (name == "pkill" || name == "killall") {
+			if v, bad := killsEverything(name, args); bad {
+				return v
+			}
+		}
+		if w.on("kill-all") && name == "skill" && slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--user" }) {
+			return deny("kill-all", "refused: skill -u signals every process of a user. Kill the process by its pid.")
 		}
 		if w.on("kill-all") && (name == "pkill" || name == "killall") {
 			// Every process of a user (pkill -u root) or every process at all.
@@ -377,14 +431,25 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				}
 			}
 		}
-	case "tar", "bsdtar", "unzip", "rsync", "cp":
+	case "tar", "bsdtar", "unzip", "rsync", "cp", "cpio", "7z":
+		if w.on("rm-tree") && (slices.Contains(args, "--remove-files") || slices.Contains(args, "--remove-source-files") || slices.Contains(args, "-sdel")) {
+			if t, ok := w.protectedTree(c, 1, false); ok {
+				return deny("rm-tree", "refused: %s deletes the files it copies, and %s is a whole system or home tree.", name, t)
+			}
+		}
+		if dir := extractInto(name, args); dir == "" && w.dir != "" && w.on("protected-write") && extracts(name, args) {
+			// Unpacking into the folder the command runs in: cd ~ && tar xf x.tar.
+			if n := w.norm(w.dir); n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) {
+				return deny("protected-write", "refused: %s unpacks into %s, where start-up or system files would be overwritten. Unpack into a folder of the workspace.", name, w.dir)
+			}
+		}
 		if dir := extractInto(name, args); dir != "" && w.on("protected-write") {
 			n := w.norm(dir)
 			if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
 				return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir)
 			}
 		}
-	case "dd":
+	case "dd", "dcfldd", "dc3dd", "sg_dd":
 		for _, a := range args {
 			if of, ok := strings.CutPrefix(a, "of="); ok && w.on("dd-device") && w.protectedFile(of) {
 				return deny("dd-device", "refused: dd of=%s writes raw bytes onto a device or protected system file.", of)
@@ -404,7 +469,11 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
 			}
 		}
-		for _, t := range writeTargets(name, args) {
+		targets := writeTargets(name, args)
+		if name == "git" {
+			targets = append(targets, gitConfigWrites(args)...) // git config --system, --global
+		}
+		for _, t := range targets {
 			if w.protectedFile(t) {
 				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
 			}
@@ -425,6 +494,150 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	}
 	return Verdict{Action: Allow}
+}
+
+// killTargets refuses a kill of pid 1 or -1 however it is spelled (01, +1, ' -1',
+// -- -0001, $((2-1))), and a kill whose targets come from a list of every process
+// ($(pgrep .), ps -e | xargs kill); a pid read from a file, $! and %N are fine.
+func (w *watch) killTargets(an *Analysis, c *SimpleCommand) (Verdict, bool) {
+	operands := false
+	for k := 1; k < len(c.Argv); k++ {
+		a := strings.TrimSpace(c.Argv[k])
+		if c.Partial != nil && c.Partial[k] {
+			// A pid read from a file is the usual case; pids listed for every process
+			// on the line (pgrep ., ps -e) are kill -1 by another name.
+			if lister, ok := listsEveryProcess(an); ok {
+				return deny("kill-all", "refused: kill gets its targets from %s, which lists every process, this session's and the system's among them. Kill the process by its pid or its exact name.", lister), true
+			}
+			continue
+		}
+		if a == "--" {
+			operands = true
+			continue
+		}
+		if !operands && (a == "-s" || a == "-n") && k+1 < len(c.Argv) {
+			k++
+			continue
+		}
+		neg := strings.HasPrefix(a, "-")
+		num := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "+"), "0")
+		if num == "" && strings.Trim(a, "-+0") == "" && strings.Contains(a, "0") {
+			num = "0"
+		}
+		if num != "1" {
+			continue
+		}
+		if neg && !operands && !strings.HasPrefix(a, "-0") && a == "-1" && k < len(c.Argv)-1 {
+			continue // kill -1 PID: signal 1 (HUP) to PID
+		}
+		if neg {
+			return deny("kill-all", "refused: kill %s signals every process you may signal. Kill the process by its own pid.", a), true
+		}
+		return deny("kill-all", "refused: kill %s signals init, the system's first process.", a), true
+	}
+	return Verdict{}, false
+}
+
+// listsEveryProcess finds a command on the line that lists every process: pgrep or
+// pidof with a pattern matching all, ps -e / -A / ax.
+func listsEveryProcess(an *Analysis) (string, bool) {
+	for _, d := range an.Commands {
+		if len(d.Argv) == 0 {
+			continue
+		}
+		name, args := base(d.Argv[0]), d.Argv[1:]
+		switch name {
+		case "pgrep":
+			if _, all := killsEverything(name, args); all {
+				return strings.Join(d.Argv, " "), true
+			}
+		case "ps":
+			for _, a := range args {
+				if a == "-e" || a == "-A" || a == "ax" || a == "aux" || a == "-ax" || a == "-aux" || strings.HasPrefix(a, "-e") && len(a) <= 4 {
+					return strings.Join(d.Argv, " "), true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// killsEverything refuses pkill and killall patterns that match every process (., ”,
+// .*), an inverted match, and the system's own daemons.
+func killsEverything(name string, args []string) (Verdict, bool) {
+	valued := map[string]bool{"-s": true, "--signal": true, "-u": true, "-U": true, "-g": true, "-G": true, "-P": true, "-t": true, "-F": true, "-n": true, "-o": true, "--ns": true, "--nslist": true}
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a == "-v" || a == "--inverse" {
+			return deny("kill-all", "refused: %s -v signals every process that does not match, this session's and the system's among them.", name), true
+		}
+		if valued[a] {
+			k++
+			continue
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		switch strings.Trim(a, "^$") {
+		case "", ".", ".*", ".+", "*":
+			return deny("kill-all", "refused: %s %q matches every process. Kill the process by its pid or its exact name.", name, a), true
+		case "init", "systemd", "sshd", "dbus-daemon", "launchd":
+			return deny("kill-all", "refused: %s %s stops a process the system needs to keep running.", name, a), true
+		}
+	}
+	return Verdict{}, false
+}
+
+// persists refuses what schedules commands to run later or at every boot or login:
+// at and batch, systemctl enable/link/edit, systemd-run timers, loginctl enable-linger.
+func persists(name string, args []string) (Verdict, bool) {
+	switch name {
+	case "at", "batch":
+		if len(args) == 0 || !slices.ContainsFunc(args, func(a string) bool { return a == "-l" || a == "-r" || a == "-d" || a == "-c" }) {
+			return deny("cron", "refused: %s schedules commands to run later without anyone watching. Ask the user to set it up.", name), true
+		}
+	case "systemctl":
+		for _, a := range args {
+			switch a {
+			case "enable", "link", "edit", "add-wants", "add-requires", "preset", "preset-all", "set-environment", "import-environment":
+				return deny("cron", "refused: systemctl %s makes a unit start at boot or login, or changes what units run with. Ask the user to set it up.", a), true
+			}
+		}
+	case "systemd-run":
+		for _, a := range args {
+			if strings.HasPrefix(a, "--on-") || strings.HasPrefix(a, "--timer-property") {
+				return deny("cron", "refused: systemd-run %s schedules a command to run later. Ask the user to set it up.", a), true
+			}
+		}
+	case "loginctl":
+		if slices.Contains(args, "enable-linger") {
+			return deny("cron", "refused: loginctl enable-linger keeps a user's services running after logout. Ask the user to set it up."), true
+		}
+	}
+	return Verdict{}, false
+}
+
+// extracts reports a command that unpacks files into its working folder: tar x,
+// unzip, cpio -i, 7z x.
+func extracts(name string, args []string) bool {
+	switch name {
+	case "unzip":
+		return !slices.Contains(args, "-l") && !slices.Contains(args, "-t")
+	case "cpio":
+		return hasFlag(args, "i", "extract")
+	case "7z":
+		return len(args) > 0 && (args[0] == "x" || args[0] == "e")
+	case "tar", "bsdtar":
+		for _, a := range args {
+			if a == "--extract" || a == "--get" {
+				return true
+			}
+			if !strings.HasPrefix(a, "--") && strings.Contains(strings.TrimPrefix(a, "-"), "x") && (strings.HasPrefix(a, "-") || a == args[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstOperand is the index of the first argument from "from" on that is not an
@@ -687,7 +900,7 @@ func (w *watch) downloader(name string) bool { return slices.Contains(w.cfg.Down
 func findRemoves(an *Analysis, i int) bool {
 	if i+1 < len(an.Commands) {
 		n := an.Commands[i+1]
-		return n.Context == "wrapper:find" && len(n.Argv) > 0 && base(n.Argv[0]) == "rm"
+		return n.Context == "wrapper:find" && len(n.Argv) > 0 && slices.Contains([]string{"rm", "chmod", "chown", "chgrp", "setfacl", "chattr", "shred", "srm", "unlink"}, base(n.Argv[0]))
 	}
 	return false
 }
@@ -859,6 +1072,9 @@ func (w *watch) protectedFile(t string) bool {
 		forms = append(forms, lex)
 	}
 	for _, n := range forms {
+		if lvmDevice(n) {
+			return true
+		}
 		if n == "~/.ssh/known_hosts" {
 			return false // ssh-keyscan host >> ~/.ssh/known_hosts: trusting a host, routine
 		}
@@ -872,6 +1088,25 @@ func (w *watch) protectedFile(t string) bool {
 		}
 	}
 	return false
+}
+
+// lvmDevice reports a device two levels below /dev (LVM's /dev/VG/LV, /dev/cciss/c0d0,
+// /dev/zvol/pool/vol), leaving out the folders of pseudo-devices a command may write
+// (/dev/fd/1, /dev/pts/0, /dev/shm/x).
+func lvmDevice(n string) bool {
+	rest, ok := strings.CutPrefix(n, "/dev/")
+	if !ok {
+		return false
+	}
+	dir, file, ok := strings.Cut(rest, "/")
+	if !ok || file == "" {
+		return false
+	}
+	switch dir {
+	case "fd", "pts", "shm", "tcp", "udp", "mqueue", "hugepages", "net", "stdin", "stdout", "stderr", "null":
+		return false
+	}
+	return true
 }
 
 // lexical is a path with home written ~ and the working directory joined, cleaned
@@ -1128,6 +1363,30 @@ func writeTargets(name string, args []string) []string {
 	switch name {
 	case "tee", "truncate":
 		out = operands()
+	case "curl", "wget", "sort", "openssl", "aria2c", "pv", "http", "xh":
+		// The file a downloader or filter writes: curl -o F, wget -O F, sort -o F,
+		// openssl -out F.
+		for k, a := range args {
+			switch {
+			case (a == "-o" || a == "--output" || a == "-O" && name == "wget" || a == "--output-document" || a == "-out" || a == "--out") && k+1 < len(args):
+				out = append(out, args[k+1])
+			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
+				_, v, _ := strings.Cut(a, "=")
+				out = append(out, v)
+			case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl" && name != "wget":
+				out = append(out, a[2:])
+			case strings.HasPrefix(a, "-O") && len(a) > 2 && name == "wget":
+				out = append(out, a[2:])
+			}
+		}
+	case "uniq":
+		if ops := operands(); len(ops) == 2 {
+			out = ops[1:] // uniq IN OUT
+		}
+	case "ddrescue", "qemu-img", "bmaptool":
+		if ops := operands(); len(ops) >= 2 {
+			out = ops[len(ops)-1:] // the destination comes last
+		}
 	case "cp", "mv", "install", "ln", "rsync", "scp":
 		ops := operands()
 		if len(ops) >= 2 {

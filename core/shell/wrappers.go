@@ -77,6 +77,7 @@ var wrappers = map[string]wrapSpec{
 var shells = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
 	"ash": true, "yash": true, "posh": true, "fish": true, "rbash": true, "csh": true, "tcsh": true,
+	"nu": true, "elvish": true, "xonsh": true, "busybox-sh": true,
 }
 
 // unwrap reports the command a wrapper runs, recursively (sudo env nohup rm ...).
@@ -127,8 +128,8 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
 		return
-	case codeRunners[name] || strings.HasPrefix(name, "python"):
-		z.oneLiner(name, args, proto)
+	case codeRunners[name] || strings.HasPrefix(name, "python") || strings.HasPrefix(name, "lua5"):
+		z.oneLiner(name, args, proto, stdin)
 		// and on: python3 -m pip ... is not a wrapper, so nothing more is run here
 	case name == "trap":
 		if len(args) > 0 && args[0].s == "--" {
@@ -514,6 +515,9 @@ func isAssign(s string) bool {
 	if i <= 0 {
 		return false
 	}
+	if strings.HasPrefix(s, "BASH_FUNC_") && strings.HasSuffix(s[:i], "%%") {
+		return true // an exported function: env 'BASH_FUNC_ls%%=() { ...; }' bash -c ls
+	}
 	for k, c := range s[:i] {
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || k > 0 && c >= '0' && c <= '9') {
 			return false
@@ -577,28 +581,51 @@ func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin 
 // codeRunners are the interpreters whose one-liners (-c, -e, an awk program) can run
 // shell commands or delete trees from a string literal.
 var codeRunners = map[string]bool{"perl": true, "ruby": true, "node": true, "nodejs": true, "php": true,
-	"awk": true, "gawk": true, "mawk": true, "nawk": true, "bun": true, "deno": true}
+	"awk": true, "gawk": true, "mawk": true, "nawk": true, "bun": true, "deno": true, "lua": true, "luajit": true,
+	"Rscript": true, "R": true, "julia": true, "tclsh": true, "pypy": true, "pypy3": true, "ipython": true,
+	"ipython3": true, "irb": true, "pwsh": true, "powershell": true, "guile": true}
 
 var procExe = regexp.MustCompile(`^/proc/(self|\d+)/exe$`)
 
 var (
 	// A shell command in a string literal handed to a function that runs one:
 	// system("rm -rf /"), os.system('...'), exec('...'), execSync("..."), popen, qx.
-	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx)\s*\(?\s*(?:"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx|run|call|Popen|spawn|passthru|shell_exec|proc_open|execute|execFileSync|exec_command)\s*\(?\s*(?:"""([\s\S]*?)"""|'''([\s\S]*?)'''|"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	// Commands in backticks or quote-like operators: perl and ruby `rm -rf /`, qx{},
+	// %x(), julia run(`...`).
+	backtick = regexp.MustCompile("`([^`]*)`|qx\\{([^}]*)\\}|%x\\(([^)]*)\\)|qx\\(([^)]*)\\)")
+	// A command given as a list of literals: subprocess.run(['rm','-rf','/']),
+	// spawnSync("rm", ["-rf", "/"]), os.execvp("rm", ["rm", ...]), Bun.spawnSync([...]).
+	argList  = regexp.MustCompile(`\[\s*((?:(?:"[^"]*"|'[^']*')\s*,\s*)+(?:"[^"]*"|'[^']*'))\s*,?\s*\]`)
+	listItem = regexp.MustCompile(`"([^"]*)"|'([^']*)'`)
+	// A program and its arguments given apart: spawnSync("rm", ["-rf", "/"]), perl
+	// exec "rm", "-rf", "/", system("rm", "-rf", "/").
+	progArgs = regexp.MustCompile(`(?:spawn|spawnSync|execFile|execFileSync|Popen|execvp|execv|execl|run|exec|system)\s*\(?\s*((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'|\[[^\]]*\]))+)`)
 	// A tree deleted from a string literal: shutil.rmtree('/'), FileUtils.rm_rf("/"),
-	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/').
-	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll)\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
+	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/'), unlink("/",
+	// recursive=TRUE), Remove-Item -Recurse /; the home folder by any spelling.
+	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
+	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
+	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
+	fileWrite = regexp.MustCompile(`(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// Signals to every process: os.kill(-1, 9), kill 9, -1, process.kill(-1).
+	killAll = regexp.MustCompile(`kill\s*\(\s*-1\b|kill\s+['"]?\w+['"]?\s*,\s*-1\b`)
 )
 
 // oneLiner analyses what an interpreter's one-liner shows as literals: each shell
 // command handed to system() and the like, and each tree deleted by name, as the line
 // rm -rf PATH would be. What it computes at run time is beyond a line's analysis.
-func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand) {
+func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin *word) {
 	var code []string
+	own := false
 	for k, a := range args {
 		switch {
-		case (a.s == "-c" || a.s == "-e" || a.s == "-E" || a.s == "-r" || a.s == "--eval") && k+1 < len(args):
+		case (a.s == "-c" || a.s == "-e" || a.s == "-E" || a.s == "-r" || a.s == "--eval" || a.s == "-p" || a.s == "--print" || a.s == "-Command" || a.s == "-command") && k+1 < len(args):
 			code = append(code, ansiC(args[k+1].s))
+			own = true
+		case name == "deno" && a.s == "eval" && k+1 < len(args):
+			code = append(code, args[k+1].s)
+			own = true
 		case strings.HasSuffix(name, "awk") && !strings.HasPrefix(a.s, "-") && (k == 0 || !slices.Contains([]string{"-f", "-v", "-F"}, args[k-1].s)):
 			code = append(code, a.s) // awk's program is its first operand
 		}
@@ -606,16 +633,82 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand) {
 			break
 		}
 	}
+	if !own && !strings.HasSuffix(name, "awk") && !ownProgramArgs(args) && stdin != nil && stdin.known {
+		// python3 <<'EOF' ... EOF, echo '...' | node: the program is what stdin shows.
+		code = append(code, stdin.s)
+		sc := proto
+		sc.Context = "stdin:" + name
+		sc.Argv = []string{name, "-c", stdin.s}
+		z.add(sc) // judged as the one-liner it is (fork loops)
+	}
 	inner := proto
 	inner.Context = "wrapper:" + name
 	for _, c := range code {
 		for _, m := range shellCall.FindAllStringSubmatch(c, -1) {
-			z.script(word{s: m[1] + m[2] + m[3], known: true}, name, proto)
+			z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
+		}
+		for _, m := range backtick.FindAllStringSubmatch(c, -1) {
+			z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
+		}
+		for _, m := range argList.FindAllStringSubmatch(c, -1) {
+			var words []string
+			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+				words = append(words, it[1]+it[2])
+			}
+			var argv []word
+			for _, w := range words {
+				argv = append(argv, word{s: w, known: true})
+			}
+			if len(argv) > 0 {
+				z.command(argv, inner, nil)
+			}
+		}
+		for _, m := range progArgs.FindAllStringSubmatch(c, -1) {
+			var argv []word
+			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+				argv = append(argv, word{s: it[1] + it[2], known: true})
+			}
+			if len(argv) > 1 && argv[0].s == argv[1].s {
+				argv = argv[1:] // execvp("rm", ["rm", ...]): the name, then argv with argv[0]
+			}
+			if len(argv) > 0 {
+				z.command(argv, inner, nil)
+			}
 		}
 		for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
-			z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
+			target := m[1] + m[2]
+			if m[3] != "" {
+				target = m[3]
+				if target != "/" {
+					target = "~" // the home folder, spelled in the language
+				}
+			}
+			z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: target, known: true}}, inner, nil)
+		}
+		for _, m := range fileWrite.FindAllStringSubmatch(c, -1) {
+			sc := inner
+			sc.Argv = []string{name}
+			sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
+			z.add(sc)
+		}
+		if killAll.MatchString(c) {
+			z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
 		}
 	}
+}
+
+// ownProgramArgs reports an interpreter given a script file to run (a first operand
+// that is not an option, -, or a standard-input file).
+func ownProgramArgs(args []word) bool {
+	for _, a := range args {
+		if a.s == "-" || slices.Contains(stdinFiles, a.s) {
+			return false
+		}
+		if !strings.HasPrefix(a.s, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // gitCommandKeys are git config keys whose value is a command git runs.
