@@ -98,7 +98,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		return
 	case name == "ssh":
 		// ssh HOST COMMAND...: the command runs on HOST (localhost is this machine),
-		// joined into one line as sshd hands it to the remote shell.
+		// joined into one line as sshd hands it to the remote shell; -o ProxyCommand
+		// runs here.
+		z.runners(name, args, inner, proto, stdin)
 		if rest := sshCommand(args); len(rest) > 0 {
 			z.script(join(rest), "ssh", proto)
 		}
@@ -164,6 +166,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		return
 	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
 		z.findExec(name, args, proto)
+		return
+	}
+	if z.runners(name, args, inner, proto, stdin) {
 		return
 	}
 	spec, ok := wrappers[name]
@@ -335,6 +340,167 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	z.command(rest, inner, stdin)
+}
+
+// scriptOptions are options whose value is a shell command the tool runs: nodemon
+// --exec CMD, rsync -e CMD, tar --to-command=CMD, ssh -o ProxyCommand=CMD, man -P CMD,
+// zip -TT CMD, entr -s CMD, npx -c CMD, nix-shell --run CMD, vim -c '!CMD'.
+var scriptOptions = map[string][]string{
+	"nodemon": {"--exec", "-x"}, "entr": {"-s"}, "npx": {"-c", "--call"}, "nix-shell": {"--run", "--command"},
+	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script"},
+	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
+	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
+	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"}, "tmux": {}, "expect": {},
+	"vim": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"}, "ex": {"-c"}, "vim.basic": {"-c"},
+	"less": {}, "git": {}, "fzf": {"--preview", "--bind"}, "find": {},
+}
+
+// argvOptions are options after which the rest of the line is a command the tool
+// runs: xterm -e CMD..., gdb --args CMD..., nix develop -c CMD..., watchexec -- CMD.
+var argvOptions = map[string][]string{
+	"xterm": {"-e"}, "gnome-terminal": {"--"}, "konsole": {"-e"}, "gdb": {"--args"}, "nix": {"-c", "--command"},
+	"watchexec": {"--"}, "screen": {"-dm", "-dmS", "-d", "-m"}, "systemd-nspawn": {"--"}, "bwrap": {"--"},
+}
+
+// subcommandRunners run the command that follows their subcommand (and its options):
+// npm exec -- CMD, uv run CMD, poetry run CMD, bundle exec CMD, conda run -n E CMD.
+var subcommandRunners = map[string][]string{
+	"npm": {"exec", "x"}, "yarn": {"exec", "dlx"}, "pnpm": {"exec", "dlx"}, "uv": {"run"}, "poetry": {"run"},
+	"pipenv": {"run"}, "pdm": {"run"}, "hatch": {"run"}, "conda": {"run"}, "mamba": {"run"}, "micromamba": {"run"},
+	"pixi": {"run"}, "bundle": {"exec"}, "toolbox": {"run"}, "direnv": {"exec"}, "docker": {}, "parallel": {},
+	"sem": {}, "tmux": {"new", "new-session", "new-window", "split-window", "run-shell", "respawn-pane"},
+	"distrobox": {"enter"},
+}
+
+// runnerValueOptions are the runners' options that take a value.
+var runnerValueOptions = map[string]bool{"-n": true, "--name": true, "-p": true, "--prefix": true, "--with": true,
+	"--python": true, "-e": true, "--env": true, "--project": true, "-C": true, "--directory": true, "-t": true,
+	"-s": true, "-c": true, "-x": true, "-y": true, "-F": true, "-L": true, "--environment": true, "-w": true}
+
+// runners finds the command a task runner, terminal, debugger or package runner runs
+// (see scriptOptions, argvOptions, subcommandRunners); true when name is one.
+func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand, stdin *word) bool {
+	handled := false
+	for _, o := range scriptOptions[name] {
+		for k, a := range args {
+			val, ok := "", false
+			switch {
+			case a.s == o && k+1 < len(args):
+				val, ok = args[k+1].s, true
+			case strings.HasPrefix(a.s, o+"="):
+				val, ok = a.s[len(o)+1:], true
+			case strings.HasPrefix(o, "-o") && (a.s == "-o" && k+1 < len(args) && strings.HasPrefix(args[k+1].s, o[2:]+"=")):
+				val, ok = args[k+1].s[len(o)-1:], true
+			case len(o) == 2 && strings.HasPrefix(a.s, o) && len(a.s) > 2 && !strings.HasPrefix(a.s, "--"):
+				val, ok = a.s[2:], true
+			}
+			if !ok {
+				continue
+			}
+			handled = true
+			if strings.HasPrefix(name, "vi") || name == "nvim" || name == "ex" {
+				if !strings.HasPrefix(val, "!") {
+					continue // an editor command, not a shell one
+				}
+				val = val[1:]
+			}
+			z.script(word{s: val, known: true}, name+" "+o, proto)
+		}
+	}
+	if name == "vim" || name == "vi" || name == "nvim" || name == "ex" {
+		for _, a := range args {
+			if strings.HasPrefix(a.s, "+!") {
+				z.script(word{s: a.s[2:], known: a.known}, name, proto)
+			}
+		}
+	}
+	if opts, ok := argvOptions[name]; ok {
+		for k, a := range args {
+			if slices.Contains(opts, a.s) && k+1 < len(args) {
+				rest := args[k+1:]
+				if name == "screen" && len(rest) > 0 && a.s == "-dmS" {
+					rest = rest[1:] // the session name
+				}
+				for name == "screen" && len(rest) > 0 && strings.HasPrefix(rest[0].s, "-") {
+					rest = rest[1:] // screen -d -m CMD
+				}
+				z.command(rest, inner, stdin)
+				return true
+			}
+		}
+	}
+	subs, ok := subcommandRunners[name]
+	if !ok {
+		return handled
+	}
+	switch name {
+	case "parallel", "sem":
+		// parallel CMD ::: ARGS: CMD runs with each argument.
+		var cmd, vals []word
+		inVals := false
+		for _, a := range args {
+			switch {
+			case a.s == ":::" || a.s == "::::":
+				inVals = true
+			case inVals:
+				vals = append(vals, a)
+			case strings.HasPrefix(a.s, "-") && len(cmd) == 0:
+			default:
+				cmd = append(cmd, a)
+			}
+		}
+		if len(cmd) == 0 {
+			return true
+		}
+		if len(cmd) == 1 && strings.Contains(cmd[0].s, " ") {
+			z.script(join(append(cmd, vals...)), name, proto)
+			return true
+		}
+		if !inVals {
+			vals = []word{{}} // arguments from stdin: unknown
+		}
+		for _, v := range vals[:min(len(vals), maxBraces)] {
+			z.command(append(slices.Clone(cmd), v), inner, nil)
+		}
+		return true
+	case "docker", "podman":
+		return false
+	}
+	for k, a := range args {
+		if !slices.Contains(subs, a.s) {
+			if strings.HasPrefix(a.s, "-") {
+				continue
+			}
+			return handled // another subcommand
+		}
+		rest := args[k+1:]
+		i := 0
+		for i < len(rest) && strings.HasPrefix(rest[i].s, "-") {
+			if rest[i].s == "--" {
+				i++
+				break
+			}
+			if runnerValueOptions[rest[i].s] {
+				i++
+			}
+			i++
+		}
+		if name == "direnv" && i < len(rest) {
+			i++ // direnv exec DIR CMD
+		}
+		if name == "tmux" {
+			// tmux new -d 'CMD': the last operand is a shell command.
+			if len(rest) > 0 && !strings.HasPrefix(rest[len(rest)-1].s, "-") {
+				z.script(rest[len(rest)-1], "tmux", proto)
+			}
+			return true
+		}
+		if i < len(rest) {
+			z.command(rest[i:], inner, stdin)
+		}
+		return true
+	}
+	return handled
 }
 
 // gitRunsOptions are git subcommands' options whose value is a shell command git runs:
