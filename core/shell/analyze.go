@@ -1395,6 +1395,8 @@ func endless(w *syntax.WhileClause) bool {
 			return len(lits) == 1 && lits[0] == "false"
 		}
 		switch lits[0] {
+		case "sleep":
+			return len(lits) == 2 // sleep N succeeds every time
 		case "true", ":", "echo", "printf":
 			return len(lits) == 1 || lits[0] == "echo" || lits[0] == "printf" && len(lits) > 1
 		case "[":
@@ -1594,6 +1596,16 @@ func base(name string) string {
 // numbers: started in the background in its body, a process per number is a fork bomb.
 func hugeIteration(l *syntax.WordIter) bool {
 	for _, w := range l.Items {
+		// for i in $(seq 1 1000000): as many rounds as seq prints.
+		if len(w.Parts) == 1 {
+			if cs, ok := w.Parts[0].(*syntax.CmdSubst); ok && len(cs.Stmts) == 1 {
+				if call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) >= 2 && call.Args[0].Lit() == "seq" {
+					if n, err := strconv.Atoi(call.Args[len(call.Args)-1].Lit()); err == nil && n > 100_000 {
+						return true
+					}
+				}
+			}
+		}
 		lit := w.Lit()
 		i := strings.Index(lit, "{")
 		j := strings.Index(lit, "..")

@@ -248,6 +248,12 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 	if w.on("fork-bomb") && c.Loop && c.Background {
 		return deny("fork-bomb", "refused: %s is started in the background inside a loop that never ends, the shape of a fork bomb.", name)
 	}
+	if w.on("fork-bomb") && name == "xargs" && unlimitedProcs(args) && c.Pipeline != 0 && fedEndlessly(an, i, c) {
+		return deny("fork-bomb", "refused: xargs -P 0 starts a process for every input line without limit, fed by a stream that does not end (yes, a huge seq): a process flood.")
+	}
+	if w.on("fork-bomb") && c.Background && c.Func != "" && recursive(an, c.Func) {
+		return deny("fork-bomb", "refused: function %s starts a background process and calls itself, the shape of a fork bomb.", c.Func)
+	}
 	if w.on("fork-bomb") && forkOneLiner(name, args) {
 		return deny("fork-bomb", "refused: the %s one-liner forks in a loop, the shape of a fork bomb.", name)
 	}
@@ -280,6 +286,16 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if v, bad := w.remoteExec(an, i, c, name); bad {
 			return v
 		}
+		if w.interpreter(name) {
+			for _, r := range c.Redirects {
+				if strings.HasPrefix(r.Target, "/dev/tcp/") || strings.HasPrefix(r.Target, "/dev/udp/") {
+					return deny("remote-exec", "refused: %s reads or writes %s, a network connection: a shell driven from the network (a reverse shell).", name, r.Target)
+				}
+			}
+			if f, ok := w.runsDownloaded(an, i, c, name); ok {
+				return deny("remote-exec", "refused: %s runs %s, which a downloader on the same line fetched, unseen. Download it, read it, then run it in another call.", name, f)
+			}
+		}
 	}
 	if w.on("no-preserve-root") && slices.Contains(args, "--no-preserve-root") {
 		return deny("no-preserve-root", "refused: --no-preserve-root lets %s operate on /.", name)
@@ -299,6 +315,18 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		recursive := name == "rm" && hasFlag(args, "rR", "recursive")
 		if t, ok := w.protectedOperandIn(c, 1, len(c.Argv), recursive); ok && w.on("protected-write") {
 			return deny("protected-write", "refused: %s of %s deletes a protected system, device or shell start-up file.", name, t)
+		}
+	case "git":
+		if tree, sub, ok := gitWorkTree(args); ok && w.on("rm-tree") {
+			switch {
+			case sub == "clean" && hasFlag(args, "f", "force"),
+				sub == "reset" && slices.Contains(args, "--hard"),
+				sub == "checkout" && (hasFlag(args, "f", "force") || slices.Contains(args, ".")),
+				sub == "restore", sub == "stash" && slices.Contains(args, "-a"):
+				if n := w.norm(tree); n == "/" || n == "~" || slices.Contains(w.cfg.ProtectedTrees, n) || w.ancestorOfHome(n) {
+					return deny("rm-tree", "refused: git %s with %s as the work tree deletes or overwrites files across a whole system or home tree.", sub, tree)
+				}
+			}
 		}
 	case "srm", "wipe", "trash-put", "trash", "gio":
 		// Deleters by another name: srm -r, wipe -r, trash-put, gio trash|remove.
@@ -494,6 +522,106 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 	}
 	return Verdict{Action: Allow}
+}
+
+// runsDownloaded reports an interpreter (or source) at i whose script is a file a
+// downloader wrote earlier on the line: curl -o x.sh URL && bash x.sh, wget URL/x.sh;
+// . x.sh, curl URL > x.sh; sh x.sh.
+func (w *watch) runsDownloaded(an *Analysis, i int, c *SimpleCommand, name string) (string, bool) {
+	fetched := map[string]bool{}
+	for j := 0; j < i; j++ {
+		d := an.Commands[j]
+		if len(d.Argv) == 0 || !w.downloader(base(d.Argv[0])) {
+			continue
+		}
+		dn, args := base(d.Argv[0]), d.Argv[1:]
+		for _, t := range writeTargets(dn, args) {
+			fetched[w.norm(t)] = true
+		}
+		for _, r := range d.Redirects {
+			if isWrite(r.Op) && r.Fd != "2" {
+				fetched[w.norm(r.Target)] = true
+			}
+		}
+		if dn == "wget" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-O") || strings.HasPrefix(a, "--output-document") }) {
+			for _, a := range args {
+				if strings.Contains(a, "://") {
+					fetched[w.norm(path.Base(a))] = true
+				}
+			}
+		}
+	}
+	if len(fetched) == 0 {
+		return "", false
+	}
+	for _, a := range c.Argv[1:] {
+		if !strings.HasPrefix(a, "-") && fetched[w.norm(a)] {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// gitWorkTree is the work tree a git command works on when its options name one (-C
+// DIR, --work-tree DIR), and its subcommand.
+func gitWorkTree(args []string) (tree, sub string, ok bool) {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case (a == "-C" || a == "--work-tree") && k+1 < len(args):
+			if a == "--work-tree" || tree == "" {
+				tree = args[k+1]
+			}
+			k++
+		case strings.HasPrefix(a, "--work-tree="):
+			tree = a[len("--work-tree="):]
+		case a == "-c" || a == "--git-dir" || a == "--namespace" || a == "--config-env":
+			k++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return tree, a, tree != ""
+		}
+	}
+	return "", "", false
+}
+
+// unlimitedProcs reports xargs -P 0 (as many parallel processes as it likes).
+func unlimitedProcs(args []string) bool {
+	for k, a := range args {
+		if (a == "-P" || a == "--max-procs") && k+1 < len(args) && args[k+1] == "0" || a == "-P0" || a == "--max-procs=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// fedEndlessly reports a pipeline stage fed by yes or a seq of more than 100,000 lines.
+func fedEndlessly(an *Analysis, i int, c *SimpleCommand) bool {
+	for j := 0; j < i; j++ {
+		d := an.Commands[j]
+		if d.Pipeline != c.Pipeline || len(d.Argv) == 0 {
+			continue
+		}
+		switch base(d.Argv[0]) {
+		case "yes":
+			return true
+		case "seq":
+			if n, err := strconv.Atoi(d.Argv[len(d.Argv)-1]); err == nil && n > 100_000 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recursive reports a function of the line that calls itself.
+func recursive(an *Analysis, fn string) bool {
+	for _, d := range an.Commands {
+		if d.Func == fn && len(d.Argv) > 0 && d.Argv[0] == fn {
+			return true
+		}
+	}
+	return false
 }
 
 // killTargets refuses a kill of pid 1 or -1 however it is spelled (01, +1, ' -1',
@@ -725,14 +853,17 @@ func (w *watch) unknownOperand(c *SimpleCommand, from int, what string) (Verdict
 // while 1', python -c 'while True: os.fork()', ruby -e 'loop { fork }'.
 func forkOneLiner(name string, args []string) bool {
 	switch {
-	case name == "perl" || name == "ruby" || name == "node" || name == "nodejs" || name == "php" || strings.HasPrefix(name, "python"):
+	case name == "perl" || name == "ruby" || name == "node" || name == "nodejs" || name == "php" || strings.HasPrefix(name, "python") || strings.HasSuffix(name, "awk") || strings.HasPrefix(name, "lua"):
 	default:
 		return false
 	}
 	for k, a := range args {
-		if (a == "-e" || a == "-c" || a == "-E" || a == "-r") && k+1 < len(args) {
-			code := args[k+1]
-			spawns := strings.Contains(code, "fork") || strings.Contains(code, "Popen") || strings.Contains(code, "spawn") || strings.Contains(code, "system(")
+		if (a == "-e" || a == "-c" || a == "-E" || a == "-r") && k+1 < len(args) || strings.HasSuffix(name, "awk") && !strings.HasPrefix(a, "-") {
+			code := a
+			if k+1 < len(args) && strings.HasPrefix(a, "-") {
+				code = args[k+1]
+			}
+			spawns := strings.Contains(code, "fork") || strings.Contains(code, "Popen") || strings.Contains(code, "spawn") || strings.Contains(code, "system(") || strings.Contains(code, "Process(") || strings.Contains(code, "execute(")
 			loops := strings.Contains(code, "while") || strings.Contains(code, "until") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(")
 			if spawns && loops {
 				return true
