@@ -116,3 +116,58 @@ func TestTaskSignalLeavesNoProcess(t *testing.T) {
 	}
 	assertGone(t, pids)
 }
+
+// An agent that exits while something it started still holds its output (a red team's
+// finding: the call hung past its timeout, and the supervisor never recorded the end):
+// the task ends with the agent, its answer is read, and what it left behind is stopped.
+func TestTaskAgentLeavesAHolder(t *testing.T) {
+	cmd, dir, out := taskCommand(t, `{"description":"holder","prompt":"x","timeout":30000}`)
+	agent := filepath.Join(dir, "holder-agent")
+	os.WriteFile(agent, []byte("#!/bin/sh\necho '{\"type\":\"result\",\"result\":\"done\"}'\nsetsid sh -c 'echo $$ > '"+dir+"/holder.pid'; exec sleep 60' &\nsleep 0.2\n"), 0o755)
+	cmd.Env = append(cmd.Env, "AGENTBOX_TASK_COMMAND="+agent)
+	start := time.Now()
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), `"answer":"done"`) {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the task took %v: it waited for what its agent left behind", took)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "holder.pid"))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("holder.pid: %q", b)
+	}
+	assertGone(t, []int{pid})
+}
+
+// With the prompt in place of {prompt}, the agent's stdin is empty and closed: an agent
+// that reads stdin when it is not a terminal (opencode run) does not wait forever.
+func TestTaskPromptArgumentClosesStdin(t *testing.T) {
+	cmd, dir, out := taskCommand(t, `{"description":"reader","prompt":"hello {agent}","timeout":20000}`)
+	agent := filepath.Join(dir, "reader-agent")
+	os.WriteFile(agent, []byte("#!/bin/sh\nread -r line\necho \"stdin=[$line] arg=[$1]\"\n"), 0o755)
+	cmd.Env = append(cmd.Env, "AGENTBOX_TASK_COMMAND="+agent+" {prompt}")
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the task took %v", took)
+	}
+	// stdin is empty, and a {agent} inside the prompt stays as written.
+	if !strings.Contains(out.String(), `stdin=[] arg=[hello {agent}]`) {
+		t.Errorf("answer: %s", out)
+	}
+}
+
+// A prompt no program can take (a NUL) is refused up front, and leaves no job behind
+// that would count against max_running.
+func TestTaskBadPromptLeavesNoJob(t *testing.T) {
+	cmd, dir, out := taskCommand(t, `{"description":"d","prompt":"a\u0000b"}`)
+	if err := cmd.Run(); err == nil || !strings.Contains(out.String(), "invalid_params") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".state", "agentbox", "sessions", "t1", "tasks")); len(entries) > 0 {
+		t.Errorf("a refused task left %d entries in the session's tasks folder", len(entries))
+	}
+}

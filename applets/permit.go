@@ -119,7 +119,11 @@ func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return &core.Result{Data: PermitRevoke{Revoked: gone}}, nil
 	}
 	if p.Target == "" {
-		return nil, core.Errorf(core.CodeInvalidParams, "%s needs a target: a path, a domain or a command", p.Action)
+		if spec := specOf(env, p.Applet); spec != nil && spec.Target == core.TargetNone {
+			p.Target = "*" // an applet whose rules take no pattern (task): the applet itself
+		} else {
+			return nil, core.Errorf(core.CodeInvalidParams, "%s needs a target: a path, a domain or a command", p.Action)
+		}
 	}
 	ttype := p.TargetType
 	if ttype == "" {

@@ -242,6 +242,9 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if strings.TrimSpace(t.Prompt) == "" {
 		return nil, core.Errorf(core.CodeInvalidParams, "prompt is empty; give the subagent its whole task: what to do, what is known, what to report back")
 	}
+	if strings.ContainsRune(t.Prompt, 0) || strings.ContainsRune(t.SubagentType, 0) || strings.ContainsRune(t.Description, 0) {
+		return nil, core.Errorf(core.CodeInvalidParams, "the prompt, description or subagent_type holds a NUL character, which no program argument or file name can carry; remove it")
+	}
 	cfg, ok, err := loadTaskConfig(env)
 	if err != nil {
 		return nil, err
@@ -317,9 +320,11 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		if stdinFile != "" {
 			command += " < " + shellQuote(stdinFile)
+		} else {
+			command += " < /dev/null" // the prompt is an argument: an agent reading stdin gets EOF
 		}
 		env.ReadyToSpawn()
-		job, err = jobs.Start(proc.StartOptions{Command: command, Dir: env.Cwd, Env: extra, Timeout: timeout, MaxOutput: jobOutputMax(env)})
+		job, err = jobs.Start(proc.StartOptions{Command: command, Dir: env.Cwd, Env: extra, Timeout: timeout, MaxOutput: jobOutputMax(env), KillRest: true})
 		if err != nil {
 			return core.Errorf(core.CodeIOError, "cannot start the subagent: %v", err)
 		}
@@ -393,6 +398,9 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 	out.Answer, out.Format = extractAnswer(c.Stdout)
 	if job.ExitCode == nil || *job.ExitCode != 0 {
 		out.Stderr = strings.TrimSpace(c.Stderr)
+		if job.StderrBytes > 4096 {
+			out.Stderr = fmt.Sprintf("[the last 4 KB of %d bytes; the whole stderr is in %s]\n%s", job.StderrBytes, job.StderrPath, out.Stderr)
+		}
 	}
 	res := &core.Result{Data: out}
 	if len(out.Answer) > TaskAnswerCap || c.More {
@@ -407,15 +415,19 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 func (t *Task) commandLine(env *core.Env, argv []string) (line, stdinFile string, err error) {
 	inline := false
 	words := make([]string, len(argv))
+	// One pass over the placeholders: a {agent} inside the prompt stays as written.
+	fill := strings.NewReplacer("{prompt}", t.Prompt, "{agent}", t.SubagentType)
 	for i, a := range argv {
 		if strings.Contains(a, "{prompt}") {
-			if len(t.Prompt) > taskPromptArgMax {
-				return "", "", core.Errorf(core.CodeTooLarge, "the prompt is %d KB, too long for the {prompt} argument of the task command (%d KB at most); shorten it, or configure the command without {prompt} so the prompt goes to its stdin", len(t.Prompt)>>10, taskPromptArgMax>>10)
-			}
-			a, inline = strings.ReplaceAll(a, "{prompt}", t.Prompt), true
+			inline = true
 		}
-		a = strings.ReplaceAll(a, "{agent}", t.SubagentType)
+		a = fill.Replace(a)
 		words[i] = shellQuote(a)
+		// bash -c takes the line as one argument, which the kernel caps (128 KB):
+		// quoting can double a prompt's length.
+		if len(words[i]) > taskPromptArgMax {
+			return "", "", core.Errorf(core.CodeTooLarge, "the prompt is %d KB once quoted, too long for the {prompt} argument of the task command (%d KB at most); shorten it, or configure the command without {prompt} so the prompt goes to its stdin", len(words[i])>>10, taskPromptArgMax>>10)
+		}
 	}
 	line = "exec " + strings.Join(words, " ")
 	if !inline {

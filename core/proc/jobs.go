@@ -41,9 +41,9 @@ type StartOptions struct {
 	Command string            `json:"command"`
 	Dir     string            `json:"dir"`
 	Env     map[string]string `json:"env,omitempty"`
-	BaseEnv []string          `json:"base_env,omitempty"` // nil = the starter's os.Environ()
-	Stdin   string            `json:"-"`                  // first input for the job's stdin
-	Timeout time.Duration     `json:"timeout,omitempty"`  // background_timeout; 0 = none
+	BaseEnv []string          `json:"-"`                 // nil = the starter's os.Environ(); handed to the supervisor as its environment
+	Stdin   string            `json:"-"`                 // first input for the job's stdin
+	Timeout time.Duration     `json:"timeout,omitempty"` // background_timeout; 0 = none
 	Grace   time.Duration     `json:"grace,omitempty"`
 	Bash    string            `json:"bash"`
 	Sandbox sandbox.Config    `json:"sandbox"`
@@ -51,6 +51,9 @@ type StartOptions struct {
 	// the rest is read and dropped, with a note at the cut, so a job that prints
 	// forever cannot fill the disk. 0 means DefaultJobOutputMax.
 	MaxOutput int64 `json:"max_output,omitempty"`
+	// KillRest stops what the job leaves behind when it exits (processes of its tree
+	// still holding its output): a subagent's helpers end with it.
+	KillRest bool `json:"kill_rest,omitempty"`
 }
 
 // DefaultJobOutputMax is the default cap of a background job's stdout and stderr files.
@@ -125,9 +128,13 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 			return nil, err
 		}
 	}
-	if o.BaseEnv == nil {
-		o.BaseEnv = os.Environ()
+	// The environment goes to the supervisor as its own, never into spec.json: the
+	// job's folder is readable to the session, and the host's variables hold secrets.
+	baseEnv := o.BaseEnv
+	if baseEnv == nil {
+		baseEnv = os.Environ()
 	}
+	o.BaseEnv = nil
 	if st, err := os.Stat(o.Dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("working directory %s does not exist or is not a directory", o.Dir)
 	}
@@ -136,6 +143,12 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 		return nil, err
 	}
 	dir := filepath.Join(j.Dir, id)
+	started := false
+	defer func() {
+		if !started {
+			os.RemoveAll(dir) // a job that never started leaves no "starting" entry behind
+		}
+	}()
 	if err := writeJSON(filepath.Join(dir, "spec.json"), o); err != nil {
 		return nil, err
 	}
@@ -159,6 +172,7 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 	}
 	cmd := exec.Command(self, JobMarker, dir)
 	cmd.Args[0] = "agentbox" // a binary that dispatches on argv[0] (tests) must see agentbox
+	cmd.Env = baseEnv
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -177,9 +191,14 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 	msg, _ := io.ReadAll(io.LimitReader(ready, 256))
 	ready.Close()
 	if !strings.HasPrefix(string(msg), "ok") {
-		b, _ := os.ReadFile(filepath.Join(dir, "supervisor.log"))
-		return nil, fmt.Errorf("background job did not start: %s", strings.TrimSpace(string(msg)+" "+string(b)))
+		why := strings.TrimPrefix(strings.TrimSpace(string(msg)), "error: ")
+		if why == "" {
+			b, _ := os.ReadFile(filepath.Join(dir, "supervisor.log"))
+			why = strings.TrimSpace(string(b))
+		}
+		return nil, fmt.Errorf("background job did not start: %s", why)
 	}
+	started = true
 	if o.Stdin != "" {
 		if err := j.Input(id, o.Stdin, false); err != nil {
 			return nil, err
@@ -551,13 +570,21 @@ func supervise(dir string) int {
 	go pumpStdin(jio.fifo, jio.inW)
 	ef := awaitJob(c, t, spec, sigs)
 	// Let the copiers finish what the job wrote; a process that escaped the tree and
-	// still holds a pipe does not hold up the exit record for long.
+	// still holds a pipe does not hold up the exit record for long (the timer fires
+	// once: after it, nothing more is waited for).
 	drained := time.After(2 * time.Second)
-	for range 2 {
+	copied := 0
+drain:
+	for copied < 2 {
 		select {
 		case <-jio.copied:
+			copied++
 		case <-drained:
+			break drain
 		}
+	}
+	if copied < 2 && spec.KillRest {
+		t.killRest(time.Now(), orDefaultDur(spec.Grace, DefaultGrace))
 	}
 	ef.Ended = time.Now()
 	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil && !ef.TimedOut {
@@ -701,7 +728,35 @@ func copyCapped(f *os.File, r *os.File, limit int64) {
 	if k, _ := r.Read(one[:]); k == 0 {
 		return // exactly at the cap: nothing was lost
 	}
-	fmt.Fprintf(f, "\n[agentbox: this job's output reached its cap of %d bytes (AGENTBOX_JOB_OUTPUT_MAX); the rest is dropped]\n", limit)
-	dropped, _ := io.Copy(io.Discard, r)
-	fmt.Fprintf(f, "[agentbox: %d bytes were dropped]\n", dropped+1)
+	keep := int(min(jobTailKeep, limit/10))
+	fmt.Fprintf(f, "\n[agentbox: this job's output reached its cap of %d bytes (AGENTBOX_JOB_OUTPUT_MAX); the middle is dropped and the last %d bytes follow]\n", limit, keep)
+	// The end of a flood is kept: a program's last lines (a subagent's answer, a test
+	// run's summary) matter most.
+	tail := make([]byte, 0, keep)
+	dropped := int64(0)
+	buf := make([]byte, 64<<10)
+	pending := one[:1]
+	for {
+		tail = append(tail, pending...)
+		if over := len(tail) - keep; over > 0 {
+			dropped += int64(over)
+			tail = append(tail[:0], tail[over:]...)
+		}
+		k, err := r.Read(buf)
+		pending = buf[:k]
+		if err != nil {
+			tail = append(tail, pending...)
+			if over := len(tail) - keep; over > 0 {
+				dropped += int64(over)
+				tail = tail[over:]
+			}
+			break
+		}
+	}
+	fmt.Fprintf(f, "[agentbox: %d bytes were dropped]\n", dropped)
+	f.Write(tail)
 }
+
+// jobTailKeep is how much of the end of a capped job output is kept (at most a tenth
+// of the cap).
+const jobTailKeep = 1 << 20

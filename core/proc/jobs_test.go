@@ -3,6 +3,7 @@ package proc
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"os/exec"
 	"strings"
 	"testing"
@@ -221,11 +222,15 @@ func TestJobOutputCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > 100000+300 {
-		t.Errorf("stdout file of %d bytes past a cap of 100000", len(b))
+	if len(b) > 100000+10000+300 {
+		t.Errorf("stdout file of %d bytes past a cap of 100000 and a tail of 10000", len(b))
 	}
-	if !strings.Contains(string(b), "reached its cap of 100000 bytes") || !strings.Contains(string(b), "4900000 bytes were dropped") {
-		t.Errorf("no note at the cut: %q", b[max(0, len(b)-300):])
+	if !strings.Contains(string(b), "reached its cap of 100000 bytes") || !strings.Contains(string(b), "4890000 bytes were dropped") {
+		t.Errorf("no note at the cut: %q", b[max(0, len(b)-10300):max(0, len(b)-10000)])
+	}
+	// The end of the flood is kept: the last line yes printed is there.
+	if !strings.HasSuffix(string(b), "y\n") || strings.Count(string(b[len(b)-10000:]), "y\n") != 5000 {
+		t.Errorf("the last 10000 bytes are not the tail of the output")
 	}
 	if e, _ := os.ReadFile(job.StderrPath); string(e) != "done\n" {
 		t.Errorf("stderr %q", e)
@@ -235,5 +240,34 @@ func TestJobOutputCapped(t *testing.T) {
 	job, err = j.Wait(job.ID, 30*time.Second)
 	if b, _ := os.ReadFile(job.StdoutPath); err != nil || string(b) != strings.Repeat("y\n", 10) {
 		t.Errorf("exactly at the cap: %q %v", b, err)
+	}
+}
+
+// A job that cannot start leaves nothing behind: no "starting" entry that would count
+// as running forever (a red team's finding, through task's max_running).
+func TestJobFailedStartLeavesNothing(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	if _, err := j.Start(StartOptions{Command: "true", Bash: "/nonexistent/bash", Dir: t.TempDir()}); err == nil {
+		t.Fatal("a job with a missing bash started")
+	}
+	if jobs, err := j.List(); err != nil || len(jobs) != 0 {
+		t.Errorf("after a failed start: %d jobs (%v)", len(jobs), err)
+	}
+}
+
+// The host's environment is the supervisor's own, never written into the job's folder,
+// which the session can read.
+func TestJobSpecHoldsNoEnvironment(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `echo "$SECRET_FOR_TEST"`, Dir: t.TempDir(), BaseEnv: append(os.Environ(), "SECRET_FOR_TEST=hunter2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, _ = j.Wait(job.ID, 30*time.Second)
+	if b, _ := os.ReadFile(job.StdoutPath); string(b) != "hunter2\n" {
+		t.Errorf("the job did not get its environment: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(j.Dir, job.ID, "spec.json")); strings.Contains(string(b), "hunter2") {
+		t.Errorf("spec.json holds the environment: %s", b)
 	}
 }

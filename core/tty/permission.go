@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentbox/agentbox/core/policy"
@@ -17,13 +18,13 @@ func (t *Term) AskPermission(_ context.Context, p policy.Prompt) (policy.Answer,
 		what = strings.TrimSpace(p.Request.Applet + " " + p.Request.Target)
 	}
 	var lines []string
-	lines = append(lines, fmt.Sprintf("\x1b[1magentbox %s wants to:\x1b[0m %s", p.Request.Applet, what))
+	lines = append(lines, fmt.Sprintf("\x1b[1magentbox %s wants to:\x1b[0m %s", p.Request.Applet, Visible(what)))
 	if len(p.Parts) > 1 || len(p.Parts) == 1 && p.Parts[0] != p.Request.Target && p.Parts[0] != what {
 		for _, part := range p.Parts {
-			lines = append(lines, "  needs approval: "+part)
+			lines = append(lines, "  needs approval: "+Visible(part))
 		}
 	}
-	lines = append(lines, "\x1b[2m("+p.Decision.Source()+": "+p.Decision.Reason+")\x1b[0m")
+	lines = append(lines, "\x1b[2m("+Visible(p.Decision.Source()+": "+p.Decision.Reason)+")\x1b[0m")
 	fmt.Fprint(t.out, strings.Join(lines, "\r\n")+"\r\n")
 	r, err := t.Choose(Question{Text: "Allow it?", Options: []Option{
 		{Label: "Allow once"},
@@ -43,6 +44,28 @@ func (t *Term) AskPermission(_ context.Context, p policy.Prompt) (policy.Answer,
 		return policy.AllowSession, nil
 	}
 	return policy.Reject, nil
+}
+
+// Visible writes the control characters of text the agent chose (a command, a task's
+// description) as escapes, so they cannot move the cursor, erase or rewrite what the
+// person is approving: ESC [2K is shown as \x1b[2K, a newline as \n.
+func Visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029 || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			fmt.Fprintf(&b, "\\x%02x", r)
+			if r > 0xff {
+				b.Reset()
+				return strconv.QuoteToASCII(s)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Asker opens /dev/tty for each question, so agentbox holds the terminal only while

@@ -118,3 +118,22 @@ func FuzzKeys(f *testing.F) {
 		}
 	})
 }
+
+// What the agent chose is shown, never obeyed: escape sequences in a description or a
+// command cannot erase or rewrite the question (a red team's finding).
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"harmless":                         "harmless",
+		"harmless\x1b[2K\r\x1b[1Aallow all?\a": `harmless\x1b[2K\x0d\x1b[1Aallow all?\x07`,
+		"a\nb":                             `a\x0ab`,
+		"tab\there":                        "tab    here",
+		"café ✓":                           "café ✓",
+	} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Visible("x\u202ey"); !strings.Contains(got, `\u202e`) {
+		t.Errorf("a bidi override is shown as is: %q", got)
+	}
+}
