@@ -123,11 +123,11 @@ func FuzzKeys(f *testing.F) {
 // command cannot erase or rewrite the question (a red team's finding).
 func TestVisible(t *testing.T) {
 	for in, want := range map[string]string{
-		"harmless":                         "harmless",
+		"harmless":                             "harmless",
 		"harmless\x1b[2K\r\x1b[1Aallow all?\a": `harmless\x1b[2K\x0d\x1b[1Aallow all?\x07`,
-		"a\nb":                             `a\x0ab`,
-		"tab\there":                        "tab    here",
-		"café ✓":                           "café ✓",
+		"a\nb":                                 `a\x0ab`,
+		"tab\there":                            "tab    here",
+		"café ✓":                               "café ✓",
 	} {
 		if got := Visible(in); got != want {
 			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
