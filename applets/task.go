@@ -95,7 +95,7 @@ type taskConfig struct {
 }
 
 // taskSetupHelp is the not-configured error: what to set, with an example.
-const taskSetupHelp = "no subagent is configured: task runs the agent command the host names. Set AGENTBOX_TASK_COMMAND (e.g. `claude -p --output-format json`, `codex exec --json`, `gemini -p --output-format json` or `opencode run --format json`; the prompt goes to its stdin, or in place of a {prompt} argument), or add to the manifest or the user config (~/.config/agentbox/config.json): {\"task\": {\"command\": [\"claude\", \"-p\", \"--output-format\", \"json\"], \"max_depth\": 2, \"max_running\": 4}}. Until then, do the work yourself with the other tools."
+const taskSetupHelp = "no subagent is configured: task runs the agent command the host names. Set AGENTBOX_TASK_COMMAND (e.g. `claude -p --output-format json`, `codex exec --json -`, `gemini --output-format json -p {prompt}` or `opencode run --format json {prompt}`; the prompt goes to its stdin, or in place of a {prompt} argument), or add to the manifest or the user config (~/.config/agentbox/config.json): {\"task\": {\"command\": [\"claude\", \"-p\", \"--output-format\", \"json\"], \"max_depth\": 2, \"max_running\": 4}}. Until then, do the work yourself with the other tools."
 
 // loadTaskConfig reads the configuration; ok is false when no agent is configured.
 func loadTaskConfig(env *core.Env) (cfg taskConfig, ok bool, err error) {

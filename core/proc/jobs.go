@@ -51,8 +51,8 @@ type StartOptions struct {
 	// the rest is read and dropped, with a note at the cut, so a job that prints
 	// forever cannot fill the disk. 0 means DefaultJobOutputMax.
 	MaxOutput int64 `json:"max_output,omitempty"`
-	// KillRest stops what the job leaves behind when it exits (processes of its tree
-	// still holding its output): a subagent's helpers end with it.
+	// KillRest stops what the job leaves behind when it exits (every process of its
+	// tree, daemons included): a subagent's helpers end with it.
 	KillRest bool `json:"kill_rest,omitempty"`
 }
 
@@ -583,7 +583,7 @@ drain:
 			break drain
 		}
 	}
-	if copied < 2 && spec.KillRest {
+	if spec.KillRest {
 		t.killRest(time.Now(), orDefaultDur(spec.Grace, DefaultGrace))
 	}
 	ef.Ended = time.Now()
