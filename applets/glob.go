@@ -24,7 +24,7 @@ type Glob struct {
 	Path          string `json:"path" alias:"dir,directory,cwd" arg:"" optional:"" default:"." help:"the directory the pattern is relative to"`
 	Limit         int    `json:"limit" alias:"max_results,head_limit" default:"1000" schema:"min=1" help:"maximum files to return (newest first)"`
 	IncludeHidden bool   `json:"include_hidden" alias:"hidden" short:"H" help:"include files and folders whose names start with a dot (a pattern that names a dot path includes them anyway)"`
-	Respect       bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders (unless the pattern names them)"`
+	RespectIgnore bool   `name:"respect" json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders (unless the pattern names them)"`
 
 	// The spellings fd users type at a shell (shell mode only).
 	Extension []string `json:"-" short:"e" name:"extension" sep:"none" help:"only files with this extension (repeatable, as fd -e go); with no pattern, every such file"`
@@ -89,7 +89,7 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, core.Errorf(core.CodeInvalidParams, "type %q is not f (files) or d (folders)", g.FileType)
 	}
 	defer grep.PauseGC(SearchGCLimit)()
-	opt := walkOptions(env, g.IncludeHidden, g.Respect, false, GlobTimeBudget)
+	opt := walkOptions(env, g.IncludeHidden, g.RespectIgnore, false, GlobTimeBudget)
 	opt.Dirs = g.dirs
 	found, err := glob.Glob(ctx, dir.Abs, g.Pattern, opt)
 	if err != nil {

@@ -32,30 +32,30 @@ const (
 
 // Grep searches file contents with a regular expression.
 type Grep struct {
-	Pattern      string   `json:"pattern" alias:"regex,query" arg:"" optional:"" schema:"required,maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
-	Path         string   `json:"path" alias:"dir,directory" arg:"" optional:"" help:"file or directory to search (default: the working folder; typed at a shell with data piped in and no path: standard input)"`
-	Patterns     []string `json:"patterns" short:"e" name:"regexp" sep:"none" help:"more patterns: a line matches when any of them does (repeatable, as grep -e)"`
-	Glob         string   `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
-	Type         string   `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
-	OutputMode   string   `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
-	IgnoreCase   bool     `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
-	SmartCase    bool     `json:"smart_case" short:"S" name:"smart-case" help:"case-insensitive unless a pattern has an upper-case letter"`
-	Invert       bool     `json:"invert_match" alias:"invert,v" short:"v" name:"invert-match" help:"select the lines that do not match"`
-	OnlyMatching bool     `json:"only_matching" short:"o" name:"only-matching" help:"show only the matched parts of each line, one entry each (content mode)"`
-	MaxCount     int      `json:"max_count" short:"m" name:"max-count" schema:"min=0" help:"stop searching a file after this many matching lines"`
-	After        int      `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
-	Before       int      `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
-	Context      int      `json:"-C" alias:"context,C" short:"C" name:"context" schema:"min=0" help:"lines of context before and after each match (content mode)"`
-	LineNumbers  bool     `json:"-n" alias:"line_numbers,n" short:"n" name:"line-number" default:"true" negatable:"" help:"show line numbers (content mode)"`
-	Multiline    bool     `json:"multiline" short:"U" help:"let the pattern span lines (. matches newlines)"`
-	FixedStrings bool     `json:"fixed_strings" alias:"literal" short:"F" help:"treat the pattern as a literal string"`
-	Word         bool     `json:"word" alias:"word_regexp" short:"w" help:"match whole words only"`
-	HeadLimit    int      `json:"head_limit" alias:"max_results,limit" default:"200" schema:"min=1" help:"at most this many output entries (lines, files or counts); the rest go to the sidecar file"`
-	Offset       int      `json:"offset" schema:"min=0" help:"skip this many output entries first (paging)"`
-	Hidden       bool     `json:"include_hidden" alias:"hidden" help:"search hidden files and folders too"`
-	Respect      bool     `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders"`
-	Follow       bool     `json:"follow" alias:"follow_symlinks" short:"L" help:"follow symbolic links (loop-safe; links leading out of the workspace are left out)"`
-	Sort         string   `json:"sort" enum:"path,modified" default:"path" help:"order files by path, or by modification time (newest first)"`
+	Pattern       string   `json:"pattern" alias:"regex,query" arg:"" optional:"" schema:"required,maxLength=65536" help:"regular expression (Go RE2 syntax: no backreferences or lookaround)"`
+	Path          string   `json:"path" alias:"dir,directory" arg:"" optional:"" help:"file or directory to search (default: the working folder; typed at a shell with data piped in and no path: standard input)"`
+	Patterns      []string `json:"patterns" short:"e" name:"regexp" sep:"none" help:"more patterns: a line matches when any of them does (repeatable, as grep -e)"`
+	Glob          string   `json:"glob" alias:"include,include_pattern" short:"g" help:"only files whose path matches this glob (*.go, src/**/*.ts); a leading ! excludes; several separated by commas outside braces"`
+	Type          string   `json:"type" alias:"file_type" short:"t" help:"only files of these ripgrep types, comma-separated (go, py, js, ts, rust, java, c, cpp, md, ...)"`
+	OutputMode    string   `json:"output_mode" alias:"mode" enum:"files_with_matches,content,count" default:"files_with_matches" help:"files_with_matches (paths), content (matching lines) or count (matching lines per file); typed at a shell, content is the default, as in ripgrep"`
+	IgnoreCase    bool     `json:"-i" alias:"case_insensitive,ignore_case,i" short:"i" name:"ignore-case" help:"case-insensitive"`
+	SmartCase     bool     `json:"smart_case" short:"S" name:"smart-case" help:"case-insensitive unless a pattern has an upper-case letter"`
+	Invert        bool     `json:"invert_match" alias:"invert,v" short:"v" name:"invert-match" help:"select the lines that do not match"`
+	OnlyMatching  bool     `json:"only_matching" short:"o" name:"only-matching" help:"show only the matched parts of each line, one entry each (content mode)"`
+	MaxCount      int      `json:"max_count" short:"m" name:"max-count" schema:"min=0" help:"stop searching a file after this many matching lines"`
+	After         int      `json:"-A" alias:"after_context,A" short:"A" name:"after-context" schema:"min=0" help:"lines of context after each match (content mode)"`
+	Before        int      `json:"-B" alias:"before_context,B" short:"B" name:"before-context" schema:"min=0" help:"lines of context before each match (content mode)"`
+	Context       int      `json:"-C" alias:"context,C" short:"C" name:"context" schema:"min=0" help:"lines of context before and after each match (content mode)"`
+	LineNumbers   bool     `json:"-n" alias:"line_numbers,n" short:"n" name:"line-number" default:"true" negatable:"" help:"show line numbers (content mode)"`
+	Multiline     bool     `json:"multiline" short:"U" help:"let the pattern span lines (. matches newlines)"`
+	FixedStrings  bool     `json:"fixed_strings" alias:"literal" short:"F" help:"treat the pattern as a literal string"`
+	Word          bool     `json:"word" alias:"word_regexp" short:"w" help:"match whole words only"`
+	HeadLimit     int      `json:"head_limit" alias:"max_results,limit" default:"200" schema:"min=1" help:"at most this many output entries (lines, files or counts); the rest go to the sidecar file"`
+	Offset        int      `json:"offset" schema:"min=0" help:"skip this many output entries first (paging)"`
+	IncludeHidden bool     `name:"hidden" json:"include_hidden" alias:"hidden" help:"search hidden files and folders too"`
+	RespectIgnore bool     `name:"respect" json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore, and node_modules-like folders"`
+	Follow        bool     `json:"follow" alias:"follow_symlinks" short:"L" help:"follow symbolic links (loop-safe; links leading out of the workspace are left out)"`
+	Sort          string   `json:"sort" enum:"path,modified" default:"path" help:"order files by path, or by modification time (newest first)"`
 
 	// The spellings grep and ripgrep users type at a shell (shell mode only).
 	FilesWithMatches bool     `json:"-" short:"l" name:"files-with-matches" help:"print only the names of files with a match (output-mode files_with_matches)"`
@@ -93,9 +93,9 @@ type GrepResult struct {
 	More          int      `json:"more"`             // entries left out by head_limit
 	Partial       string   `json:"partial,omitempty"`
 
-	page  []grepEntry   // the entries shown, for the terminal rendering
-	m     *grep.Matcher // for colouring matches
-	quiet bool          // grep -q: nothing is printed
+	page  []grepEntry  // the entries shown, for the terminal rendering
+	m     *grep.Engine // for colouring matches
+	quiet bool         // grep -q: nothing is printed
 }
 
 // grepEntry is one output entry before it is rendered to a string.
@@ -148,7 +148,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if g.Glob != "" {
 		opt.Globs = splitGlobs(g.Glob)
 	}
-	opt.Walk = walkOptions(env, g.Hidden, g.Respect, g.Follow, GrepTimeBudget)
+	opt.Walk = walkOptions(env, g.IncludeHidden, g.RespectIgnore, g.Follow, GrepTimeBudget)
 	m, err := grep.Compile(opt)
 	if err != nil {
 		return nil, core.Errorf(core.CodeInvalidParams, "%s", err.Error())
@@ -216,7 +216,7 @@ func (g *Grep) binaryMatch(nul int) (*core.Result, error) {
 }
 
 // searchStdin searches what a person piped in, as grep and ripgrep do with no path.
-func (g *Grep) searchStdin(env *core.Env, m *grep.Matcher, opt grep.Options, data []byte) (*core.Result, error) {
+func (g *Grep) searchStdin(env *core.Env, m *grep.Engine, opt grep.Options, data []byte) (*core.Result, error) {
 	if len(data) > GrepStdinMax {
 		return nil, core.Errorf(core.CodeTooLarge, "standard input is over %d MiB; save it to a file and search that", GrepStdinMax>>20)
 	}
@@ -230,7 +230,7 @@ func (g *Grep) searchStdin(env *core.Env, m *grep.Matcher, opt grep.Options, dat
 
 // finish turns what the search found into the result: paths as the caller gave them,
 // entries paged by offset and head_limit, the rest spilled to the sidecar file.
-func (g *Grep) finish(env *core.Env, m *grep.Matcher, opt grep.Options, found *grep.Result, err error, abs string) (*core.Result, error) {
+func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *grep.Result, err error, abs string) (*core.Result, error) {
 	before, after := g.Before, g.After
 	if g.Context > 0 {
 		before, after = max(before, g.Context), max(after, g.Context)

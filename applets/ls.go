@@ -38,7 +38,7 @@ type Ls struct {
 	DirectoriesFirst bool   `json:"directories_first" default:"true" negatable:"" help:"list directories before files"`
 	Limit            int    `json:"limit" default:"1000" schema:"min=1" help:"maximum entries to return"`
 	Depth            int    `json:"depth" alias:"max_depth,recursive_depth" short:"L" default:"1" schema:"min=1,max=20" help:"levels to list: 1 is the folder itself, more gives a tree view"`
-	Respect          bool   `json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore; node_modules-like folders are listed but not descended into"`
+	RespectIgnore    bool   `name:"respect" json:"respect_gitignore" alias:"gitignore" default:"true" negatable:"" help:"leave out what .gitignore, .ignore and git's excludes ignore; node_modules-like folders are listed but not descended into"`
 
 	// The spellings ls users type at a shell (shell mode only).
 	AlmostAll  bool     `json:"-" short:"A" name:"almost-all" help:"include hidden entries, as -a (. and .. are never listed)"`
@@ -161,10 +161,10 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	// The one walker, depth-limited; the always-skipped folders are listed (they exist)
 	// but not descended into, so the walker's own skip list is off and applied here.
-	opt := walkOptions(env, l.IncludeHidden, l.Respect, false, LsTimeBudget)
+	opt := walkOptions(env, l.IncludeHidden, l.RespectIgnore, false, LsTimeBudget)
 	skip := opt.SkipDirs
 	opt.SkipDirs, opt.Dirs, opt.MaxDepth = []string{}, true, depth
-	if !l.Respect {
+	if !l.RespectIgnore {
 		skip = []string{}
 	}
 	defer grep.PauseGC(SearchGCLimit)()

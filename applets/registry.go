@@ -57,7 +57,7 @@ var All = []core.Spec{
 		Description: "Lists the entries of a directory: directories first (marked with /), sorted by name, size or modification time, hidden entries only with include_hidden, filtered by a glob pattern on the name. depth above 1 gives a tree view (up to " + strconv.Itoa(LsMaxDepth) + " levels). Entries that .gitignore, .ignore or git's excludes ignore are left out unless respect_gitignore is false; node_modules-like folders are listed but not descended into. long_format adds permissions, size and modification time. At most limit entries (default " + strconv.Itoa(LsDefaultLimit) + ") are returned, with a count of the rest and the whole list in output_path. A file path is an error that points to read.",
 		Guidelines:  []string{"Use ls to see a folder's structure; use glob to find files by pattern across folders."},
 		New: func() core.Command {
-			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit, Depth: 1, Respect: true}
+			return &Ls{Path: ".", SortBy: "name", DirectoriesFirst: true, Limit: LsDefaultLimit, Depth: 1, RespectIgnore: true}
 		},
 		Capabilities: []string{core.CapFSRead},
 		Target:       core.TargetPath,
@@ -71,7 +71,7 @@ var All = []core.Spec{
 		Summary:      "Find files by glob pattern, newest first",
 		Description:  "Finds files whose paths match a glob pattern (** across folders, *, ?, [abc], [!abc], {a,b}) under path, and returns absolute paths sorted by modification time, newest first. Hidden files and folders are skipped unless include_hidden is set or the pattern names them; files that .gitignore, .ignore or git's excludes ignore, and folders such as node_modules, .venv and __pycache__, are skipped unless respect_gitignore is false or the pattern names them. At most limit files (default " + strconv.Itoa(GlobDefaultLimit) + ") are returned, with the count of the rest and the whole list in output_path.",
 		Guidelines:   []string{"Use glob to find files by name or extension instead of running find or ls -R through a shell."},
-		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit, Respect: true} },
+		New:          func() core.Command { return &Glob{Path: ".", Limit: GlobDefaultLimit, RespectIgnore: true} },
 		Capabilities: []string{core.CapFSRead},
 		Target:       core.TargetPath,
 		LongRunning:  true,
@@ -86,7 +86,7 @@ var All = []core.Spec{
 		Description: "Searches the contents of files under path (or one file) with a regular expression in Go's RE2 syntax. output_mode files_with_matches (default) lists matching files, content shows path:line:text with optional context (-A, -B, -C), count gives matches per file. Filter with glob (*.go, src/**/*.ts) or a ripgrep type (go, py, js, ts, rust, ...); -i, word, fixed_strings and multiline change the matching. Hidden files are skipped unless include_hidden; what .gitignore, .ignore or git's excludes ignore, and folders such as node_modules, are skipped unless respect_gitignore is false; binary files are skipped and counted. Lines longer than " + strconv.Itoa(GrepMaxLineChars) + " bytes are cut with a marker. At most head_limit entries (default " + strconv.Itoa(GrepDefaultHeadLimit) + ") are returned, page with offset; the rest go to output_path. Files are ordered by path, or newest first with sort modified. RE2 differs from PCRE: no backreferences or lookaround, \\b is ASCII-only.",
 		Guidelines:  []string{"Use grep to search file contents instead of running grep or rg through a shell.", "Start with output_mode files_with_matches, then look at content in the files that matter."},
 		New: func() core.Command {
-			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path", Respect: true}
+			return &Grep{Path: ".", OutputMode: "files_with_matches", LineNumbers: true, HeadLimit: GrepDefaultHeadLimit, Sort: "path", RespectIgnore: true}
 		},
 		Capabilities: []string{core.CapFSRead},
 		Target:       core.TargetPath,

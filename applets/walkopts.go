@@ -33,12 +33,12 @@ func walkBudget(env *core.Env, def time.Duration) time.Duration {
 // the version-control folders).
 func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Duration) walk.Options {
 	opt := walk.Options{
-		Hidden:   hidden,
-		NoIgnore: !respect,
-		SkipDirs: walk.ParseSkipDirs(env.Getenv("AGENTBOX_SKIP_DIRS")),
-		Follow:   follow,
-		Budget:   walkBudget(env, budget),
-		Ignore:   ignore.Options{Home: env.Getenv("HOME"), ConfigHome: env.Getenv("XDG_CONFIG_HOME")},
+		IncludeHidden: hidden,
+		NoIgnore:      !respect,
+		SkipDirs:      walk.ParseSkipDirs(env.Getenv("AGENTBOX_SKIP_DIRS")),
+		Follow:        follow,
+		Budget:        walkBudget(env, budget),
+		Ignore:        ignore.Options{Home: env.Getenv("HOME"), ConfigHome: env.Getenv("XDG_CONFIG_HOME")},
 	}
 	if !respect {
 		opt.SkipDirs = walk.VCSDirs // repository metadata is never what a search wants

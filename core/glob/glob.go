@@ -60,7 +60,7 @@ func Base(root, pattern string) string {
 }
 
 // Glob finds the files below root (an absolute directory) matching pattern, which is
-// relative to root or absolute. opt tunes the walk; Hidden is turned on for patterns
+// relative to root or absolute. opt tunes the walk; IncludeHidden is turned on for patterns
 // that name a dot path, and named skip-list folders are let through. opt.Dirs matches
 // folders instead of files (fd's -t d).
 func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result, error) {
@@ -86,7 +86,7 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 	parts := strings.Split(rest, "/")
 	for _, part := range parts {
 		if strings.HasPrefix(part, ".") || strings.Contains(part, "{.") || strings.Contains(part, ",.") {
-			opt.Hidden = true
+			opt.IncludeHidden = true
 		}
 		if !hasMeta(part) {
 			opt.Explicit = append(opt.Explicit, part)

@@ -140,8 +140,9 @@ type Result struct {
 	Reason    string
 }
 
-// Matcher is a compiled search pattern.
-type Matcher struct {
+// Engine is one compiled search: the pattern, its literal prefilter, the filters and
+// the walk; Search runs it over a tree, SearchText over one buffer.
+type Engine struct {
 	opt   Options
 	re    *regexp.Regexp // authority for line matching (and multiline)
 	lits  [][]byte       // prefilter literals (lowercased when fold)
@@ -166,8 +167,8 @@ type Matcher struct {
 
 // Compile checks the options and prepares the pattern. Errors say where a pattern
 // breaks and what to do instead.
-func Compile(opt Options) (*Matcher, error) {
-	m := &Matcher{opt: opt}
+func Compile(opt Options) (*Engine, error) {
+	m := &Engine{opt: opt}
 	expr := opt.Pattern
 	if opt.FixedStrings {
 		expr = regexp.QuoteMeta(expr)
@@ -376,7 +377,7 @@ func unclosedParen(pat string) int {
 
 // Literals returns the prefilter literals (for tests and diagnostics) and whether a
 // literal hit alone is a match.
-func (m *Matcher) Literals() ([]string, bool) {
+func (m *Engine) Literals() ([]string, bool) {
 	var out []string
 	for _, l := range m.lits {
 		out = append(out, string(l))
@@ -385,7 +386,7 @@ func (m *Matcher) Literals() ([]string, bool) {
 }
 
 // UsesRE2 reports whether the search needs go-re2 (no usable literal).
-func (m *Matcher) UsesRE2() bool {
+func (m *Engine) UsesRE2() bool {
 	return (len(m.lits) == 0 || m.switched.Load()) && !m.opt.Multiline
 }
 
@@ -400,7 +401,7 @@ const (
 
 // tooDense records one chunk searched with the tentative prefilter and reports
 // whether the search should switch to go-re2.
-func (m *Matcher) tooDense(runs, bytes int) bool {
+func (m *Engine) tooDense(runs, bytes int) bool {
 	r, v := m.runs.Add(int64(runs)), m.volume.Add(int64(bytes))
 	return v >= tentativeProbe && r*tentativeMaxDensity >= v
 }
@@ -416,7 +417,7 @@ var workers = sync.Pool{New: func() any { return &worker{buf: make([]byte, Chunk
 
 // fileState is the per-file search state carried from chunk to chunk.
 type fileState struct {
-	m        *Matcher
+	m        *Engine
 	file     File
 	lineBase int  // line number of buf[0]
 	lastEnd  int  // offset after the last emitted line (a line start), in the current chunk
@@ -432,7 +433,7 @@ type fileState struct {
 // the offset of its first NUL byte: what grep and ripgrep report as "binary file
 // matches" for a file named on the command line. NUL bytes count as line breaks, so a
 // match never spans one.
-func (m *Matcher) BinaryMatch(data []byte) (matches bool, nul int) {
+func (m *Engine) BinaryMatch(data []byte) (matches bool, nul int) {
 	nul = bytes.IndexByte(data, 0)
 	if m.opt.Multiline {
 		return false, nul
@@ -455,7 +456,7 @@ func (m *Matcher) BinaryMatch(data []byte) (matches bool, nul int) {
 // SearchText searches text held in memory (standard input) as one file called name,
 // with the rules a file on disk gets: a byte order mark dropped, a NUL in the first
 // chunk making it binary, context, counts and the line cap.
-func (m *Matcher) SearchText(name string, text []byte) (*Result, error) {
+func (m *Engine) SearchText(name string, text []byte) (*Result, error) {
 	if m.opt.Multiline {
 		return nil, errors.New("multiline searches files, not standard input: give a path")
 	}
@@ -491,7 +492,7 @@ func (m *Matcher) SearchText(name string, text []byte) (*Result, error) {
 
 // Search searches root (a file or a directory) and returns files in path order (or
 // newest first with SortModified).
-func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
+func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 	var (
 		mu                      sync.Mutex
 		res                     Result
@@ -605,7 +606,7 @@ func (m *Matcher) Search(ctx context.Context, root string) (*Result, error) {
 	return &res, nil
 }
 
-func (m *Matcher) wanted(rel, name string) bool {
+func (m *Engine) wanted(rel, name string) bool {
 	if m.types != nil && !m.types.match(name) {
 		return false
 	}
@@ -625,7 +626,7 @@ const (
 )
 
 // searchFile reads and searches one file with raw system calls.
-func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool, halt func() bool) (File, status) {
+func (m *Engine) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool, halt func() bool) (File, status) {
 	fd, err := openRead(path)
 	if err != nil {
 		return File{}, statusError
@@ -720,7 +721,7 @@ func (m *Matcher) searchFile(w *worker, path string, lines *atomic.Int64, cut *a
 // searchUTF16 searches a file that starts with a UTF-16 byte order mark as ripgrep
 // does: decoded to UTF-8 (up to MultilineMaxBytes of it) and searched as one chunk.
 // Without this its NUL bytes would make it binary, and Windows tools write UTF-16.
-func (m *Matcher) searchUTF16(w *worker, fd int, st *fileState, head []byte) (File, status) {
+func (m *Engine) searchUTF16(w *worker, fd int, st *fileState, head []byte) (File, status) {
 	raw := append([]byte(nil), head...)
 	chunk := make([]byte, 64<<10)
 	for {
@@ -760,7 +761,7 @@ var (
 
 // searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
 // the last at EOF). Context may reach back before from.
-func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
+func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
 	if m.opt.Invert {
 		m.searchInverted(st, buf, from)
 		return
@@ -911,7 +912,7 @@ func (m *Matcher) searchChunk(w *worker, st *fileState, buf []byte, from int, eo
 
 // searchInverted selects the lines of buf[from:] that do not match (grep's -v): every
 // line goes through the regexp, as no literal can prove a line free of a match.
-func (m *Matcher) searchInverted(st *fileState, buf []byte, from int) {
+func (m *Engine) searchInverted(st *fileState, buf []byte, from int) {
 	cur, curLine := 0, st.lineBase
 	for pos := from; pos < len(buf) && !st.done; {
 		le := lineEnd(buf, pos)
@@ -940,7 +941,7 @@ func (m *Matcher) searchInverted(st *fileState, buf []byte, from int) {
 
 // emitTo emits owed after-context lines, then before-context lines, up to the line
 // starting at ls (number lsLine; -1 means just settle after-context at chunk end).
-func (m *Matcher) emitTo(st *fileState, buf []byte, ls, lsLine int) {
+func (m *Engine) emitTo(st *fileState, buf []byte, ls, lsLine int) {
 	for st.after > 0 && st.lastEnd < ls {
 		e := lineEnd(buf, st.lastEnd)
 		// Past max_count the search has stopped, but a line of the after-context that
@@ -968,7 +969,7 @@ func (m *Matcher) emitTo(st *fileState, buf []byte, ls, lsLine int) {
 	}
 }
 
-func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
+func (m *Engine) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 	st.lastEnd, st.lastLine = min(e+1, len(buf)), num+1
 	if e == len(buf) {
 		st.lastEnd = len(buf)
@@ -991,7 +992,7 @@ func (m *Matcher) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 // neighboursOK reports whether a literal hit at buf[s:e] may be part of a match: the
 // bytes around it are in the before/after classes. A non-ASCII neighbour is let through
 // (the regexp decides), and the line's edges count as no neighbour.
-func (m *Matcher) neighboursOK(buf []byte, s, e int) bool {
+func (m *Engine) neighboursOK(buf []byte, s, e int) bool {
 	if m.before != nil {
 		if s == 0 || buf[s-1] == '\n' {
 			return false
@@ -1019,7 +1020,7 @@ func lineEnd(buf []byte, p int) int {
 }
 
 // searchMultiline reads the whole file and lets matches span lines.
-func (m *Matcher) searchMultiline(w *worker, fd int, st *fileState) (File, status) {
+func (m *Engine) searchMultiline(w *worker, fd int, st *fileState) (File, status) {
 	// A file known to be too large is skipped without reading (and buffering) the
 	// first MultilineMaxBytes of it; the loop below still stops one that grows.
 	var sys syscall.Stat_t
@@ -1168,7 +1169,7 @@ func PauseGC(limit int64) (release func()) {
 }
 
 // MatchIndexes returns where the pattern matches inside one line (for colouring).
-func (m *Matcher) MatchIndexes(line string) [][]int {
+func (m *Engine) MatchIndexes(line string) [][]int {
 	return m.re.FindAllStringIndex(line, -1)
 }
 

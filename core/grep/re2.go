@@ -10,7 +10,7 @@ import (
 // engine up on first use (about 1.4 ms), so only patterns without a usable literal pay
 // for it. If go-re2 refuses a pattern Go accepts, the search falls back to Go's regexp
 // line by line: slower, same answers.
-func (m *Matcher) loadRE2() error {
+func (m *Engine) loadRE2() error {
 	if m.re2 != nil || os.Getenv("AGENTBOX_GREP_NO_RE2") != "" {
 		return nil
 	}

@@ -5,7 +5,7 @@
 //
 // What it leaves out, in order: the always-skipped directory names (SkipDirs, reference
 // 001's list by default; names the caller spells out in Explicit are kept), hidden
-// entries (unless Hidden), and whatever the ignore files say (core/ignore, unless
+// entries (unless IncludeHidden), and whatever the ignore files say (core/ignore, unless
 // NoIgnore). Symbolic links are not followed unless Follow is set, and then fastwalk's
 // loop detection keeps a cycle from being entered twice.
 //
@@ -68,12 +68,12 @@ var VCSDirs = []string{".git", ".hg", ".svn"}
 // Options tune a walk. The zero value walks everything but hidden entries, skips
 // DefaultSkipDirs, honours ignore files and has no time budget.
 type Options struct {
-	Hidden   bool           // include entries whose names start with "."
-	NoIgnore bool           // do not read .gitignore / .ignore / excludes
-	Ignore   ignore.Options // which ignore sources count
-	SkipDirs []string       // nil: DefaultSkipDirs; empty non-nil: none
-	Explicit []string       // names never skipped by SkipDirs or the hidden rule
-	Follow   bool           // follow symbolic links (loop-safe)
+	IncludeHidden bool           // include entries whose names start with "."
+	NoIgnore      bool           // do not read .gitignore / .ignore / excludes
+	Ignore        ignore.Options // which ignore sources count
+	SkipDirs      []string       // nil: DefaultSkipDirs; empty non-nil: none
+	Explicit      []string       // names never skipped by SkipDirs or the hidden rule
+	Follow        bool           // follow symbolic links (loop-safe)
 	// Confine, when set with Follow, is asked about the resolved target of every
 	// symbolic link; a link whose target it refuses is left out (workspace confinement).
 	Confine  func(target string) bool
@@ -280,7 +280,7 @@ func (w *walker) wanted(path, rel, name string, isDir bool, stack *ignore.Stack)
 	if !w.explicit[name] {
 		// A hidden entry an ignore file re-includes with a "!" rule is searched, as
 		// ripgrep does (its regression 90).
-		if name[0] == '.' && !w.opt.Hidden && !(matched && !ignored) {
+		if name[0] == '.' && !w.opt.IncludeHidden && !(matched && !ignored) {
 			return false
 		}
 		if isDir && skipName(w.skip, name) {

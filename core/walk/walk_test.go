@@ -49,7 +49,7 @@ func TestFilters(t *testing.T) {
 	if want := "a.go build/out.o src/b.go"; strings.Join(got, " ") != want {
 		t.Errorf("default walk: %q, want %q", got, want)
 	}
-	got, _ = collect(t, dir, Options{Hidden: true, NoIgnore: true, SkipDirs: VCSDirs})
+	got, _ = collect(t, dir, Options{IncludeHidden: true, NoIgnore: true, SkipDirs: VCSDirs})
 	want := ".dot/x.go .gitignore .hidden a.go build/out.o node_modules/m.js pkg.egg-info/PKG src/b.go src/gen/z.go src/ignored.tmp"
 	if strings.Join(got, " ") != want {
 		t.Errorf("everything walk: %q\nwant %q", got, want)
