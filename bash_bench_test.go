@@ -12,18 +12,6 @@ import (
 	"github.com/agentbox/agentbox/core/proc"
 )
 
-// buildAgentbox builds the binary under test once per benchmark, as README.md does.
-func buildAgentbox(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "agentbox")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as README.md builds it
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Skipf("cannot build agentbox: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // execMedian runs mk() b.N times and reports the median wall time of one exec as
 // "median-ms" (a start-up cost is skewed by the odd slow run; the median is what
 // an agent sees call after call).
@@ -49,8 +37,8 @@ func execMedian(b *testing.B, mk func() *exec.Cmd) {
 // directly. scripts/bench times the same comparison with hyperfine (rows bash/bash-c
 // and startup-*).
 func BenchmarkBashOverhead(b *testing.B) {
-	bin := buildAgentbox(b)
-	bash, err := proc.FindBash(pathWithoutTestscript())
+	bin := agentboxBinary(b)
+	bash, err := proc.FindBash(pathWithoutApplets())
 	if err != nil {
 		b.Skip(err)
 	}
@@ -64,7 +52,7 @@ func BenchmarkBashOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	// PATH without testscript's folders: there this test binary stands in as bash.
-	env := append(os.Environ(), "PATH="+pathWithoutTestscript(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
+	env := append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
 	json := func(applet, req string) func() *exec.Cmd {
 		return func() *exec.Cmd {
 			cmd := exec.Command(bin, applet)

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 			cmds[a] = run
 		}
 	}
-	testscript.Main(m, cmds)
+	testscript.Main(cleaningM{m}, cmds)
 }
 
 func TestScripts(t *testing.T) {

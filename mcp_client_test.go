@@ -167,16 +167,3 @@ func TestMCPWithOfficialTypeScriptClient(t *testing.T) {
 	}
 	assertGone(t, taskPids(t, work))
 }
-
-// pathWithoutApplets is $PATH without the folder testscript fills with links named after
-// the applets (bash among them), so the server's bash applet finds the real bash.
-func pathWithoutApplets() string {
-	var keep []string
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(dir, "agentbox")); err == nil {
-			continue
-		}
-		keep = append(keep, dir)
-	}
-	return strings.Join(keep, string(filepath.ListSeparator))
-}

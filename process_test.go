@@ -11,42 +11,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// agentboxBinary builds the real binary once, for tests that need a separate process
-// (kill -9, memory measurements).
-func agentboxBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary; skipped in -short mode")
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentbox-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "agentbox")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return builtBin
-}
 
 // TestKillDuringWriteNeverTears kills agentbox with SIGKILL at random moments while it
 // overwrites a file, 100 times: the file must always hold the old or the new content,
@@ -237,32 +205,10 @@ func waitFor(d time.Duration, cond func() bool) bool {
 	return cond()
 }
 
-// pathWithoutTestscript is $PATH less the folders where testscript.Main (TestMain)
-// linked this test binary under the applet names: a separately built agentbox must
-// find the real bash, not this binary standing in as "bash".
-func pathWithoutTestscript() string {
-	self, err := os.Executable()
-	if err != nil {
-		return os.Getenv("PATH")
-	}
-	selfInfo, err := os.Stat(self)
-	if err != nil {
-		return os.Getenv("PATH")
-	}
-	var keep []string
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if st, err := os.Stat(filepath.Join(dir, "bash")); err == nil && os.SameFile(st, selfInfo) {
-			continue
-		}
-		keep = append(keep, dir)
-	}
-	return strings.Join(keep, string(os.PathListSeparator))
-}
-
 func bashProcess(t *testing.T, bin, command string) *exec.Cmd {
 	state := t.TempDir()
 	cmd := exec.Command(bin, "bash")
-	cmd.Env = append(os.Environ(), "PATH="+pathWithoutTestscript(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state)
 	cmd.Dir = state
 	cmd.Stdin = strings.NewReader(`{"command":` + strconv.Quote(command) + `}`)
 	return cmd
