@@ -1007,12 +1007,6 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		if z.cwd != "" {
 			return []word{{s: z.cwd, known: true}}
 		}
-	default:
-		if envGenerator(base(argv[0].s), argv[1:]) {
-			// eval "$(ssh-agent -s)", eval "$(pyenv init -)": a tool printing the
-			// variables and functions of its own set-up, not a command of the agent's.
-			return []word{{known: true}}
-		}
 	case "mktemp":
 		tmp := "/tmp"
 		if z.ctx.Getenv != nil {
@@ -1021,6 +1015,12 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 			}
 		}
 		return []word{{s: path.Join(tmp, "tmp.mktemp"), known: true}}
+	default:
+		if envGenerator(base(argv[0].s), argv[1:]) {
+			// eval "$(ssh-agent -s)", eval "$(pyenv init -)": a tool printing the
+			// variables and functions of its own set-up, not a command of the agent's.
+			return []word{{known: true}}
+		}
 	}
 	return unknown
 }

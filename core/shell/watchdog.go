@@ -1629,14 +1629,10 @@ func indexOf(list []string, s string) int {
 	return 0
 }
 
-// protectedOperand returns the first operand from index from on that is a protected file,
-// itself or through a glob (rm -f /etc/*).
-func (w *watch) protectedOperand(c *SimpleCommand, from int) (string, bool) {
-	return w.protectedOperandIn(c, from, len(c.Argv), false)
-}
 
-// protectedOperandIn is protectedOperand over Argv[from:to]; with inside, a folder
-// that holds a protected file counts too (rm -r ~/.ssh, mv ~/.ssh x, chmod 777 ~/.ssh).
+// protectedOperandIn returns the first operand of Argv[from:to] that is a protected
+// file, itself or through a glob (rm -f /etc/*); with inside, a folder that holds a
+// protected file counts too (rm -r ~/.ssh, mv ~/.ssh x, chmod 777 ~/.ssh).
 func (w *watch) protectedOperandIn(c *SimpleCommand, from, to int, inside bool) (string, bool) {
 	is := w.protectedFile
 	if inside {
