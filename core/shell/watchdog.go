@@ -1629,7 +1629,6 @@ func indexOf(list []string, s string) int {
 	return 0
 }
 
-
 // protectedOperandIn returns the first operand of Argv[from:to] that is a protected
 // file, itself or through a glob (rm -f /etc/*); with inside, a folder that holds a
 // protected file counts too (rm -r ~/.ssh, mv ~/.ssh x, chmod 777 ~/.ssh).
