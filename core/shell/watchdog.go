@@ -184,11 +184,12 @@ func Check(an *Analysis, cfg Config) Verdict {
 }
 
 type watch struct {
-	cfg   Config
-	home  string
-	dir   string            // the directory of the command being judged ("" unknown)
-	real  map[string]string // realPath's answers for this line: one file-system walk per path
-	links map[string]string // links the line makes (Analysis.Links)
+	cfg    Config
+	home   string
+	dir    string            // the directory of the command being judged ("" unknown)
+	real   map[string]string // realPath's answers for this line: one file-system walk per path
+	links  map[string]string // links the line makes (Analysis.Links)
+	interp map[string]bool   // interpreter's answers for this line
 }
 
 func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
@@ -1016,12 +1017,21 @@ func awkRunsInput(name string, args []string) bool {
 }
 
 func (w *watch) interpreter(name string) bool {
+	if v, ok := w.interp[name]; ok {
+		return v
+	}
+	is := false
 	for _, p := range w.cfg.Interpreters {
-		if ok, _ := path.Match(p, name); ok || p == name {
-			return true
+		if p == name || match(p, name) {
+			is = true
+			break
 		}
 	}
-	return false
+	if w.interp == nil {
+		w.interp = map[string]bool{}
+	}
+	w.interp[name] = is
+	return is
 }
 
 func (w *watch) downloader(name string) bool { return slices.Contains(w.cfg.Downloaders, name) }
