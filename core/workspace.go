@@ -150,10 +150,25 @@ func (w *Workspace) lexical(abs string) (Path, bool) {
 }
 
 func realPrefix(abs string) string {
+	return realPrefixDepth(abs, 0)
+}
+
+// realPrefixDepth is realPrefix that also follows a link whose target does not exist
+// yet: writing through it creates the target, so the target is where the path leads
+// (a dangling link to .git/hooks/post-commit, or out of the workspace).
+func realPrefixDepth(abs string, depth int) string {
 	rest := ""
 	for dir := abs; ; {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			return filepath.Join(real, rest)
+		}
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < 40 {
+			if target, err := os.Readlink(dir); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(dir), target)
+				}
+				return realPrefixDepth(filepath.Join(target, rest), depth+1)
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

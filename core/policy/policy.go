@@ -22,8 +22,12 @@ type Analysis struct {
 type SimpleCommand struct {
 	Argv      []string
 	Redirects []Redirect
-	Context   string   // where it sits: "pipeline", "$(...)", "sh -c", ...
-	Env       []string // variables set for this command alone (X=1 cmd, env X=1 cmd)
+	// Dir is the folder the command runs in after a cd earlier on the line ("" when the
+	// line did not move); DirUnknown when it moved somewhere that cannot be known.
+	Dir        string
+	DirUnknown bool
+	Context    string   // where it sits: "pipeline", "$(...)", "sh -c", ...
+	Env        []string // variables set for this command alone (X=1 cmd, env X=1 cmd)
 	// Partial[i] is set when Argv[i] is only the literal prefix of a word computed at
 	// run time; nil when every word is literal.
 	Partial []bool
@@ -345,10 +349,24 @@ func (p *Policy) inside(abs string) bool {
 // resolveExisting resolves the symlinks of the longest existing prefix of abs and
 // appends the rest, so a path through a symlinked directory is matched where it lands.
 func resolveExisting(abs string) string {
+	return resolveDepth(abs, 0)
+}
+
+// resolveDepth follows a link whose target does not exist yet too: a write through it
+// creates the target, so the target is the path to decide.
+func resolveDepth(abs string, depth int) string {
 	rest := ""
 	for cur := abs; ; {
 		if r, err := filepath.EvalSymlinks(cur); err == nil {
 			return filepath.Join(r, rest)
+		}
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 && depth < 40 {
+			if target, err := os.Readlink(cur); err == nil {
+				if !filepath.IsAbs(target) {
+					target = filepath.Join(filepath.Dir(cur), target)
+				}
+				return resolveDepth(filepath.Join(target, rest), depth+1)
+			}
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {
@@ -361,7 +379,7 @@ func resolveExisting(abs string) string {
 
 func (p *Policy) commandChecks(base Check, req Request) []Check {
 	line := req.Target
-	a, err := shellSplit(line)
+	a, err := shellSplit(line, p.cwd(req.Cwd), p.Env.Home)
 	if err != nil || a == nil {
 		c := base
 		c.Uncertain, c.opaque, c.Display = true, true, line
@@ -377,24 +395,40 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 		// X=1 cmd on the line is decided like bash's env field: GIT_CONFIG_* before an
 		// allowed git status plants a command as surely.
 		out = append(out, p.envChecks(base, slices.Clone(sc.Env))...)
+		dir := req.Cwd
+		if sc.Dir != "" {
+			dir = sc.Dir // a cd earlier on the line: paths are relative to where it went
+		}
 		for _, rd := range sc.Redirects {
 			capability := redirectCap(rd)
 			if capability == "" {
 				continue
 			}
+			if rd.Op == "<>" {
+				// Opened for reading and writing: both are decided.
+				rc := Check{Applet: base.Applet, Capability: CapFSRead, kind: kindPath, Uncertain: uncertain}
+				out = append(out, p.pathChecks(rc, rd.Target, dir)...)
+			}
 			pc := Check{Applet: base.Applet, Capability: capability, kind: kindPath, Uncertain: uncertain}
+			if sc.DirUnknown && !filepath.IsAbs(rd.Target) && !strings.HasPrefix(rd.Target, "~") {
+				// The line moved to a folder that cannot be known: the file could be
+				// anywhere.
+				pc.Display, pc.Uncertain = rd.Target+" (in a folder the line's cd made unknown)", true
+				out = append(out, pc)
+				continue
+			}
 			if rd.Partial {
 				// Only a prefix is known: the file could be any path at all.
 				pc.Display, pc.Uncertain = rd.Target+"…", true
 				out = append(out, pc)
 				continue
 			}
-			out = append(out, p.pathChecks(pc, rd.Target, req.Cwd)...)
+			out = append(out, p.pathChecks(pc, rd.Target, dir)...)
 			if strings.ContainsAny(rd.Target, "*?[") {
 				// < .en? reads what the pattern matches when the line runs: every match
 				// is decided as a path of its own.
-				for _, m := range globFrom(rd.Target, req.Cwd) {
-					out = append(out, p.pathChecks(pc, m, req.Cwd)...)
+				for _, m := range globFrom(rd.Target, dir) {
+					out = append(out, p.pathChecks(pc, m, dir)...)
 				}
 			}
 		}

@@ -3,15 +3,17 @@ package policy
 import "github.com/agentbox/agentbox/core/shell"
 
 // shellSplit is how the policy reads a command line: core/shell's Analyze (every simple command
-// of a line, through chains, substitutions and wrappers), in the policy's terms.
-func shellSplit(line string) (*Analysis, error) {
-	a, err := shell.Analyze(line)
+// of a line, through chains, substitutions and wrappers), in the policy's terms. cwd and
+// home are where the line runs, so a cd on the line moves the paths after it.
+func shellSplit(line, cwd, home string) (*Analysis, error) {
+	a, err := shell.AnalyzeIn(line, shell.Context{Dir: cwd, Home: home})
 	if err != nil {
 		return nil, err
 	}
 	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands))}
 	for _, c := range a.Commands {
-		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env}
+		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env, DirUnknown: c.DirUnknown}
+		sc.Dir = c.Dir
 		for _, r := range c.Redirects {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: r.Op, Target: r.Target, Partial: r.Partial})
 		}

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -35,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -142,6 +144,7 @@ type analyzer struct {
 	cwd        string            // the working directory so far ("" unknown)
 	cwdLost    bool              // a cd on the line went somewhere that cannot be known
 	exported   []string          // NAME=VALUE the line exported: the environment of every later command
+	lastParam  []word            // the values of the last ${x:=v}, which x takes
 	vars       map[string][]word // what each variable may hold, as far as the line says
 	depth      int
 	pipes      int
@@ -331,6 +334,12 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			}
 		case *syntax.TimeClause:
 			next.ctx = "wrapper:time"
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			// let x=1, ((x=1)), $((x+=1)), for ((x=1;...)): x takes a value computed at
+			// run time.
+			z.arithAssigns(n)
+		case *syntax.TestClause:
+			// [[ s =~ re ]] sets BASH_REMATCH, which value() already leaves unknown.
 		case *syntax.Stmt:
 			z.stmt(n, cur)
 			if n.Background {
@@ -426,8 +435,17 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 				exported = true // declare -x, typeset -x
 			}
 		}
+		integer := false
+		for _, w := range argv[1:] {
+			if w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "i") {
+				integer = true // declare -i x=0+1: the value is arithmetic
+			}
+		}
 		for _, as := range cmd.Args {
 			z.setVar(as)
+			if integer && as.Name != nil {
+				z.vars[as.Name.Value] = []word{{}}
+			}
 			if exported && as.Name != nil {
 				// export LD_PRELOAD=...; ls: every later command on the line gets it, as
 				// surely as from bash's env field, and is decided the same way.
@@ -693,6 +711,25 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 				if home, ok := z.vars["HOME"]; ok && !quoted && p == w.Parts[0] && (p.Value == "~" || strings.HasPrefix(p.Value, "~/")) {
 					appendAll(home)
 					v = v[1:]
+				} else if m := dirTilde.FindStringSubmatch(v); m != nil && !quoted && p == w.Parts[0] {
+					// ~+ is $PWD, ~- is $OLDPWD, ~N and ~+N the folder stack.
+					switch m[1] {
+					case "+", "0", "+0":
+						if z.cwd != "" {
+							appendAll([]word{{s: z.cwd, known: true}})
+						} else {
+							appendAll([]word{{}})
+						}
+					case "-":
+						if old, ok := z.vars["OLDPWD"]; ok {
+							appendAll(old)
+						} else {
+							appendAll([]word{{}})
+						}
+					default:
+						appendAll([]word{{}})
+					}
+					v = v[len(m[0])-len(m[2]):]
 				}
 				lit(v)
 			case *syntax.SglQuoted:
@@ -757,7 +794,12 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 		if p.Exp.Word != nil {
 			def = z.cands(p.Exp.Word, false)
 		}
+		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
+			// ${x:=v} also sets x for the rest of the line.
+			defer func() { z.vars[p.Param.Value] = z.lastParam }()
+		}
 		if set && p.Exp.Op != syntax.DefaultUnsetOrNull && p.Exp.Op != syntax.AssignUnsetOrNull {
+			z.lastParam = vals
 			return vals
 		}
 		if set {
@@ -768,14 +810,18 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 				}
 			}
 			if len(nonEmpty) == len(vals) {
+				z.lastParam = vals
 				return vals
 			}
-			return append(nonEmpty, def...)
+			z.lastParam = append(nonEmpty, def...)
+			return z.lastParam
 		}
 		if z.absent(p.Param.Value) {
+			z.lastParam = def
 			return def // known to be unset: the default is the value
 		}
-		return append(unknown, def...)
+		z.lastParam = append(unknown, def...)
+		return z.lastParam
 	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
 		// ${X:?}: bash stops the command when X is unset (or empty), so whatever
 		// runs has X's value.
@@ -818,8 +864,16 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 // trimPattern is ${v%pat}, ${v%%pat}, ${v#pat} or ${v##pat}: the shortest or longest
 // suffix or prefix of v that the glob pat matches, removed.
 func trimPattern(v, pat string, op syntax.ParExpOperator) string {
-	pat = bashPattern(pat)
-	matches := func(s string) bool { ok, err := path.Match(pat, s); return err == nil && ok }
+	// In ${v%pat} bash's * matches / too, unlike a pathname glob.
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return v
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return v
+	}
+	matches := re.MatchString
 	switch op {
 	case syntax.RemSmallSuffix:
 		for i := len(v); i >= 0; i-- {
@@ -879,6 +933,15 @@ func (z *analyzer) value(name string) ([]word, bool) {
 		return v, true
 	}
 	switch name {
+	case "BASH_REMATCH", "BASH_COMMAND", "BASH_EXECUTION_STRING", "BASH_ARGV", "BASH_ARGC", "BASH_SOURCE",
+		"BASH_LINENO", "REPLY", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME",
+		"PPID", "BASHPID", "PIPESTATUS", "MAPFILE", "COPROC", "OPTARG", "OPTIND", "HISTCMD", "GROUPS",
+		"DIRSTACK", "OLDPWD", "COLUMNS", "LINES", "UID", "EUID":
+		// Set by bash as the line runs ([[ =~ ]], read, cd, ...): not knowable here.
+		if v, ok := z.vars[name]; ok {
+			return v, true
+		}
+		return nil, false
 	case "_", "!", "?", "-", "$", "0":
 		// Special parameters the line does not set as variables: $_ is the last
 		// argument of the command before (tracked in vars when known), $0 is bash.
@@ -992,6 +1055,14 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		if len(args) == 0 || len(args) > 2 || strings.HasPrefix(args[0].s, "-") || !args[0].known {
 			return unknown
 		}
+		if a := args[0].s; a == "~" || strings.HasPrefix(a, "~/") {
+			// $HOME is written ~ here: the real folder is what dirname takes apart.
+			home, ok := z.value("HOME")
+			if !ok || len(home) != 1 || !home[0].known || home[0].s == "~" {
+				return unknown
+			}
+			args = append([]word{{s: home[0].s + a[1:], known: true}}, args[1:]...)
+		}
 		if base(argv[0].s) == "dirname" {
 			if len(args) != 1 {
 				return unknown
@@ -1023,6 +1094,30 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		}
 	}
 	return unknown
+}
+
+// arithAssigns marks the variables an arithmetic expression assigns as unknown.
+func (z *analyzer) arithAssigns(n syntax.Node) {
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.BinaryArithm:
+			switch m.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				if w, ok := m.X.(*syntax.Word); ok {
+					z.vars[strings.SplitN(w.Lit(), "[", 2)[0]] = []word{{}}
+				}
+			}
+		case *syntax.UnaryArithm:
+			if m.Op == syntax.Inc || m.Op == syntax.Dec {
+				if w, ok := m.X.(*syntax.Word); ok {
+					z.vars[w.Lit()] = []word{{}}
+				}
+			}
+		}
+		return true
+	})
 }
 
 // constArith evaluates an arithmetic expression made of number literals only.
@@ -1154,6 +1249,11 @@ func (z *analyzer) track(argv []word) {
 	defer func() { z.vars["_"] = []word{argv[len(argv)-1]} }()
 	switch name {
 	case "cd", "pushd":
+		if z.cwd != "" {
+			defer func(prev string) { z.vars["OLDPWD"] = []word{{s: prev, known: true}} }(z.cwd)
+		} else {
+			defer func() { z.vars["OLDPWD"] = []word{{}} }()
+		}
 		var ops []word
 		noChange := false
 		for _, a := range args {
@@ -1422,6 +1522,9 @@ func (z *analyzer) words(w *syntax.Word) []word {
 				continue
 			}
 			fields := strings.FieldsFunc(c.s, func(r rune) bool { return strings.ContainsRune(ifs, r) })
+			if c.known && len(fields) == 0 && !quotedPart(w) {
+				continue // $EMPTY unquoted is no word at all: $EMPTY rm -rf ~ runs rm
+			}
 			if !c.known || len(fields) <= 1 {
 				out = append(out, c)
 				continue
@@ -1451,6 +1554,21 @@ func (z *analyzer) words(w *syntax.Word) []word {
 		return z.cands(w, false)
 	}
 	return out
+}
+
+// dirTilde matches bash's directory tildes at a word's start: ~+, ~-, ~N, ~+N, ~-N.
+var dirTilde = regexp.MustCompile(`^~([+-][0-9]*|[0-9]+)(/|$)`)
+
+// quotedPart reports a word with a quoted part ("", ”, "$X"), which stays a word even
+// when it is empty.
+func quotedPart(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.DblQuoted, *syntax.SglQuoted:
+			return true
+		}
+	}
+	return false
 }
 
 // ifs is what unquoted expansions are split on: IFS as the line set it, else bash's

@@ -212,6 +212,9 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 				}
 			}
 		}
+		if isWrite(r.Op) && c.DirUnknown && !r.Partial && !path.IsAbs(r.Target) && !strings.HasPrefix(r.Target, "~") && r.Target != "" && w.on("unknown-operand") && !strings.Contains(r.Op, "&") {
+			return deny("unknown-operand", "refused: the redirection %s%s %s writes to a file in a folder the line's cd made unknown (it could be a start-up or system folder). cd to a literal path, or ask the user to allow this exact line.", r.Fd, r.Op, r.Target)
+		}
 		if isWrite(r.Op) && r.Partial && w.on("unknown-operand") && !strings.HasPrefix(r.Target, "/dev/tcp/") && !strings.HasPrefix(r.Target, "/dev/udp/") {
 			return deny("unknown-operand", "refused: the redirection %s%s %s... writes to a file whose name cannot be known before the line runs (it could be a start-up or system file). Write to a literal path, or ask the user to allow this exact line.", r.Fd, r.Op, r.Target)
 		}
@@ -637,6 +640,9 @@ func (w *watch) killTargets(an *Analysis, c *SimpleCommand) (Verdict, bool) {
 			// on the line (pgrep ., ps -e) are kill -1 by another name.
 			if lister, ok := listsEveryProcess(an); ok {
 				return deny("kill-all", "refused: kill gets its targets from %s, which lists every process, this session's and the system's among them. Kill the process by its pid or its exact name.", lister), true
+			}
+			if strings.HasPrefix(a, "-") && !operands && w.on("unknown-operand") {
+				return deny("unknown-operand", "refused: kill %s...: a negative target computed at run time could be -1, every process. Kill a literal pid, $!, or a %%job.", a), true
 			}
 			continue
 		}
