@@ -141,6 +141,11 @@ func (p *Plan) load(env *core.Env, path core.Path) (*PlanDoc, error) {
 }
 
 func (p *Plan) raw(env *core.Env, path core.Path) ([]byte, error) {
+	// A plan file may be a link to any file of the workspace: reading it is decided
+	// like any read, so a read-denied file's content never shows as a plan.
+	if _, err := env.Authorize(context.Background(), core.Request{Capability: core.CapFSRead, Target: path.Abs, Summary: "read the plan " + path.Abs}); err != nil {
+		return nil, err
+	}
 	f, _, err := env.WS.OpenRegular(path)
 	if err != nil {
 		if core.AsError(err).Code == core.CodeNotFound {

@@ -124,7 +124,7 @@ func plainBlockedReason(a netip.Addr) string {
 	return ""
 }
 
-// reservedV4 are IPv4 ranges that are not the public internet (RFC 6890's special
+// reservedV4 are IPv4 (and a few IPv6) ranges that are not the public internet (RFC 6890's special
 // purpose registry): nothing a fetch of a web page should reach.
 var reservedV4 = []struct {
 	prefix netip.Prefix
@@ -136,6 +136,11 @@ var reservedV4 = []struct {
 	{netip.MustParsePrefix("203.0.113.0/24"), "documentation (TEST-NET-3)"},
 	{netip.MustParsePrefix("192.88.99.0/24"), "6to4 relay anycast"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
+	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},
+	{netip.MustParsePrefix("3fff::/20"), "documentation"},
+	{netip.MustParsePrefix("2001:2::/48"), "benchmarking"},
+	{netip.MustParsePrefix("2001:10::/28"), "ORCHID"},
+	{netip.MustParsePrefix("2001:20::/28"), "ORCHIDv2"},
 }
 
 // NewClient returns an HTTP client that vets every address it connects to, after

@@ -40,6 +40,14 @@ var CodeLoadingEnv = []string{
 	// its own git; editors and pagers are commands; gconv loads modules.
 	"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH", "GCONV_PATH", "EDITOR", "VISUAL", "PAGER", "MANPAGER",
 	"SYSTEMD_PAGER", "EXINIT", "VIMINIT", "MYVIMRC", "GIT_OBJECT_DIRECTORY", "SUDO_ASKPASS", "BROWSER", "IFS",
+	// A third red team's list: build tools' and package managers' option and config
+	// variables that name programs, plugins or files of code.
+	"GOFLAGS", "GOENV", "GOTOOLCHAIN", "PYTHONUSERBASE", "MAKEFILES", "MAKEFLAGS", "MFLAGS", "RUSTC",
+	"RUSTC_WORKSPACE_WRAPPER", "CARGO_HOME", "CARGO_TARGET_*_RUNNER", "CLASSPATH", "MAVEN_OPTS", "GRADLE_OPTS",
+	"SBT_OPTS", "ANT_OPTS", "GRADLE_USER_HOME", "KUBECONFIG", "AWS_CONFIG_FILE", "TF_CLI_CONFIG_FILE", "TF_CLI_ARGS*",
+	"DOCKER_CONFIG", "PIP_CONFIG_FILE", "BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH", "R_PROFILE", "R_PROFILE_USER",
+	"LUA_PATH", "LUA_CPATH", "HGRCPATH", "CURL_HOME", "WGETRC", "CLOUDSDK_CONFIG", "ANSIBLE_CONFIG", "HELM_PLUGINS",
+	"EMACSLOADPATH", "OPENSSL_ENGINES", "LOCPATH", "GLIBC_TUNABLES", "SHELL", "CDPATH",
 }
 
 // gitHarmless are the GIT_* variables that only set names, dates and prompts.

@@ -37,7 +37,8 @@ var homeProtected = []string{
 	".bundle/config", ".condarc", ".config/containers", ".config/Code/User", ".gdbinit", ".lldbinit",
 	".Rprofile", ".irbrc", ".envrc", ".aws/config", ".aws/credentials", ".config/powershell",
 	".config/nushell", ".local/share/systemd", ".config/autostart-scripts", ".config/plasma-workspace",
-	".cargo/bin", "go/bin", ".bin", ".rhosts", ".shosts", ".k5login", ".forward",
+	".cargo/bin", "go/bin", ".bin", ".rhosts", ".shosts", ".k5login", ".forward", ".terraformrc", ".pythonrc",
+	".pythonrc.py",
 }
 
 // projectProtected are the files under a workspace root that run code or steer an agent

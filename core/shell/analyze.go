@@ -400,9 +400,17 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			argv = append(argv, z.words(w)...)
 		}
 		if len(argv) == 0 {
-			// X=value on its own sets X for the rest of the line.
+			// X=value on its own sets X for the rest of the line; a variable already in
+			// the environment stays exported, so later commands get the new value.
 			for _, as := range cmd.Assigns {
 				z.setVar(as)
+				if as.Name != nil && z.inherited(as.Name.Value) {
+					entry := as.Name.Value
+					if vals := z.vars[entry]; len(vals) == 1 && vals[0].known && !as.Append {
+						entry += "=" + vals[0].s
+					}
+					z.exported = append(z.exported, entry)
+				}
 			}
 			if len(reds) > 0 {
 				z.add(proto)
@@ -1227,6 +1235,9 @@ func (z *analyzer) forIter(l *syntax.WordIter) {
 	if l.Name == nil {
 		return
 	}
+	if z.inherited(l.Name.Value) {
+		z.exported = append(z.exported, l.Name.Value) // for HOME in ...: exported, value unknown
+	}
 	var vals []word
 	for _, w := range l.Items {
 		vals = append(vals, z.words(w)...)
@@ -1403,6 +1414,20 @@ func (z *analyzer) track(argv []word) {
 			}
 		}
 	}
+}
+
+// inherited reports a variable the command inherits exported: one bash always has
+// (PATH, HOME) or one the call's environment holds.
+func (z *analyzer) inherited(name string) bool {
+	switch name {
+	case "PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "SHELL", "USER", "LANG":
+		return true
+	}
+	if z.ctx.Getenv != nil {
+		_, ok := z.ctx.Getenv(name)
+		return ok
+	}
+	return false
 }
 
 // loseCwd records that the line moved to a folder that cannot be known.

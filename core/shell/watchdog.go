@@ -1237,6 +1237,10 @@ func (w *watch) protectedFile(t string) bool {
 	return false
 }
 
+// sedWrite finds sed's w and W commands and the s///w flag: what follows is a file
+// sed writes.
+var sedWrite = regexp.MustCompile(`(?:^|[;\n}]|[0-9$/]\s*)[wW]\s*([^;\n\s][^;\n]*)`)
+
 // lvmDevice reports a device two levels below /dev (LVM's /dev/VG/LV, /dev/cciss/c0d0,
 // /dev/zvol/pool/vol), leaving out the folders of pseudo-devices a command may write
 // (/dev/fd/1, /dev/pts/0, /dev/shm/x).
@@ -1432,9 +1436,22 @@ func WriteTargets(argv []string) []string {
 		}
 		return out
 	case "git":
-		return gitConfigWrites(args)
+		out := gitConfigWrites(args)
+		// git init/clone --template=DIR copies DIR's hooks into .git/hooks.
+		for k, a := range args {
+			if strings.HasPrefix(a, "--template") || a == "--separate-git-dir" && k+1 < len(args) {
+				out = append(out, ".git/hooks/pre-commit")
+			}
+		}
+		return out
 	}
-	return writeTargets(name, args)
+	out := writeTargets(name, args)
+	// Folders a command unpacks into: tar -C DIR, unzip -d DIR (a file there stands for
+	// what lands in it).
+	if dir := extractInto(name, args); dir != "" {
+		out = append(out, strings.TrimSuffix(dir, "/")+"/pre-commit")
+	}
+	return out
 }
 
 // gitConfigWrites is the file `git [global options] config ...` writes, if it writes.
@@ -1530,6 +1547,37 @@ func writeTargets(name string, args []string) []string {
 		if ops := operands(); len(ops) == 2 {
 			out = ops[1:] // uniq IN OUT
 		}
+	case "touch", "mkisofs", "genisoimage":
+		if name == "touch" {
+			out = operands()
+		}
+		for k, a := range args {
+			if a == "-o" && k+1 < len(args) && name != "touch" {
+				out = append(out, args[k+1])
+			}
+		}
+	case "shuf":
+		for k, a := range args {
+			if (a == "-o" || a == "--output") && k+1 < len(args) {
+				out = append(out, args[k+1])
+			} else if v, ok := strings.CutPrefix(a, "--output="); ok {
+				out = append(out, v)
+			}
+		}
+	case "socat":
+		// socat ADDRESS ADDRESS: a file or device address is written.
+		for _, a := range operands() {
+			a = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(a, "OPEN:"), "CREATE:"), "GOPEN:")
+			if strings.HasPrefix(a, "/") {
+				out = append(out, strings.SplitN(a, ",", 2)[0])
+			}
+		}
+	case "find":
+		for k, a := range args {
+			if (a == "-fprint" || a == "-fprint0" || a == "-fprintf" || a == "-fls") && k+1 < len(args) {
+				out = append(out, args[k+1])
+			}
+		}
 	case "ddrescue", "qemu-img", "bmaptool":
 		if ops := operands(); len(ops) >= 2 {
 			out = ops[len(ops)-1:] // the destination comes last
@@ -1547,6 +1595,17 @@ func writeTargets(name string, args []string) []string {
 			}
 		}
 	case "sed", "perl":
+		if name == "sed" {
+			// sed's w FILE command, in -e scripts or the first operand.
+			for _, a := range args {
+				if strings.HasPrefix(a, "-") {
+					continue
+				}
+				for _, m := range sedWrite.FindAllStringSubmatch(a, -1) {
+					out = append(out, strings.TrimSpace(m[1]))
+				}
+			}
+		}
 		if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
 			ops := operands()
 			if len(ops) > 1 {

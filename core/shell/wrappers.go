@@ -133,6 +133,14 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	case codeRunners[name] || strings.HasPrefix(name, "python") || strings.HasPrefix(name, "lua5"):
 		z.oneLiner(name, args, proto, stdin)
 		// and on: python3 -m pip ... is not a wrapper, so nothing more is run here
+	case name == "mapfile" || name == "readarray":
+		// mapfile -C CALLBACK runs CALLBACK every -c lines.
+		for k, a := range args {
+			if a.s == "-C" && k+1 < len(args) {
+				z.script(args[k+1], name+" -C", proto)
+			}
+		}
+		return
 	case name == "trap":
 		if len(args) > 0 && args[0].s == "--" {
 			args = args[1:]
