@@ -67,8 +67,8 @@ func DefaultConfig() Config {
 		DenyCommands: []string{"blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff", "killall5"},
 		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
 			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
-			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/*", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
-			"/tmp", "/snap", "/nix", "/Applications",
+			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/share", "/usr/local/include", "/usr/local/etc", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
+			"/tmp", "/snap", "/nix", "/nix/*", "/Applications",
 			"/System", "/Library", "/Users", "/Users/*", "/private", "/mnt", "/media"},
 		ProtectedFiles: []string{
 			// block and memory devices
@@ -76,7 +76,8 @@ func DefaultConfig() Config {
 			"/dev/dm-*", "/dev/loop*", "/dev/disk/*/*", "/dev/disk*", "/dev/rdisk*", "/dev/mapper/*", "/dev/mem",
 			"/dev/kmem", "/dev/port", "/dev/sg*", "/dev/sr*", "/dev/fd0", "/dev/root", "/dev/nbd*", "/dev/rbd*",
 			"/dev/zram*", "/dev/ubd*", "/dev/mtd*", "/dev/pmem*", "/dev/zd*", "/dev/ng*", "/dev/ada*", "/dev/ad[0-9]*",
-			"/dev/da[0-9]*", "/sys/dev/block/*",
+			"/dev/da[0-9]*", "/sys/dev/block/*", "/dev/wd*", "/dev/dasd*", "/dev/emcpower*", "/dev/bcache*", "/dev/drbd*",
+			"/dev/nvram", "/sys/block/*/device/*", "/sys/firmware/efi/efivars/*", "/boot/*/*",
 			// accounts, privileges, boot and system start-up
 			"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d/*",
 			"/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/profile", "/etc/profile.d/*", "/etc/bash.bashrc",
@@ -107,7 +108,8 @@ func DefaultConfig() Config {
 		},
 		Downloaders: []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
 		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh",
-			"pypy", "pypy3", "ipython", "ipython3", "irb", "julia", "guile", "sbcl", "xonsh", "elvish", "nu", "lua5.*", "luajit", "powershell", "R", "at", "batch"},
+			"pypy", "pypy3", "ipython", "ipython3", "irb", "julia", "guile", "sbcl", "xonsh", "elvish", "nu", "lua5.*", "luajit", "powershell", "R", "at", "batch",
+			"sqlite3", "ed", "m4", "expect", "wish", "rc", "ts-node", "tsx", "scala", "jshell", "ghci", "racket", "erl", "elixir", "octave", "groovy", "tcc"},
 	}
 }
 
@@ -361,7 +363,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 			}
 		}
 	case "chmod", "chown", "chgrp":
-		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/")) {
+		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/") || w.treeIs(c, "~")) {
 			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
 			}
@@ -372,7 +374,7 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		}
 		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash,
 		// chmod 777 ~/.ssh; tightening a key's mode is routine (chmod 600 ~/.ssh/id_rsa).
-		modeAt := firstOperand(c.Argv, 1)
+		modeAt := chmodModeAt(name, c.Argv)
 		tighten := name == "chmod" && modeAt < len(c.Argv) && tightens(c.Argv[modeAt])
 		if t, ok := w.protectedOperandIn(c, modeAt+1, len(c.Argv), true); ok && !tighten && w.on("protected-write") {
 			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
@@ -437,6 +439,11 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if w.on("kill-all") && (name == "pkill" || name == "killall") {
 			if v, bad := killsEverything(name, args); bad {
 				return v
+			}
+			for k, a := range args {
+				if (a == "-P" || a == "--parent") && k+1 < len(args) && strings.TrimLeft(args[k+1], "0") == "1" {
+					return deny("kill-all", "refused: %s -P 1 signals every child of init: the system's services.", name)
+				}
 			}
 		}
 		if w.on("kill-all") && name == "skill" && slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--user" }) {
@@ -547,7 +554,9 @@ func (w *watch) runsDownloaded(an *Analysis, i int, c *SimpleCommand, name strin
 				fetched[w.norm(r.Target)] = true
 			}
 		}
-		if dn == "wget" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-O") || strings.HasPrefix(a, "--output-document") }) {
+		if dn == "curl" && slices.ContainsFunc(args, func(a string) bool {
+			return a == "--remote-name" || a == "--remote-name-all" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "O")
+		}) || dn == "wget" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-O") || strings.HasPrefix(a, "--output-document") }) {
 			for _, a := range args {
 				if strings.Contains(a, "://") {
 					fetched[w.norm(path.Base(a))] = true
@@ -687,8 +696,25 @@ func listsEveryProcess(an *Analysis) (string, bool) {
 				return strings.Join(d.Argv, " "), true
 			}
 		case "ps":
-			for _, a := range args {
+			for k, a := range args {
 				if a == "-e" || a == "-A" || a == "ax" || a == "aux" || a == "-ax" || a == "-aux" || strings.HasPrefix(a, "-e") && len(a) <= 4 {
+					return strings.Join(d.Argv, " "), true
+				}
+				if (a == "-p" || a == "--pid") && k+1 < len(args) && strings.TrimLeft(args[k+1], "0") == "1" {
+					return strings.Join(d.Argv, " "), true // init's pid
+				}
+			}
+		case "pidof":
+			for _, a := range args {
+				switch path.Base(a) {
+				case "init", "systemd", "sshd", "dbus-daemon", "launchd":
+					return strings.Join(d.Argv, " "), true
+				}
+			}
+		case "ls", "cat", "head", "cut", "find", "grep":
+			// Reading /proc itself (ls /proc, /proc/1/stat) lists processes or names init.
+			for _, a := range args {
+				if a == "/proc" || a == "/proc/" || strings.HasPrefix(a, "/proc/1/") || a == "/proc/[0-9]*" {
 					return strings.Join(d.Argv, " "), true
 				}
 			}
@@ -773,6 +799,21 @@ func extracts(name string, args []string) bool {
 		}
 	}
 	return false
+}
+
+// chmodModeAt is the index of chmod's mode (chown's owner): the first argument that is
+// not an option, where a symbolic mode may itself start with - (chmod -x FILE).
+func chmodModeAt(name string, argv []string) int {
+	for k := 1; k < len(argv); k++ {
+		a := argv[k]
+		if name == "chmod" && len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "rwxXstugo") == "" && strings.Trim(a[1:], "Rvcf") != "" {
+			return k // -x, -w, -rwx: a mode, not an option
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return k
+		}
+	}
+	return len(argv)
 }
 
 // firstOperand is the index of the first argument from "from" on that is not an
@@ -921,6 +962,48 @@ func diskTool(name string, args []string) (Verdict, bool) {
 				return deny("disk-tool", "refused: cryptsetup %s destroys the data on a device.", a), true
 			}
 		}
+	case "badblocks", "nvme", "hdparm", "sg_format", "mdadm", "pvremove", "lvremove", "vgremove", "zpool", "zfs",
+		"dmsetup", "xfs_repair", "debugfs", "tune2fs", "resize2fs", "e2fsck", "btrfs", "flashrom", "efibootmgr":
+		for _, a := range args {
+			bad := false
+			switch name {
+			case "badblocks":
+				bad = a == "-w" || a == "-n"
+			case "nvme":
+				bad = a == "format" || a == "sanitize" || a == "delete-ns"
+			case "hdparm":
+				bad = strings.HasPrefix(a, "--security-erase") || a == "--write-sector" || a == "--trim-sector-ranges" || a == "--dco-restore"
+			case "sg_format":
+				bad = true
+			case "mdadm":
+				bad = a == "--zero-superblock" || a == "--create" || a == "-C"
+			case "pvremove", "lvremove", "vgremove":
+				bad = true
+			case "zpool":
+				bad = a == "destroy" || a == "labelclear"
+			case "zfs":
+				bad = a == "destroy"
+			case "dmsetup":
+				bad = a == "remove_all" || a == "remove" || a == "wipe_table"
+			case "xfs_repair":
+				bad = a == "-L"
+			case "debugfs":
+				bad = a == "-w"
+			case "tune2fs":
+				bad = strings.HasPrefix(a, "^has_journal")
+			case "resize2fs", "e2fsck":
+				bad = a == "-y" || a == "-f" && name == "resize2fs"
+			case "btrfs":
+				bad = a == "delete" && slices.Contains(args, "subvolume")
+			case "flashrom":
+				bad = a == "-w" || a == "--write" || a == "-E" || a == "--erase"
+			case "efibootmgr":
+				bad = a == "-B" || a == "--delete-bootnum"
+			}
+			if bad {
+				return deny("disk-tool", "refused: %s %s erases or rewrites a disk, volume, file system or firmware.", name, a), true
+			}
+		}
 	case "fdisk", "sfdisk", "gdisk", "cfdisk":
 		readOnly := slices.ContainsFunc(args, func(a string) bool {
 			return a == "-l" || a == "--list" || a == "-d" || a == "--dump" || a == "-J" || a == "--json" || a == "-s" || a == "--show-size"
@@ -942,8 +1025,17 @@ func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (
 		return Verdict{}, false
 	}
 	// curl ... | python3 -m json.tool: an interpreter that runs its own program reads
-	// the download piped in as data.
-	stdinIsData := w.interpreter(name) && ownProgram(name, c.Argv[1:])
+	// the download piped in as data, unless that program evaluates what it reads
+	// (exec(sys.stdin.read()), eval STDIN.read).
+	stdinIsData := w.interpreter(name) && ownProgram(name, c.Argv[1:]) && !evalsStdin(c.Argv[1:])
+	if c.Context == "procsubst" && w.interpreter(name) && !stdinIsData {
+		// curl URL > >(sh), curl URL | tee >(sh): the substitution reads the download.
+		for j := range an.Commands {
+			if d := &an.Commands[j]; len(d.Argv) > 0 && w.downloader(base(d.Argv[0])) {
+				return deny("remote-exec", "refused: %s in a process substitution reads what %s downloads and runs it unseen. Download to a file, read it, then run it.", name, base(d.Argv[0])), true
+			}
+		}
+	}
 	for j := range an.Commands {
 		d := &an.Commands[j]
 		if len(d.Argv) == 0 || !w.downloader(base(d.Argv[0])) {
@@ -975,6 +1067,18 @@ func (w *watch) tempCleanup(roots *SimpleCommand, expr []string) bool {
 			if p := strings.Trim(expr[k+1], "*."); p != "" && p != "/" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// evalsStdin reports a one-liner that evaluates what it reads on stdin: exec(input()),
+// eval(sys.stdin.read()), eval STDIN.read, eval(stream_get_contents(STDIN)).
+func evalsStdin(args []string) bool {
+	for _, a := range args {
+		if (strings.Contains(a, "exec") || strings.Contains(a, "eval")) &&
+			(strings.Contains(a, "stdin") || strings.Contains(a, "STDIN") || strings.Contains(a, "input()") || strings.Contains(a, "readFileSync(0") || strings.Contains(a, "<STDIN>")) {
+			return true
 		}
 	}
 	return false

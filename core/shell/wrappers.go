@@ -610,15 +610,21 @@ func (z *analyzer) shell(name string, args []word, proto SimpleCommand, stdin *w
 		break
 	}
 	rest := args[min(i, len(args)):]
+	fromStdin := sflag || len(rest) == 0 || slices.Contains(stdinFiles, rest[0].s)
 	switch {
 	case cflag:
 		if len(rest) > 0 {
 			z.script(rest[0], name, proto)
 		}
 	case slices.ContainsFunc(args, func(a word) bool { return a.s == "--help" || a.s == "--version" }):
-	case (sflag || len(rest) == 0) && stdin != nil && stdin.known:
+	case len(rest) > 0 && strings.HasPrefix(rest[0].s, "/dev/fd/") && !slices.Contains(stdinFiles, rest[0].s):
+		z.unknown(name + " runs a script from a process substitution, which cannot be known before it runs")
+	case fromStdin && stdin == nil && len(rest) > 0:
+		// bash /dev/stdin with nothing on the line feeding it: what it reads is unknown.
+		z.unknown(name + " runs a script read from standard input, which cannot be known before it runs")
+	case fromStdin && stdin != nil && stdin.known:
 		z.script(*stdin, name, proto)
-	case (sflag || len(rest) == 0) && stdin != nil:
+	case fromStdin && stdin != nil:
 		z.unknown(name + " runs a script read from a pipe, which cannot be known before it runs")
 	}
 }
@@ -783,7 +789,7 @@ var (
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = regexp.MustCompile(`(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
 	// Signals to every process: os.kill(-1, 9), kill 9, -1, process.kill(-1).
-	killAll = regexp.MustCompile(`kill\s*\(\s*-1\b|kill\s+['"]?\w+['"]?\s*,\s*-1\b`)
+	killAll = regexp.MustCompile(`kill(?:pg)?\s*\(\s*-?1\s*[,)]|kill\s+['"]?\w+['"]?\s*(?:,|=>)\s*-?1\b|Process\.kill\(\s*[^,]+,\s*-?1\s*\)|process\.kill\(\s*-?1\b`)
 )
 
 // oneLiner analyses what an interpreter's one-liner shows as literals: each shell
