@@ -787,7 +787,7 @@ var (
 	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
-	fileWrite = regexp.MustCompile(`(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
 	// Signals to every process: os.kill(-1, 9), kill 9, -1, process.kill(-1).
 	killAll = regexp.MustCompile(`kill(?:pg)?\s*\(\s*-?1\s*[,)]|kill\s+['"]?\w+['"]?\s*(?:,|=>)\s*-?1\b|Process\.kill\(\s*[^,]+,\s*-?1\s*\)|process\.kill\(\s*-?1\b`)
 )
