@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Action is the watchdog's verdict on a line.
@@ -192,6 +193,45 @@ type watch struct {
 	real   map[string]string // realPath's answers for this line: one file-system walk per path
 	links  map[string]string // links the line makes (Analysis.Links)
 	interp map[string]bool   // interpreter's answers for this line
+	// The lists as sets, built on first use: a line can hold hundreds of paths.
+	files, interpreters, denied *patternSet
+}
+
+// patternSet is a list of globs split for speed: the exact names in a map, the globs
+// by the literal prefix each starts with.
+type patternSet struct {
+	exact map[string]bool
+	globs []globPattern
+}
+
+type globPattern struct{ prefix, pattern string }
+
+func newPatternSet(list []string) *patternSet {
+	s := &patternSet{exact: map[string]bool{}}
+	for _, p := range list {
+		i := strings.IndexAny(p, "*?[\\")
+		if i < 0 {
+			s.exact[p] = true
+			continue
+		}
+		s.globs = append(s.globs, globPattern{prefix: p[:i], pattern: bashPattern(p)})
+	}
+	return s
+}
+
+// match reports whether name is in the set or matches one of its globs.
+func (s *patternSet) match(name string) bool {
+	if s.exact[name] {
+		return true
+	}
+	for _, g := range s.globs {
+		if strings.HasPrefix(name, g.prefix) {
+			if ok, _ := path.Match(g.pattern, name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (w *watch) on(rule string) bool { return !slices.Contains(w.cfg.Disable, rule) }
@@ -242,10 +282,11 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 	}
 	args := c.Argv[1:]
 	if w.on("deny-command") {
-		for _, pat := range w.cfg.DenyCommands {
-			if ok, _ := path.Match(pat, name); ok {
-				return deny("deny-command", "refused: %s destroys data or stops the machine and is on the watchdog's deny list; it is never run for an agent.", name)
-			}
+		if w.denied == nil {
+			w.denied = newPatternSet(w.cfg.DenyCommands)
+		}
+		if w.denied.match(name) {
+			return deny("deny-command", "refused: %s destroys data or stops the machine and is on the watchdog's deny list; it is never run for an agent.", name)
 		}
 	}
 	if w.on("fork-bomb") && c.Func != "" && name == c.Func && (c.Pipeline != 0 || c.Background) {
@@ -275,8 +316,8 @@ func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
 		if v, bad := diskTool(name, args); bad {
 			return v
 		}
-		for _, pat := range mkfsTools {
-			if ok, _ := path.Match(pat, name); ok {
+		if strings.HasPrefix(name, "mk") || strings.HasPrefix(name, "newfs") || name == "mformat" {
+			if mkfsSet().match(name) {
 				if dev, bad := onDevice(c, 1); bad {
 					return deny("disk-tool", "refused: %s on %s makes a new file system on a device, destroying what it holds. Make it on an image file in the workspace instead.", name, dev)
 				}
@@ -926,6 +967,9 @@ func forkOneLiner(name string, args []string) bool {
 var mkfsTools = []string{"mkfs", "mkfs.*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs",
 	"mkudffs", "mformat", "newfs", "newfs_*", "mkfs_*"}
 
+// mkfsSet is mkfsTools as a set, built once.
+var mkfsSet = sync.OnceValue(func() *patternSet { return newPatternSet(mkfsTools) })
+
 // onDevice reports an operand that is a device, or cannot be known.
 func onDevice(c *SimpleCommand, from int) (string, bool) {
 	for k := from; k < len(c.Argv); k++ {
@@ -1130,13 +1174,10 @@ func (w *watch) interpreter(name string) bool {
 	if v, ok := w.interp[name]; ok {
 		return v
 	}
-	is := false
-	for _, p := range w.cfg.Interpreters {
-		if p == name || match(p, name) {
-			is = true
-			break
-		}
+	if w.interpreters == nil {
+		w.interpreters = newPatternSet(w.cfg.Interpreters)
 	}
+	is := w.interpreters.match(name)
 	if w.interp == nil {
 		w.interp = map[string]bool{}
 	}
@@ -1246,7 +1287,8 @@ func (w *watch) holdsProtected(p string) bool {
 	if p == "" || strings.HasPrefix(p, "-") {
 		return false
 	}
-	return w.protectedFile(p) || w.protectedFile(strings.TrimSuffix(p, "/")+"/x")
+	// The folder's own spellings are worked out once: "/x" stands for what it holds.
+	return w.protectedForms(w.forms(p, "")) || w.protectedForms(w.forms(strings.TrimSuffix(p, "/"), "/x"))
 }
 
 // withoutLinks is c without the operands that name a symbolic link with no trailing
@@ -1318,10 +1360,22 @@ func (w *watch) protectedFile(t string) bool {
 	if t == "" {
 		return false
 	}
-	forms := []string{w.norm(t)}
-	if lex := w.lexical(t); lex != forms[0] {
-		forms = append(forms, lex)
+	return w.protectedForms(w.forms(t, ""))
+}
+
+// forms are the spellings of a path the lists are matched against: as the file system
+// resolves it, and as the line names it; suffix is added to both (a folder's "/x").
+func (w *watch) forms(t, suffix string) []string {
+	n := w.norm(t)
+	forms := []string{n + suffix}
+	if lex := w.lexical(t); lex != n {
+		forms = append(forms, lex+suffix)
 	}
+	return forms
+}
+
+// protectedForms reports whether one of the forms is a protected file.
+func (w *watch) protectedForms(forms []string) bool {
 	for _, n := range forms {
 		if lvmDevice(n) {
 			return true
@@ -1329,12 +1383,19 @@ func (w *watch) protectedFile(t string) bool {
 		if n == "~/.ssh/known_hosts" {
 			return false // ssh-keyscan host >> ~/.ssh/known_hosts: trusting a host, routine
 		}
-		glob := strings.ContainsAny(n, "*?[")
-		for _, p := range w.cfg.ProtectedFiles {
-			// A glob operand counts when it could name a protected file
-			// (~/.bash?c reaches ~/.bashrc wherever home is).
-			if match(p, n) || glob && match(n, p) {
-				return true
+		if w.files == nil {
+			w.files = newPatternSet(w.cfg.ProtectedFiles)
+		}
+		if w.files.match(n) {
+			return true
+		}
+		if strings.ContainsAny(n, "*?[") {
+			for _, p := range w.cfg.ProtectedFiles {
+				// A glob operand counts when it could name a protected file
+				// (~/.bash?c reaches ~/.bashrc wherever home is).
+				if match(n, p) {
+					return true
+				}
 			}
 		}
 	}
@@ -1377,7 +1438,6 @@ func (w *watch) lexical(p string) string {
 // match is path.Match with a fast refusal: most protected patterns share no literal
 // prefix with the path at hand, and a line can hold hundreds of paths.
 func match(pattern, name string) bool {
-	pattern = bashPattern(pattern)
 	i := strings.IndexAny(pattern, "*?[\\")
 	if i < 0 {
 		return pattern == name
@@ -1385,7 +1445,7 @@ func match(pattern, name string) bool {
 	if !strings.HasPrefix(name, pattern[:i]) {
 		return false
 	}
-	ok, _ := path.Match(pattern, name)
+	ok, _ := path.Match(bashPattern(pattern), name)
 	return ok
 }
 
