@@ -70,6 +70,13 @@ var wrappers = map[string]wrapSpec{
 	"watch":            {argOpts: "nqd", longArgs: []string{"interval", "chgexit"}, operands: -2},
 	"xargs":            {argOpts: "IaLndPsE", longArgs: []string{"arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 	"busybox":          {},
+	"rlwrap":           {argOpts: "aAbCcDefFgHlmNoOpPqrRsStvwWz"},
+	"catchsegv":        {},
+	"dbus-launch":      {},
+	"chpst":            {argOpts: "ugUeblmdoptcfn"},
+	"daemonize":        {argOpts: "aceEolpuv"},
+	"sshpass":          {argOpts: "pfde"},
+	"proot":            {argOpts: "rbwqkR", longArgs: []string{"rootfs", "bind", "cwd"}},
 	"toybox":           {},
 }
 
@@ -94,6 +101,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		z.shell(name, args, proto, stdin)
 		return
 	case name == "eval":
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:] // eval -- 'cmd'
+		}
 		z.script(join(args), "eval", proto)
 		return
 	case name == "ssh":
@@ -102,6 +112,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		// runs here.
 		z.runners(name, args, inner, proto, stdin)
 		if rest := sshCommand(args); len(rest) > 0 {
+			if rest[0].s == "--" {
+				rest = rest[1:]
+			}
 			z.script(join(rest), "ssh", proto)
 		}
 		return
@@ -251,6 +264,12 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		break
 	}
 	rest := args[min(i, len(args)):]
+	if (name == "sudo" || name == "doas") && len(rest) > 0 && slices.ContainsFunc(args[:min(i, len(args))], func(a word) bool {
+		return a.s == "-s" || a.s == "-i" || a.s == "--shell" || a.s == "--login"
+	}) {
+		z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
+		return
+	}
 	// env -C DIR, sudo -D DIR, --chdir, --working-directory: the command runs there.
 	for k := 0; k < min(i, len(args)); k++ {
 		a, dir, found := args[k].s, "", false
@@ -293,6 +312,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			} else if v, ok := strings.CutPrefix(a.s, "--command="); ok {
 				z.script(word{s: v, known: a.known}, name, proto)
 			}
+		}
+		if name == "sg" && len(rest) >= 2 && !strings.HasPrefix(rest[1].s, "-") {
+			z.script(join(rest[1:]), name, proto) // sg GROUP 'CMD'
 		}
 		return
 	case -2: // watch joins its operands into a sh -c script
@@ -377,7 +399,8 @@ var subcommandRunners = map[string][]string{
 	"pipenv": {"run"}, "pdm": {"run"}, "hatch": {"run"}, "conda": {"run"}, "mamba": {"run"}, "micromamba": {"run"},
 	"pixi": {"run"}, "bundle": {"exec"}, "toolbox": {"run"}, "direnv": {"exec"}, "docker": {}, "parallel": {},
 	"sem": {}, "tmux": {"new", "new-session", "new-window", "split-window", "run-shell", "respawn-pane"},
-	"distrobox": {"enter"},
+	"distrobox": {"enter"}, "mise": {"exec", "x"}, "asdf": {"exec"}, "opam": {"exec"}, "stack": {"exec"},
+	"devbox": {"run"}, "rye": {"run"},
 }
 
 // runnerValueOptions are the runners' options that take a value.
@@ -436,6 +459,23 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 				return true
 			}
 		}
+	}
+	if name == "start-stop-daemon" {
+		// start-stop-daemon --start --exec PROG -- ARGS runs PROG ARGS.
+		var prog *word
+		for k, a := range args {
+			if (a.s == "--exec" || a.s == "-x" || a.s == "--startas" || a.s == "-a") && k+1 < len(args) {
+				prog = &args[k+1]
+			}
+			if a.s == "--" && prog != nil {
+				z.command(append([]word{*prog}, args[k+1:]...), inner, stdin)
+				return true
+			}
+		}
+		if prog != nil {
+			z.command([]word{*prog}, inner, stdin)
+		}
+		return true
 	}
 	subs, ok := subcommandRunners[name]
 	if !ok {
