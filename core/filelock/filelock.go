@@ -1,4 +1,4 @@
-// Package filelock is agentbox's one lock design: an advisory flock(2) on a lock file
+// Package filelock is agentbox's lock on its own state: an advisory flock(2) on a lock file
 // in agentbox's own state folder (a session's folder, the folder shared by a user's
 // sessions, a journal folder), never beside the user's files. The kernel drops the lock
 // of a process that dies, so a killed call never leaves a lock behind; waiting polls

@@ -380,9 +380,9 @@ var scriptOptions = map[string][]string{
 	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script"},
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
-	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"}, "tmux": {}, "expect": {},
+	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
 	"vim": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"}, "ex": {"-c"}, "vim.basic": {"-c"},
-	"less": {}, "git": {}, "fzf": {"--preview", "--bind"}, "find": {},
+	"fzf": {"--preview", "--bind"},
 }
 
 // argvOptions are options after which the rest of the line is a command the tool
