@@ -769,7 +769,11 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 			case *syntax.ProcSubst:
 				// >(cmd) and <(cmd) are a pipe to cmd, named /dev/fd/N; cmd itself is
 				// analysed where the walk reaches it.
-				lit("/dev/fd/63")
+				if z.printsSetup(p.Stmts) {
+					lit(setupScript)
+				} else {
+					lit("/dev/fd/63")
+				}
 			default:
 				appendAll([]word{{}})
 			}
@@ -1149,18 +1153,45 @@ func constArith(x syntax.ArithmExpr) (int, bool) {
 	return n, err == nil
 }
 
-// envGenerator reports the shell set-up commands READMEs have people eval: they print
-// their own tool's variables and functions.
+// setupScript names a process substitution that prints a tool's own shell set-up
+// (source <(kubectl completion bash)). It is no file's name: /dev/fd holds only numbers.
+const setupScript = "/dev/fd/63 (set-up)"
+
+// printsSetup reports statements that are one call of an envGenerator.
+func (z *analyzer) printsSetup(stmts []*syntax.Stmt) bool {
+	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 {
+		return false
+	}
+	call, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return false
+	}
+	argv := make([]word, len(call.Args))
+	for k, a := range call.Args {
+		if argv[k] = z.word(a, false); !argv[k].known {
+			return false
+		}
+	}
+	return envGenerator(base(argv[0].s), argv[1:])
+}
+
+// envGenerator reports the shell set-up commands READMEs have people eval or source:
+// they print their own tool's variables, functions or completions.
 func envGenerator(name string, args []word) bool {
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0].s
 	}
+	if sub == "completion" || sub == "completions" || sub == "--completion" || name == "register-python-argcomplete" {
+		return true // kubectl completion bash, rustup completions zsh, pip completion --bash
+	}
 	switch name {
 	case "ssh-agent":
 		return true
-	case "pyenv", "rbenv", "nodenv", "goenv", "jenv", "zoxide", "starship", "thefuck":
+	case "pyenv", "rbenv", "nodenv", "goenv", "jenv", "zoxide", "starship", "thefuck", "atuin", "mcfly", "oh-my-posh":
 		return sub == "init"
+	case "fzf":
+		return sub == "--bash" || sub == "--zsh" || sub == "--fish"
 	case "direnv":
 		return sub == "hook"
 	case "conda", "micromamba", "mamba":

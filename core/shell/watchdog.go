@@ -240,342 +240,6 @@ func deny(rule, format string, args ...any) Verdict {
 	return Verdict{Action: Deny, Rule: rule, Reason: fmt.Sprintf(format, args...)}
 }
 
-// command checks one simple command.
-func (w *watch) command(an *Analysis, i int, c *SimpleCommand) Verdict {
-	w.dir = c.Dir
-	for _, r := range c.Redirects {
-		if isWrite(r.Op) && w.on("protected-write") && w.protectedFile(r.Target) {
-			return deny("protected-write", "refused: the redirection %s%s %s writes to %s, a protected system, device or shell start-up file. Write to a file inside the workspace instead.", r.Fd, r.Op, r.Target, r.Target)
-		}
-		if isWrite(r.Op) && w.on("protected-write") && strings.ContainsAny(r.Target, "*?[") {
-			for _, m := range w.globAbs(r.Target) {
-				if w.protectedFile(m) {
-					return deny("protected-write", "refused: the redirection %s%s %s writes to %s, a protected system, device or shell start-up file. Write to a file inside the workspace instead.", r.Fd, r.Op, r.Target, m)
-				}
-			}
-		}
-		if isWrite(r.Op) && c.DirUnknown && !r.Partial && !path.IsAbs(r.Target) && !strings.HasPrefix(r.Target, "~") && r.Target != "" && w.on("unknown-operand") && !strings.Contains(r.Op, "&") {
-			return deny("unknown-operand", "refused: the redirection %s%s %s writes to a file in a folder the line's cd made unknown (it could be a start-up or system folder). cd to a literal path, or ask the user to allow this exact line.", r.Fd, r.Op, r.Target)
-		}
-		if isWrite(r.Op) && r.Partial && w.on("unknown-operand") && !strings.HasPrefix(r.Target, "/dev/tcp/") && !strings.HasPrefix(r.Target, "/dev/udp/") {
-			return deny("unknown-operand", "refused: the redirection %s%s %s... writes to a file whose name cannot be known before the line runs (it could be a start-up or system file). Write to a literal path, or ask the user to allow this exact line.", r.Fd, r.Op, r.Target)
-		}
-	}
-	if len(c.Argv) == 0 {
-		return Verdict{Action: Allow}
-	}
-	name := base(c.Argv[0])
-	if strings.Contains(c.Argv[0], "/") && (c.Partial == nil || !c.Partial[0]) {
-		// ./d where d links to rm (made now or earlier) runs rm.
-		p := c.Argv[0]
-		if !path.IsAbs(p) && w.dir != "" {
-			p = w.dir + "/" + p
-		}
-		if path.IsAbs(p) {
-			if r := base(w.realPath(path.Clean(p))); r != name && r != "" {
-				name = r
-			}
-		}
-	}
-	if copied, ok := an.Copies[c.Argv[0]]; ok {
-		name = base(copied) // cp /bin/rm d2 earlier on the line: ./d2 is rm
-	}
-	args := c.Argv[1:]
-	if w.on("deny-command") {
-		if w.denied == nil {
-			w.denied = newPatternSet(w.cfg.DenyCommands)
-		}
-		if w.denied.match(name) {
-			return deny("deny-command", "refused: %s destroys data or stops the machine and is on the watchdog's deny list; it is never run for an agent.", name)
-		}
-	}
-	if w.on("fork-bomb") && c.Func != "" && name == c.Func && (c.Pipeline != 0 || c.Background) {
-		return deny("fork-bomb", "refused: function %s calls itself in a pipe or in the background, the shape of a fork bomb.", c.Func)
-	}
-	if w.on("fork-bomb") && c.Loop && c.Background {
-		return deny("fork-bomb", "refused: %s is started in the background inside a loop that never ends, the shape of a fork bomb.", name)
-	}
-	if w.on("fork-bomb") && name == "xargs" && unlimitedProcs(args) && c.Pipeline != 0 && fedEndlessly(an, i, c) {
-		return deny("fork-bomb", "refused: xargs -P 0 starts a process for every input line without limit, fed by a stream that does not end (yes, a huge seq): a process flood.")
-	}
-	if w.on("fork-bomb") && c.Background && c.Func != "" && recursive(an, c.Func) {
-		return deny("fork-bomb", "refused: function %s starts a background process and calls itself, the shape of a fork bomb.", c.Func)
-	}
-	if w.on("fork-bomb") && forkOneLiner(name, args) {
-		return deny("fork-bomb", "refused: the %s one-liner forks in a loop, the shape of a fork bomb.", name)
-	}
-	if w.on("cron") && name == "crontab" && !slices.Contains(args, "-l") {
-		return deny("cron", "refused: crontab installs or edits a cron table, which runs commands later without anyone watching. Ask the user to set it up.")
-	}
-	if w.on("cron") {
-		if v, bad := persists(name, args); bad {
-			return v
-		}
-	}
-	if w.on("disk-tool") {
-		if v, bad := diskTool(name, args); bad {
-			return v
-		}
-		if strings.HasPrefix(name, "mk") || strings.HasPrefix(name, "newfs") || name == "mformat" {
-			if mkfsSet().match(name) {
-				if dev, bad := onDevice(c, 1); bad {
-					return deny("disk-tool", "refused: %s on %s makes a new file system on a device, destroying what it holds. Make it on an image file in the workspace instead.", name, dev)
-				}
-			}
-		}
-		if name == "wipefs" && (hasFlag(args, "a", "all") || hasFlag(args, "o", "offset")) {
-			if dev, bad := onDevice(c, 1); bad {
-				return deny("disk-tool", "refused: wipefs erases the signatures on %s, which makes its file systems unreadable.", dev)
-			}
-		}
-	}
-	if w.on("remote-exec") {
-		if v, bad := w.remoteExec(an, i, c, name); bad {
-			return v
-		}
-		if w.interpreter(name) {
-			for _, r := range c.Redirects {
-				if strings.HasPrefix(r.Target, "/dev/tcp/") || strings.HasPrefix(r.Target, "/dev/udp/") {
-					return deny("remote-exec", "refused: %s reads or writes %s, a network connection: a shell driven from the network (a reverse shell).", name, r.Target)
-				}
-			}
-			if f, ok := w.runsDownloaded(an, i, c, name); ok {
-				return deny("remote-exec", "refused: %s runs %s, which a downloader on the same line fetched, unseen. Download it, read it, then run it in another call.", name, f)
-			}
-		}
-	}
-	if w.on("no-preserve-root") && slices.Contains(args, "--no-preserve-root") {
-		return deny("no-preserve-root", "refused: --no-preserve-root lets %s operate on /.", name)
-	}
-	switch name {
-	case "rm", "unlink", "rmdir":
-		if name == "rm" && w.on("rm-tree") && hasFlag(args, "rR", "recursive") {
-			if t, ok := w.protectedTree(w.withoutLinks(c), 1, true); ok {
-				return deny("rm-tree", "refused: rm -r on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", t)
-			}
-			if v, bad := w.unknownOperand(c, 1, "rm -r"); bad {
-				return v
-			}
-		}
-		// Deleting a protected file is writing it: rm /etc/passwd, unlink ~/.bashrc, and
-		// rm -r of a folder that holds one (rm -rf ~/.ssh).
-		recursive := name == "rm" && hasFlag(args, "rR", "recursive")
-		if t, ok := w.protectedOperandIn(c, 1, len(c.Argv), recursive); ok && w.on("protected-write") {
-			return deny("protected-write", "refused: %s of %s deletes a protected system, device or shell start-up file.", name, t)
-		}
-	case "git":
-		if tree, sub, ok := gitWorkTree(args); ok && w.on("rm-tree") {
-			switch {
-			case sub == "clean" && hasFlag(args, "f", "force"),
-				sub == "reset" && slices.Contains(args, "--hard"),
-				sub == "checkout" && (hasFlag(args, "f", "force") || slices.Contains(args, ".")),
-				sub == "restore", sub == "stash" && slices.Contains(args, "-a"):
-				if n := w.norm(tree); n == "/" || n == "~" || slices.Contains(w.cfg.ProtectedTrees, n) || w.ancestorOfHome(n) {
-					return deny("rm-tree", "refused: git %s with %s as the work tree deletes or overwrites files across a whole system or home tree.", sub, tree)
-				}
-			}
-		}
-	case "srm", "wipe", "trash-put", "trash", "gio":
-		// Deleters by another name: srm -r, wipe -r, trash-put, gio trash|remove.
-		if name == "gio" && (len(args) == 0 || args[0] != "trash" && args[0] != "remove") {
-			break
-		}
-		from := 1
-		if name == "gio" {
-			from = 2
-		}
-		if t, ok := w.protectedTree(w.withoutLinks(c), from, true); ok && w.on("rm-tree") {
-			return deny("rm-tree", "refused: %s on %s would delete a whole system or home tree. Name the exact directory inside the workspace you mean to remove.", name, t)
-		}
-		if t, ok := w.protectedOperandIn(c, from, len(c.Argv), true); ok && w.on("protected-write") {
-			return deny("protected-write", "refused: %s of %s deletes a protected start-up, key or system file.", name, t)
-		}
-	case "zip", "7za", "7zz":
-		// zip -m and 7z -sdel delete what they archive.
-		if w.on("rm-tree") && (name == "zip" && hasFlag(args, "m", "move") || slices.Contains(args, "-sdel")) {
-			if t, ok := w.protectedTree(c, 1, false); ok {
-				return deny("rm-tree", "refused: %s deletes the files it archives, and %s is a whole system or home tree.", name, t)
-			}
-		}
-	case "setfacl", "chattr", "chcon":
-		if w.on("perm-tree") && hasFlag(args, "R", "recursive") {
-			if t, ok := w.protectedTree(c, 1, false); ok {
-				return deny("perm-tree", "refused: %s -R on %s changes the permissions or attributes of a whole system or home tree.", name, t)
-			}
-		}
-	case "chmod", "chown", "chgrp":
-		if w.on("perm-tree") && (hasFlag(args, "R", "recursive") || w.treeIs(c, "/") || w.treeIs(c, "~")) {
-			if t, ok := w.protectedTree(c, 1, false); ok {
-				return deny("perm-tree", "refused: %s on %s changes permissions or owners of a whole system or home tree. Limit it to files inside the workspace.", name, t)
-			}
-			// The first operand is the mode or the owner, not a path.
-			if v, bad := w.unknownOperand(c, firstOperand(c.Argv, 1)+1, name+" -R"); bad {
-				return v
-			}
-		}
-		// The mode or owner of a protected file: chmod 777 /etc/shadow, chmod u+s /bin/bash,
-		// chmod 777 ~/.ssh; tightening a key's mode is routine (chmod 600 ~/.ssh/id_rsa).
-		modeAt := chmodModeAt(name, c.Argv)
-		tighten := name == "chmod" && modeAt < len(c.Argv) && tightens(c.Argv[modeAt])
-		if t, ok := w.protectedOperandIn(c, modeAt+1, len(c.Argv), true); ok && !tighten && w.on("protected-write") {
-			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or owner.", name, t)
-		}
-	case "find":
-		if w.on("find-delete") && (slices.Contains(args, "-delete") || findRemoves(an, i)) {
-			// Only the start points count, not the expression after them, nor find's
-			// own options before them (find -H /, find -O3 /, find -D exec /, find -- /).
-			roots := *c
-			roots.Argv = []string{c.Argv[0]}
-			k := 1
-			for k < len(c.Argv) {
-				a := c.Argv[k]
-				if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") {
-					k++
-				} else if a == "-D" && k+1 < len(c.Argv) {
-					k += 2
-				} else if a == "--" {
-					k++
-					break
-				} else {
-					break
-				}
-			}
-			for ; k < len(c.Argv); k++ {
-				a := c.Argv[k]
-				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-					break
-				}
-				roots.Argv = append(roots.Argv, a)
-			}
-			if c.Partial != nil {
-				roots.Partial = nil // start points computed at run time stay judged below
-				for j := range roots.Argv {
-					roots.Partial = append(roots.Partial, j < len(c.Partial) && c.Partial[indexOf(c.Argv, roots.Argv[j])])
-				}
-			}
-			if t, ok := w.protectedTree(&roots, 1, false); ok && !w.tempCleanup(&roots, c.Argv[len(roots.Argv):]) {
-				return deny("find-delete", "refused: find over %s deletes files across a whole system or home tree. Start find in the workspace directory you mean.", t)
-			}
-			if v, bad := w.unknownOperand(&roots, 1, "find -delete"); bad {
-				return v
-			}
-		}
-	case "mv":
-		if w.on("move-tree") {
-			if t, ok := w.protectedTree(c, 1, false); ok {
-				return deny("move-tree", "refused: mv of %s moves a whole system or home tree away.", t)
-			}
-		}
-		if last := len(c.Argv) - 1; w.on("protected-write") && !slices.Contains(args, "-t") && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--target-directory") }) {
-			if t, ok := w.protectedOperandIn(c, 1, last, true); ok {
-				return deny("protected-write", "refused: mv of %s moves a protected start-up, key or system file away.", t)
-			}
-		}
-	case "kill", "pkill", "killall", "skill", "snice":
-		if w.on("kill-all") && name == "kill" {
-			if v, bad := w.killTargets(an, c); bad {
-				return v
-			}
-		}
-		if w.on("kill-all") && (name == "pkill" || name == "killall") {
-			if v, bad := killsEverything(name, args); bad {
-				return v
-			}
-			for k, a := range args {
-				if (a == "-P" || a == "--parent") && k+1 < len(args) && strings.TrimLeft(args[k+1], "0") == "1" {
-					return deny("kill-all", "refused: %s -P 1 signals every child of init: the system's services.", name)
-				}
-			}
-		}
-		if w.on("kill-all") && name == "skill" && slices.ContainsFunc(args, func(a string) bool { return a == "-u" || a == "--user" }) {
-			return deny("kill-all", "refused: skill -u signals every process of a user. Kill the process by its pid.")
-		}
-		if w.on("kill-all") && (name == "pkill" || name == "killall") {
-			// Every process of a user (pkill -u root) or every process at all.
-			for k, a := range args {
-				if (a == "-u" || a == "--user" || a == "-U" || a == "--uid") && k+1 < len(args) || strings.HasPrefix(a, "--user=") || a == "-e" && name == "killall" && len(args) == 1 {
-					return deny("kill-all", "refused: %s %s signals every process of a user, this session's and the system's among them. Kill the process by its pid or its exact name.", name, strings.Join(args, " "))
-				}
-			}
-		}
-	case "init", "telinit":
-		if w.on("kill-all") && len(args) > 0 && (args[0] == "0" || args[0] == "6" || args[0] == "1" || args[0] == "s" || args[0] == "S") {
-			return deny("kill-all", "refused: %s %s changes the system's runlevel (halt, reboot or single-user).", name, args[0])
-		}
-	case "systemctl":
-		for _, a := range args {
-			switch a {
-			case "poweroff", "reboot", "halt", "kexec", "rescue", "emergency", "suspend", "hibernate", "isolate":
-				if w.on("kill-all") {
-					return deny("kill-all", "refused: systemctl %s stops or restarts the machine.", a)
-				}
-			}
-		}
-	case "tar", "bsdtar", "unzip", "rsync", "cp", "cpio", "7z":
-		if w.on("rm-tree") && (slices.Contains(args, "--remove-files") || slices.Contains(args, "--remove-source-files") || slices.Contains(args, "-sdel")) {
-			if t, ok := w.protectedTree(c, 1, false); ok {
-				return deny("rm-tree", "refused: %s deletes the files it copies, and %s is a whole system or home tree.", name, t)
-			}
-		}
-		if dir := extractInto(name, args); dir == "" && w.dir != "" && w.on("protected-write") && extracts(name, args) {
-			// Unpacking into the folder the command runs in: cd ~ && tar xf x.tar.
-			if n := w.norm(w.dir); n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) {
-				return deny("protected-write", "refused: %s unpacks into %s, where start-up or system files would be overwritten. Unpack into a folder of the workspace.", name, w.dir)
-			}
-		}
-		if dir := extractInto(name, args); dir != "" && w.on("protected-write") {
-			n := w.norm(dir)
-			if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
-				return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir)
-			}
-		}
-	case "dd", "dcfldd", "dc3dd", "sg_dd":
-		for _, a := range args {
-			if of, ok := strings.CutPrefix(a, "of="); ok && w.on("dd-device") && w.protectedFile(of) {
-				return deny("dd-device", "refused: dd of=%s writes raw bytes onto a device or protected system file.", of)
-			}
-		}
-		if w.on("dd-raw") {
-			for _, a := range args {
-				if in, ok := strings.CutPrefix(a, "if="); ok && w.protectedFile(in) {
-					return Verdict{Action: Flag, Rule: "dd-raw", Reason: fmt.Sprintf("dd reads raw bytes from %s, a device or protected file; check where they go before running it.", in)}
-				}
-			}
-		}
-	}
-	if w.on("protected-write") {
-		for _, t := range w.intoDirs(name, args) {
-			if w.protectedFile(t) {
-				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
-			}
-		}
-		targets := writeTargets(name, args)
-		if name == "git" {
-			targets = append(targets, gitConfigWrites(args)...) // git config --system, --global
-		}
-		for _, t := range targets {
-			if w.protectedFile(t) {
-				return deny("protected-write", "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead.", name, t)
-			}
-			if strings.ContainsAny(t, "*?[") {
-				for _, m := range w.globAbs(t) {
-					if w.protectedFile(m) {
-						return deny("protected-write", "refused: %s writes to %s (%s), a protected system, device or shell start-up file. Write inside the workspace instead.", name, t, m)
-					}
-				}
-			}
-		}
-		if w.on("unknown-operand") {
-			for k, a := range c.Argv {
-				if k > 0 && c.Partial != nil && c.Partial[k] && slices.Contains(writeTargets(name, args), a) {
-					return deny("unknown-operand", "refused: %s writes to %s..., whose name cannot be known before the line runs (it could be a start-up or system file). Use a literal path, or ask the user to allow this exact line.", name, a)
-				}
-			}
-		}
-	}
-	return Verdict{Action: Allow}
-}
-
 // runsDownloaded reports an interpreter (or source) at i whose script is a file a
 // downloader wrote earlier on the line: curl -o x.sh URL && bash x.sh, wget URL/x.sh;
 // . x.sh, curl URL > x.sh; sh x.sh.
@@ -829,6 +493,9 @@ func extracts(name string, args []string) bool {
 		return hasFlag(args, "i", "extract")
 	case "7z":
 		return len(args) > 0 && (args[0] == "x" || args[0] == "e")
+	case "patch":
+		// patch with no file operand writes the files its diff names, in its folder.
+		return len(patchOperands(args)) == 0 && !hasFlag(args, "o", "output") && !slices.Contains(args, "--dry-run")
 	case "tar", "bsdtar":
 		for _, a := range args {
 			if a == "--extract" || a == "--get" {
@@ -1072,6 +739,9 @@ func (w *watch) remoteExec(an *Analysis, i int, c *SimpleCommand, name string) (
 	// the download piped in as data, unless that program evaluates what it reads
 	// (exec(sys.stdin.read()), eval STDIN.read).
 	stdinIsData := w.interpreter(name) && ownProgram(name, c.Argv[1:]) && !evalsStdin(c.Argv[1:])
+	if lib, ok := evalsDownload(c.Argv[1:]); ok && w.interpreter(name) {
+		return deny("remote-exec", "refused: the %s one-liner fetches code with %s and runs it unseen. Download to a file, read it, then run it.", name, lib), true
+	}
 	if c.Context == "procsubst" && w.interpreter(name) && !stdinIsData {
 		// curl URL > >(sh), curl URL | tee >(sh): the substitution reads the download.
 		for j := range an.Commands {
@@ -1126,6 +796,26 @@ func evalsStdin(args []string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	// A one-liner's network fetch: urlopen, requests.get, open-uri, LWP, fetch(),
+	// file_get_contents of a URL, PowerShell's Invoke-WebRequest and DownloadString.
+	fetchCall = regexp.MustCompile(`urlopen|urlretrieve|requests\.get|httpx\.get|http\.client|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|\bget\(\s*["']https?:|\bfetch\(|https?\.get\(|file_get_contents\(\s*["']https?:|curl_exec|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|DownloadString|WebClient`)
+	// Code run from a value: exec(), eval, new Function, instance_eval, vm's run
+	// functions, PowerShell's Invoke-Expression.
+	evalCall = regexp.MustCompile(`\bexec\s*\(|\beval\b|\bFunction\s*\(|instance_eval|class_eval|runInThisContext|runInNewContext|Invoke-Expression|\biex\b|\bcompile\s*\(`)
+)
+
+// evalsDownload reports a one-liner that fetches code and evaluates it, and names
+// the fetch: exec(urlopen(URL).read()), eval(URI.open(URL).read), iex (irm URL).
+func evalsDownload(args []string) (string, bool) {
+	for _, a := range args {
+		if f := fetchCall.FindString(a); f != "" && evalCall.MatchString(a) {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // ownProgram reports an interpreter given its program on the command line (-c, -e,
@@ -1779,8 +1469,8 @@ func writeTargets(name string, args []string) []string {
 	case "ed", "ex", "red", "sponge", "patch":
 		// ed and ex write the file they edit; sponge and patch the file they are given.
 		out = operands()
-		if name == "patch" && len(out) > 1 {
-			out = out[:1] // patch FILE [PATCHFILE]
+		if name == "patch" {
+			out = patchOperands(args)[:min(1, len(patchOperands(args)))] // patch FILE [PATCHFILE]
 		}
 	case "vi", "vim", "nvim", "vim.basic", "vim.tiny", "gvim":
 		// Scripted editing (-c wq, +cmd, -s script, -es) writes its file operands.
@@ -1813,6 +1503,25 @@ func writeTargets(name string, args []string) []string {
 	return out
 }
 
+// patchValueOptions are patch's options that take the next word as their value.
+var patchValueOptions = map[string]bool{"-p": true, "-d": true, "-i": true, "-o": true, "-r": true, "-B": true, "-z": true,
+	"-V": true, "-D": true, "-F": true, "-g": true, "-Y": true}
+
+// patchOperands are patch's operands: the file to patch and the patch file.
+func patchOperands(args []string) []string {
+	var ops []string
+	for k := 0; k < len(args); k++ {
+		switch a := args[k]; {
+		case patchValueOptions[a]:
+			k++
+		case strings.HasPrefix(a, "-"):
+		default:
+			ops = append(ops, a)
+		}
+	}
+	return ops
+}
+
 // extractInto is the folder an extracting or copying command writes a tree of files
 // into, which may hold start-up files (tar -x -C ~, unzip -d ~, rsync -a dotfiles/ ~/,
 // cp -r dotfiles/. ~): "" when it writes no tree.
@@ -1835,10 +1544,12 @@ func extractInto(name string, args []string) string {
 		if extract && dir != "." {
 			return dir
 		}
-	case "unzip":
+	case "unzip", "patch":
 		for k, a := range args {
 			if a == "-d" && k+1 < len(args) {
 				return args[k+1]
+			} else if v, ok := strings.CutPrefix(a, "--directory="); ok && name == "patch" {
+				return v
 			}
 		}
 	case "rsync", "cp":
@@ -1856,16 +1567,6 @@ func extractInto(name string, args []string) string {
 		}
 	}
 	return ""
-}
-
-// indexOf is the index of the first s in list (0 if none).
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return 0
 }
 
 // protectedOperandIn returns the first operand of Argv[from:to] that is a protected

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,12 +11,13 @@ import (
 // which take an argument), NAME=VALUE words where allowed, then a fixed number of
 // operands; what is left is the command.
 type wrapSpec struct {
-	argOpts  string   // short options that take an argument (-u root, -uroot)
-	longArgs []string // long options that take the next word when written without =
-	assigns  bool     // NAME=VALUE words may come before the command
-	operands int      // operands before the command (timeout's duration, chroot's root)
-	script   string   // a short option whose argument is a shell script (su -c)
-	longScr  string   // the long form of script (--command)
+	argOpts  string         // short options that take an argument (-u root, -uroot)
+	longArgs []string       // long options that take the next word when written without =
+	longN    map[string]int // long options that take more than one word (bwrap --bind SRC DEST)
+	assigns  bool           // NAME=VALUE words may come before the command
+	operands int            // operands before the command (timeout's duration, chroot's root)
+	script   string         // a short option whose argument is a shell script (su -c)
+	longScr  string         // the long form of script (--command)
 }
 
 // wrappers run their operands as a command. Shells, eval, find, xargs-like and
@@ -78,6 +80,13 @@ var wrappers = map[string]wrapSpec{
 	"sshpass":          {argOpts: "pfde"},
 	"proot":            {argOpts: "rbwqkR", longArgs: []string{"rootfs", "bind", "cwd"}},
 	"toybox":           {},
+	"bwrap": {longArgs: []string{"args", "argv0", "userns", "userns2", "pidns", "uid", "gid", "hostname", "chdir", "unsetenv",
+		"lock-file", "sync-fd", "remount-ro", "exec-label", "file-label", "proc", "dev", "tmpfs", "mqueue", "dir", "seccomp",
+		"add-seccomp-fd", "block-fd", "userns-block-fd", "info-fd", "json-status-fd", "cap-add", "cap-drop", "perms", "size",
+		"overlay-src", "tmp-overlay", "ro-overlay"},
+		longN: map[string]int{"setenv": 2, "bind": 2, "bind-try": 2, "dev-bind": 2, "dev-bind-try": 2, "ro-bind": 2,
+			"ro-bind-try": 2, "file": 2, "bind-data": 2, "ro-bind-data": 2, "symlink": 2, "chmod": 2, "overlay": 3}},
+	"flatpak-spawn": {},
 }
 
 // shells run a script given with -c, a script file, or their standard input.
@@ -189,7 +198,7 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		z.findExec(name, args, proto)
 		return
 	}
-	if z.runners(name, args, inner, proto, stdin) {
+	if z.embedded(name, args, proto, stdin) || z.runners(name, args, inner, proto, stdin) {
 		return
 	}
 	spec, ok := wrappers[name]
@@ -233,6 +242,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			i++
 			if !hasVal && contains(spec.longArgs, opt) {
 				i++
+			}
+			if !hasVal {
+				i += spec.longN[opt]
 			}
 			continue
 		}
@@ -279,7 +291,7 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			if !args[k+1].known {
 				inner.Dir, inner.DirUnknown = "", true
 			}
-		case strings.HasPrefix(a, "--chdir=") || strings.HasPrefix(a, "--working-directory="):
+		case strings.HasPrefix(a, "--chdir=") || strings.HasPrefix(a, "--working-directory=") || name == "flatpak-spawn" && strings.HasPrefix(a, "--directory="):
 			_, dir, _ = strings.Cut(a, "=")
 			found = args[k].known
 		case (a == "--chdir" || a == "--working-directory") && k+1 < len(args):
@@ -374,14 +386,14 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 
 // scriptOptions are options whose value is a shell command the tool runs: nodemon
 // --exec CMD, rsync -e CMD, tar --to-command=CMD, ssh -o ProxyCommand=CMD, man -P CMD,
-// zip -TT CMD, entr -s CMD, npx -c CMD, nix-shell --run CMD, vim -c '!CMD'.
+// zip -TT CMD, entr -s CMD, npx -c CMD, nix-shell --run CMD (vim's -c is an ex command:
+// see exCommand).
 var scriptOptions = map[string][]string{
 	"nodemon": {"--exec", "-x"}, "entr": {"-s"}, "npx": {"-c", "--call"}, "nix-shell": {"--run", "--command"},
 	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script"},
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
 	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
-	"vim": {"-c", "--cmd"}, "vi": {"-c", "--cmd"}, "nvim": {"-c", "--cmd"}, "ex": {"-c"}, "vim.basic": {"-c"},
 	"fzf": {"--preview", "--bind"},
 }
 
@@ -389,7 +401,7 @@ var scriptOptions = map[string][]string{
 // runs: xterm -e CMD..., gdb --args CMD..., nix develop -c CMD..., watchexec -- CMD.
 var argvOptions = map[string][]string{
 	"xterm": {"-e"}, "gnome-terminal": {"--"}, "konsole": {"-e"}, "gdb": {"--args"}, "nix": {"-c", "--command"},
-	"watchexec": {"--"}, "screen": {"-dm", "-dmS", "-d", "-m"}, "systemd-nspawn": {"--"}, "bwrap": {"--"},
+	"watchexec": {"--"}, "screen": {"-dm", "-dmS", "-d", "-m"}, "systemd-nspawn": {"--"},
 }
 
 // subcommandRunners run the command that follows their subcommand (and its options):
@@ -429,20 +441,7 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 				continue
 			}
 			handled = true
-			if strings.HasPrefix(name, "vi") || name == "nvim" || name == "ex" {
-				if !strings.HasPrefix(val, "!") {
-					continue // an editor command, not a shell one
-				}
-				val = val[1:]
-			}
 			z.script(word{s: val, known: true}, name+" "+o, proto)
-		}
-	}
-	if name == "vim" || name == "vi" || name == "nvim" || name == "ex" {
-		for _, a := range args {
-			if strings.HasPrefix(a.s, "+!") {
-				z.script(word{s: a.s[2:], known: a.known}, name, proto)
-			}
 		}
 	}
 	if opts, ok := argvOptions[name]; ok {
@@ -787,6 +786,8 @@ func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin 
 	}
 	f := args[0]
 	switch {
+	case f.known && f.s == setupScript:
+		// source <(kubectl completion bash): a tool's own set-up, as with eval "$(...)".
 	case !f.known || strings.HasPrefix(f.s, "/dev/fd/") && !slices.Contains(stdinFiles, f.s):
 		z.unknown(name + " runs a script computed at run time (a process substitution or an expansion)")
 	case slices.Contains(stdinFiles, f.s):
@@ -828,6 +829,11 @@ var (
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// A reference to the home folder, and a file opened or written for writing.
+	homeRef   = regexp.MustCompile(`(?i)home|expanduser|~/`)
+	writeMode = regexp.MustCompile(`['"](?:[wa]b?\+?|r\+b?)['"]|['"]\+?>>?|appendFile|writeFile|write_text|write_bytes|File\.write|file_put_contents|shutil\.copy|copyfile|symlink|\.rename\(|\.replace\(`)
+	// A run of string literals joined by +, / or a comma: ".ssh" / "authorized_keys".
+	literalRun = regexp.MustCompile(`(?:"[^"\n]*"|'[^'\n]*')(?:\s*[,/+]\s*(?:"[^"\n]*"|'[^'\n]*'))*`)
 	// Signals to every process: os.kill(-1, 9), kill 9, -1, process.kill(-1).
 	killAll = regexp.MustCompile(`kill(?:pg)?\s*\(\s*-?1\s*[,)]|kill\s+['"]?\w+['"]?\s*(?:,|=>)\s*-?1\b|Process\.kill\(\s*[^,]+,\s*-?1\s*\)|process\.kill\(\s*-?1\b`)
 )
@@ -911,10 +917,47 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin
 			sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
 			z.add(sc)
 		}
+		if homeRef.MatchString(c) && writeMode.MatchString(c) {
+			// open(os.path.expanduser("~") + "/.bashrc", "a"), Path.home() / ".ssh" /
+			// "authorized_keys": a start-up file written by a path built from home.
+			for _, f := range homeFiles(c) {
+				z.writesTo(name, f, proto)
+			}
+		}
 		if killAll.MatchString(c) {
 			z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
 		}
 	}
+}
+
+// homeFiles are the dot files below home a one-liner's literals name: each literal
+// and each run of joined literals, read from its first "/." after a home reference
+// ("$ENV{HOME}/.bashrc", f"{os.environ['HOME']}/.profile") or as a path below home.
+func homeFiles(code string) []string {
+	var out []string
+	consider := func(s string) {
+		s = strings.TrimLeft(s, "+> ")
+		if i := strings.LastIndex(s, "}/."); i >= 0 {
+			s = s[i+1:]
+		} else if i := strings.Index(s, "HOME/."); i >= 0 {
+			s = s[i+4:]
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(s, "~"), "/")
+		if len(rel) > 1 && rel[0] == '.' && rel[1] != '.' && rel[1] != '/' {
+			out = append(out, "~/"+path.Clean(rel))
+		}
+	}
+	for _, run := range literalRun.FindAllString(code, -1) {
+		var parts []string
+		for _, it := range listItem.FindAllStringSubmatch(run, -1) {
+			consider(it[1] + it[2])
+			parts = append(parts, it[1]+it[2])
+		}
+		if len(parts) > 1 {
+			consider(strings.Join(parts, "/"))
+		}
+	}
+	return out
 }
 
 // ownProgramArgs reports an interpreter given a script file to run (a first operand
