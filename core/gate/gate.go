@@ -145,6 +145,9 @@ func CoreDecision(d policy.Decision) core.Decision {
 	case d.Guard != "":
 		cd.Rule = "protected: " + d.Guard
 		cd.Scope = "protected"
+	case d.Variable != "":
+		cd.Rule = "code-loading variable " + d.Variable
+		cd.Scope = "env"
 	case d.Mode != "":
 		cd.Rule = "mode " + string(d.Mode)
 		cd.Scope = "mode"

@@ -180,6 +180,9 @@ func DeniedText(req Request, d Decision) string {
 // suggest is the narrowest rule that would allow one check: its exact target.
 func suggest(c Check) (RuleSpec, bool) {
 	perm := c.Applet
+	if c.Capability == CapShellEnv && len(c.Argv) == 1 {
+		return RuleSpec{Permission: CapShellEnv, Pattern: escapeGlob(c.Argv[0]), Action: "allow"}, true
+	}
 	if k, known := appletKind(perm); !known || k != c.kind {
 		// A part of another kind than the applet's own (a redirection of a bash line,
 		// the file fetch downloads to) is granted by its capability: fs.write.

@@ -14,11 +14,9 @@ const CapShellEnv = "shell.env"
 
 // CodeLoadingEnv is the one list of environment variables (globs over names) that make
 // a program run or load code the command line does not show: git's config, hooks and
-// helpers, the dynamic linker, interpreters' start-up files and option variables. A
-// call that sets one through bash's env is refused in every mode unless a shell.env
-// rule allows it, since a rule that allows `git status` says nothing about the
-// core.fsmonitor command a GIT_CONFIG_* variable plants. A config's watchdog section
-// adds names ("code_env").
+// helpers, the dynamic linker, interpreters' start-up files, compilers and package
+// indexes. A call that sets one (bash's env, NAME=VALUE or export on the line) is
+// decided by decideEnv. A config's watchdog section adds names ("code_env").
 var CodeLoadingEnv = []string{
 	// Every GIT_* variable but the harmless ones (gitHarmless): git reads dozens
 	// (GIT_TEST_FSMONITOR runs a program, GIT_COMMON_DIR picks the config, GIT_TRACE*
@@ -48,6 +46,13 @@ var CodeLoadingEnv = []string{
 	"DOCKER_CONFIG", "PIP_CONFIG_FILE", "BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH", "R_PROFILE", "R_PROFILE_USER",
 	"LUA_PATH", "LUA_CPATH", "HGRCPATH", "CURL_HOME", "WGETRC", "CLOUDSDK_CONFIG", "ANSIBLE_CONFIG", "HELM_PLUGINS",
 	"EMACSLOADPATH", "OPENSSL_ENGINES", "LOCPATH", "GLIBC_TUNABLES", "SHELL", "CDPATH",
+	// Compilers, their flags (-fplugin=x.so) and wrappers, and where packages come
+	// from: an index or proxy the agent chose serves code the command then runs.
+	"CC", "CXX", "CPP", "FC", "LD", "AR", "AS", "RANLIB", "STRIP", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS",
+	"RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_*", "CARGO_REGISTRIES_*", "CGO_*FLAGS", "CMAKE_*_COMPILER_LAUNCHER",
+	"CCACHE_PREFIX", "DISTCC_*", "MAKE", "PKG_CONFIG", "PKG_CONFIG_PATH", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK",
+	"GOINSECURE", "GOSUMDB", "GOPRIVATE", "GONOPROXY", "PIP_*", "UV_INDEX*", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX",
+	"POETRY_REPOSITORIES_*", "YARN_*", "BUNDLE_*", "DOCKER_HOST", "FCEDIT", "SUDO_EDITOR",
 }
 
 // gitHarmless are the GIT_* variables that only set names, dates and prompts.
@@ -90,8 +95,15 @@ func (p *Policy) envChecks(base Check, entries []string) []Check {
 	return out
 }
 
-// decideEnv decides a code-loading variable: only a shell.env rule that matches it
-// (from any scope; an untrusted project's can only tighten) allows it, in every mode.
+// decideEnv decides a code-loading variable. A shell.env rule that matches it decides
+// (from any scope; an untrusted project's can only tighten). Otherwise it is allowed
+// where every command is (mode bypass, bash(*)): there it gives nothing the agent could
+// not run directly, and PYTHONPATH=src pytest or CC=clang make is everyday work. Where
+// a narrower rule or a person decides the command, a person must see it too: a rule
+// that allows `git status` says nothing about the core.fsmonitor command a GIT_CONFIG_*
+// variable plants. agentbox's own settings (AGENTBOX_*) are refused unless a rule
+// names them: a command must not choose the mode, manifest or session of an agentbox
+// it calls.
 func (p *Policy) decideEnv(c *Check) Decision {
 	name := c.Argv[0]
 	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Permission == CapShellEnv }); r != nil {
@@ -101,10 +113,37 @@ func (p *Policy) decideEnv(c *Check) Decision {
 		}
 		return d
 	}
-	return Decision{Action: Deny, Part: c.Display, Reason: fmt.Sprintf(
-		"env sets %s, which makes programs load or run code the command line does not show; "+
-			"drop it from env, or have the user allow it with a rule in the user config or manifest: "+
-			`{"permission": %q, "pattern": %q, "action": "allow"}`, name, CapShellEnv, strings.ReplaceAll(name, `"`, ""))}
+	rule := fmt.Sprintf(`{"permission": %q, "pattern": %q, "action": "allow"}`, CapShellEnv, strings.ReplaceAll(name, `"`, ""))
+	if strings.HasPrefix(name, "AGENTBOX_") {
+		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: fmt.Sprintf(
+			"env sets %s, one of agentbox's own settings, which a command must not choose for an agentbox it calls; "+
+				"drop it from env, or have the user allow it with a rule in the user config or manifest: %s", name, rule)}
+	}
+	if reason, ok := p.allowsEveryCommand(c.Applet); ok {
+		return Decision{Action: Allow, Variable: name, Part: c.Display, Reason: reason + ", so setting " + name + " gives nothing more"}
+	}
+	return Decision{Action: Ask, Variable: name, Part: c.Display, Reason: fmt.Sprintf(
+		"env sets %s, which makes programs load or run code the command line does not show, and a rule that allows "+
+			"the command does not cover it: a person must approve it. Drop it from env, or have the user allow it "+
+			"with a rule in the user config or manifest: %s", name, rule)}
+}
+
+// allowsEveryCommand reports a policy under which the agent runs any command without
+// a person: mode bypass, or an allow rule for every command (bash(*)) that no stricter
+// rule narrows. It returns the reason.
+func (p *Policy) allowsEveryCommand(applet string) (string, bool) {
+	if p.Mode == ModeBypass {
+		return "the permission mode is bypass", true
+	}
+	anyCommand := &Check{Applet: applet, Capability: CapShellRun, kind: kindCommand, opaque: true, Display: "any command"}
+	r := p.best(p.rules, anyCommand, nil)
+	if r == nil || r.Action != Allow {
+		return "", false
+	}
+	if t := p.strictest(p.tighten, anyCommand); t != nil && t.Action > Allow {
+		return "", false
+	}
+	return fmt.Sprintf("rule %s allows every command", r), true
 }
 
 // searchPath are the code-loading variables that are only folders to look in: set to

@@ -174,6 +174,9 @@ type Decision struct {
 	Mode Mode `json:"mode,omitempty"`
 	// Guard names the protection that held a write to a protected file to ask.
 	Guard string `json:"guard,omitempty"`
+	// Variable is the code-loading environment variable whose own decision this is
+	// (decideEnv), when no shell.env rule decided it.
+	Variable string `json:"variable,omitempty"`
 	// Part is the piece of the request that decided: a simple command of a bash line,
 	// a redirection target or a resolved path.
 	Part   string `json:"part,omitempty"`
@@ -194,6 +197,8 @@ func (d Decision) Source() string {
 		return d.Rule.String()
 	case d.Guard != "":
 		return "protected file"
+	case d.Variable != "":
+		return "code-loading variable " + d.Variable
 	case d.Mode != "":
 		return "mode " + string(d.Mode)
 	}
