@@ -10,12 +10,13 @@ import (
 // (see core.DialectTool). Each applet's row in All points at its list here.
 //
 //	ref002  reference 002's locked tool ids (read, write, edit, glob, grep, bash, todo,
-//	        question, web_search, web_fetch, skill, tool_search) plus apply_patch
+//	        question, web_search, web_fetch, skill, tool_search) plus apply_patch and task
 //	ref000  reference 000's tools (read_file, write_file, edit_file, multi_edit, ls, glob,
 //	        grep, bash, web_search, list_skills, ask_user_questions, ask_for_permissions,
 //	        markdown_plan, update_plan_step, list_plans, read_plan)
 //	claude  Claude Code's tools (Read, Write, Edit, MultiEdit, LS, Glob, Grep, Bash,
-//	        BashOutput, KillShell, TodoWrite, AskUserQuestion, WebFetch, WebSearch, Skill)
+//	        BashOutput, KillShell, TodoWrite, AskUserQuestion, WebFetch, WebSearch, Skill,
+//	        Task)
 //
 // A tool that is an applet with a fixed action carries its own summary and description,
 // written from the same constants as the applet's.

@@ -49,7 +49,7 @@ type searchProvider struct {
 
 const searchSetupHelp = "no web search provider is configured. Set AGENTBOX_SEARCH_PROVIDERS to a comma-separated list of providers: `searxng=https://your-searxng/search` (a SearXNG instance with the JSON format enabled) and/or `brave` (Brave Search API; put the key in AGENTBOX_BRAVE_API_KEY). With several, each session sticks to one of them."
 
-// providers parses AGENTBOX_SEARCH_PROVIDERS.
+// searchProviders parses AGENTBOX_SEARCH_PROVIDERS.
 func searchProviders(env *core.Env) ([]searchProvider, error) {
 	var out []searchProvider
 	for _, spec := range strings.Split(env.Getenv("AGENTBOX_SEARCH_PROVIDERS"), ",") {

@@ -59,7 +59,7 @@ type TaskResult struct {
 	JobID       string `json:"job_id,omitempty"`
 	// SessionID is the child's own agentbox session: PARENT.task-N.
 	SessionID string `json:"session_id,omitempty"`
-	State     string `json:"state,omitempty"` // running, exited, killed, timed_out, lost
+	State     string `json:"state,omitempty"` // starting, running, exited, killed, timed_out, lost
 	// Answer is the subagent's final message: extracted from its JSON output where the
 	// agent speaks JSON (Format names the adapter), else its whole stdout.
 	Answer     string     `json:"answer,omitempty"`

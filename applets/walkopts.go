@@ -26,8 +26,9 @@ func walkBudget(env *core.Env, def time.Duration) time.Duration {
 	return def
 }
 
-// walkOptions builds the one walker's options for ls, glob, grep and read's did-you-mean,
-// so every applet leaves out the same things: hidden entries unless asked, the
+// walkOptions builds the one walker's options for ls, glob and grep, so they leave out
+// the same things (read's and edit's did-you-mean use walk.SimilarPaths, with the
+// default skip list): hidden entries unless asked, the
 // always-skipped folders (walk.DefaultSkipDirs, or AGENTBOX_SKIP_DIRS) and whatever the
 // ignore files say, unless respect is false, which turns both of those off (all but
 // the version-control folders).

@@ -21,8 +21,8 @@ import (
 // dialect's shape is translated to the canonical request before decoding).
 //
 // The dialect tools live in the applet table (Spec.Dialects), so every surface reads one
-// source: core's dispatch resolves `agentbox NAME --dialect D` (or AGENTBOX_DIALECT=D)
-// through Table.Resolve, and prompt and mcp render the same entries. The "agentbox"
+// source: the front end's dispatch (cli.Main) resolves `agentbox NAME --dialect D` (or
+// AGENTBOX_DIALECT=D) through Table.Resolve and Table.ResolveArgv0, and prompt and mcp render the same entries. The "agentbox"
 // dialect is the applets under their own names.
 
 // DialectAgentbox is the dialect of agentbox's own names.

@@ -8,7 +8,7 @@ import (
 )
 
 // Env is everything an applet may use of the outside world. The front end builds it
-// from the process (see Main); tests build it in memory (see NewTestEnv).
+// from the process (see Main); tests build it in memory (see core/coretest.Env).
 type Env struct {
 	Applet      string
 	Stdin       io.Reader // shell mode only: e.g. write's content from stdin; nil in JSON mode

@@ -35,8 +35,9 @@ var ErrorCodes = []ErrorCode{
 	CodeInterrupted, CodeNeedsInput, CodeTooLarge, CodeIOError, CodeInternal,
 }
 
-// Error is a tool failure: it becomes an error envelope with exit status 1 (2 for
-// invalid_params raised before the applet ran). Message is written for a model: what
+// Error is a tool failure: it becomes an error envelope with exit status 1; an error
+// raised before the applet ran (bad flags or request, an unusable environment) exits 2,
+// an interrupted call 130. Message is written for a model: what
 // went wrong and what to do next. Details, when set, is structured data that lands in
 // metadata.details (for example which edit of a multi-edit failed).
 type Error struct {

@@ -15,8 +15,8 @@ import (
 const MaxRequestBytes = 64 << 20
 
 // DecodeRequest reads exactly one JSON object from r into cmd, strictly: malformed JSON,
-// a non-object, trailing data, duplicate or unknown fields and oversized input are
-// invalid_params errors that say what and where. Dialect aliases are mapped to canonical
+// a non-object, trailing data, duplicate or unknown fields are invalid_params errors
+// that say what and where; oversized input is too_large. Dialect aliases are mapped to canonical
 // names, defaults are applied, and the result is validated against the schema before it
 // is decoded into cmd. Empty input counts as {}.
 func DecodeRequest(r io.Reader, cmd Command) error {

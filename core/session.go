@@ -39,9 +39,10 @@ func validSessionID(id string) bool {
 
 // Session is the per-session state directory,
 // $XDG_STATE_HOME/agentbox/sessions/<id>/ (0700): grants, read records, todo lists,
-// background jobs, the persistent working directory and spill files. Everything in it
-// is written atomically, and read-modify-write cycles hold a file lock, so concurrent
-// agentbox processes of one session never lose an update.
+// background jobs, the persistent working directory and spill files. Its state files
+// (SaveJSON) are replaced atomically and their read-modify-write cycles hold a file
+// lock, so concurrent agentbox processes of one session never lose an update; spill
+// files and job output are written in place.
 type Session struct {
 	ID  string
 	dir string

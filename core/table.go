@@ -118,7 +118,6 @@ func (t *Table) ByArgv0(argv0 string) *Spec {
 	return nil
 }
 
-// Suggest returns the closest applet name to a misspelt one, or "".
 // Closest returns up to n applet names nearest to name (by the edit distance of the
 // name or an alias, at most a third of the name's length, and at least 2), best first.
 func (t *Table) Closest(name string, n int) []string {
@@ -151,22 +150,4 @@ func (t *Table) Closest(name string, n int) []string {
 		out = append(out, c.applet)
 	}
 	return out
-}
-
-func (t *Table) Suggest(name string) string {
-	type named struct{ name, applet string }
-	var names []named
-	for _, s := range t.Specs {
-		for _, n := range append([]string{s.Name}, s.Aliases...) {
-			names = append(names, named{n, s.Name})
-		}
-	}
-	sort.Slice(names, func(i, j int) bool { return names[i].name < names[j].name })
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := suggest.EditDistance(strings.ToLower(name), strings.ToLower(n.name)); d < bestD {
-			best, bestD = n.applet, d
-		}
-	}
-	return best
 }

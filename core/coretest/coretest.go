@@ -1,5 +1,5 @@
 // Package coretest builds in-memory environments for applet tests: a temporary
-// workspace root, a private session directory and a fixed clock, so a test can call an
+// workspace root and a private session directory, so a test can call an
 // applet's Run directly, or send it a JSON request the way an agent does.
 package coretest
 

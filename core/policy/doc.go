@@ -1,7 +1,8 @@
 // Package policy decides whether a side effect may happen: it holds the permission
 // rules of every scope, the permission mode, the session's grants and a small watchdog,
-// and turns a request (applet, capability, target) into a Decision. It imports nothing
-// of agentbox, so core can wire it in as its Gate without an import cycle.
+// and turns a request (applet, capability, target) into a Decision. It does not import
+// core (only core/shell, core/filelock and core/suggest), so core/gate can wire it into
+// core's Gate interface without an import cycle.
 //
 // # Rules
 //

@@ -48,8 +48,9 @@ type StartOptions struct {
 	Bash    string            `json:"bash"`
 	Sandbox sandbox.Config    `json:"sandbox"`
 	// MaxOutput caps each of the job's output files (stdout, stderr) in bytes; past it
-	// the rest is read and dropped, with a note at the cut, so a job that prints
-	// forever cannot fill the disk. 0 means DefaultJobOutputMax.
+	// the middle is read and dropped and the last part (a tenth of the cap, at most
+	// 1 MiB) is kept after a note, so a job that prints forever cannot fill the disk.
+	// 0 means DefaultJobOutputMax.
 	MaxOutput int64 `json:"max_output,omitempty"`
 	// KillRest stops what the job leaves behind when it exits (every process of its
 	// tree, daemons included): a subagent's helpers end with it.
@@ -66,7 +67,7 @@ type Job struct {
 	Command     string     `json:"command"`
 	Dir         string     `json:"dir"`
 	Started     time.Time  `json:"started"`
-	State       string     `json:"state"` // running, exited, killed, timed_out, lost
+	State       string     `json:"state"` // starting, running, exited, killed, timed_out, lost
 	ExitCode    *int       `json:"exit_code,omitempty"`
 	Signal      string     `json:"signal,omitempty"`
 	Ended       *time.Time `json:"ended,omitempty"`
@@ -373,7 +374,7 @@ func (j *Jobs) Wait(id string, timeout time.Duration) (*Job, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		job, err := j.Get(id)
-		if err != nil || job.State != "running" || !time.Now().Before(deadline) {
+		if err != nil || job.State != "running" && job.State != "starting" || !time.Now().Before(deadline) {
 			return job, err
 		}
 		time.Sleep(min(25*time.Millisecond, time.Until(deadline)))
@@ -714,9 +715,10 @@ func pumpStdin(fifo *os.File, w *os.File) {
 	}
 }
 
-// copyCapped copies r into f until limit bytes, then says so in f at once and reads
-// the rest into nothing, so the writer never blocks and the file never grows past the
-// cap (but for the two notes).
+// copyCapped copies r into f until limit bytes, then says so in f at once, keeps
+// reading so the writer never blocks, drops the middle and appends the last
+// min(jobTailKeep, limit/10) bytes after a second note: the file ends at most that tail
+// and two notes past the cap.
 func copyCapped(f *os.File, r *os.File, limit int64) {
 	defer f.Close()
 	defer r.Close()

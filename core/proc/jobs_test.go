@@ -271,3 +271,23 @@ func TestJobSpecHoldsNoEnvironment(t *testing.T) {
 		t.Errorf("spec.json holds the environment: %s", b)
 	}
 }
+
+// A job whose supervisor has not yet said it started is waited for like a running one,
+// not reported at once as if it had ended.
+func TestWaitWaitsForAStartingJob(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	if err := os.MkdirAll(filepath.Join(j.Dir, "1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(j.Dir, "1", "spec.json"), []byte(`{"command":"sleep 1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	job, err := j.Wait("1", 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != "starting" || time.Since(start) < 250*time.Millisecond {
+		t.Errorf("Wait returned %q after %v, want starting after the whole timeout", job.State, time.Since(start))
+	}
+}

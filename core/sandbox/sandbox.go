@@ -104,7 +104,7 @@ type Capabilities struct {
 	UserNS      bool // unprivileged user + network namespaces work
 }
 
-// probeUserNS starts /bin/true (or the binary itself) in new user and network
+// probeUserNS starts /bin/true (or /usr/bin/true) in new user and network
 // namespaces to see if the kernel and its policy allow them.
 func probeUserNS() bool {
 	path := "/bin/true"

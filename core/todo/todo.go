@@ -2,7 +2,7 @@
 // a short ordered list of items, each pending, in progress or completed, replaced as a
 // whole on every write. Validation catches what models get wrong — duplicate items, two
 // things in progress at once, unknown statuses — with messages that say how to fix the
-// call; Render gives the checklist a person or a model reads back.
+// call; Count tallies the items by status (the todo applet renders the checklist).
 package todo
 
 import (
