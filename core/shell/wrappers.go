@@ -105,16 +105,25 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	args := argv[1:]
 	inner := proto
 	inner.Context = "wrapper:" + name
+	if z.builtinRunners(name, args, inner, proto, stdin) || z.embedded(name, args, proto, stdin) || z.runners(name, args, inner, proto, stdin) {
+		return
+	}
+	if spec, ok := wrappers[name]; ok {
+		z.wrapped(name, args, spec, inner, proto, stdin)
+	}
+}
+
+// builtinRunners analyses what shells, eval, ssh, git, source, interpreters' one-liners,
+// mapfile, trap, alias and find run; true when name is one of them.
+func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleCommand, stdin *word) bool {
 	switch {
 	case shells[name]:
 		z.shell(name, args, proto, stdin)
-		return
 	case name == "eval":
 		if len(args) > 0 && args[0].s == "--" {
 			args = args[1:] // eval -- 'cmd'
 		}
 		z.script(join(args), "eval", proto)
-		return
 	case name == "ssh":
 		// ssh HOST COMMAND...: the command runs on HOST (localhost is this machine),
 		// joined into one line as sshd hands it to the remote shell; -o ProxyCommand
@@ -126,35 +135,13 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			}
 			z.script(join(rest), "ssh", proto)
 		}
-		return
 	case name == "git":
-		// git -c core.pager=CMD (and the other keys that name a command) runs CMD.
-		for k := 0; k+1 < len(args); k++ {
-			kv := ""
-			switch {
-			case args[k].s == "-c":
-				kv = args[k+1].s
-			case strings.HasPrefix(args[k].s, "-c"):
-				kv = args[k].s[2:]
-			default:
-				if !strings.HasPrefix(args[k].s, "-") {
-					k = len(args)
-				}
-				continue
-			}
-			key, val, ok := strings.Cut(kv, "=")
-			key = strings.ToLower(key)
-			if ok && (gitCommandKeys[key] || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!")) {
-				z.script(word{s: strings.TrimPrefix(val, "!"), known: args[k+1].known || args[k].known}, "git -c "+key, proto)
-			}
-		}
+		z.gitConfigCommands(args, proto)
 		z.gitRuns(args, proto)
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
-		return
 	case codeRunners[name] || strings.HasPrefix(name, "python") || strings.HasPrefix(name, "lua5"):
 		z.oneLiner(name, args, proto, stdin)
-		// and on: python3 -m pip ... is not a wrapper, so nothing more is run here
 	case name == "mapfile" || name == "readarray":
 		// mapfile -C CALLBACK runs CALLBACK every -c lines.
 		for k, a := range args {
@@ -162,7 +149,6 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 				z.script(args[k+1], name+" -C", proto)
 			}
 		}
-		return
 	case name == "trap":
 		if len(args) > 0 && args[0].s == "--" {
 			args = args[1:]
@@ -170,41 +156,114 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
 			z.script(args[0], "trap", proto)
 		}
-		return
 	case name == "alias":
-		for _, a := range args {
-			if i := strings.IndexByte(a.s, '='); i > 0 {
-				z.script(word{s: a.s[i+1:], known: a.known}, "alias", proto)
-				if z.aliases == nil {
-					z.aliases = map[string][]word{}
-				}
-				var words []word
-				for _, f := range strings.Fields(a.s[i+1:]) {
-					words = append(words, word{s: f, known: a.known})
-				}
-				if len(words) > 0 {
-					z.aliases[a.s[:i]] = words
-					if strings.HasSuffix(a.s, " ") || strings.HasSuffix(a.s, "\t") {
-						if z.aliasSpace == nil {
-							z.aliasSpace = map[string]bool{}
-						}
-						z.aliasSpace[a.s[:i]] = true
-					}
-				}
-			}
-		}
-		return
+		z.alias(args, proto)
 	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
 		z.findExec(name, args, proto)
+	default:
+		return false
+	}
+	return true
+}
+
+// gitConfigCommands analyses git -c core.pager=CMD (and the other keys that name a
+// command, and alias.X=!CMD): git runs CMD.
+func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
+	for k := 0; k+1 < len(args); k++ {
+		kv := ""
+		switch {
+		case args[k].s == "-c":
+			kv = args[k+1].s
+		case strings.HasPrefix(args[k].s, "-c"):
+			kv = args[k].s[2:]
+		default:
+			if !strings.HasPrefix(args[k].s, "-") {
+				return // the subcommand: its own -c is not git's
+			}
+			continue
+		}
+		key, val, ok := strings.Cut(kv, "=")
+		key = strings.ToLower(key)
+		if ok && (gitCommandKeys[key] || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!")) {
+			z.script(word{s: strings.TrimPrefix(val, "!"), known: args[k+1].known || args[k].known}, "git -c "+key, proto)
+		}
+	}
+}
+
+// alias analyses the commands alias NAME=VALUE defines, and records them for the rest
+// of the line (a value ending in a blank makes the next word an alias too).
+func (z *analyzer) alias(args []word, proto SimpleCommand) {
+	for _, a := range args {
+		i := strings.IndexByte(a.s, '=')
+		if i <= 0 {
+			continue
+		}
+		z.script(word{s: a.s[i+1:], known: a.known}, "alias", proto)
+		var words []word
+		for _, f := range strings.Fields(a.s[i+1:]) {
+			words = append(words, word{s: f, known: a.known})
+		}
+		if len(words) == 0 {
+			continue
+		}
+		if z.aliases == nil {
+			z.aliases = map[string][]word{}
+		}
+		z.aliases[a.s[:i]] = words
+		if strings.HasSuffix(a.s, " ") || strings.HasSuffix(a.s, "\t") {
+			if z.aliasSpace == nil {
+				z.aliasSpace = map[string]bool{}
+			}
+			z.aliasSpace[a.s[:i]] = true
+		}
+	}
+}
+
+// wrapped analyses the command a wrapper of the wrappers table runs: after its options
+// (a script option runs a script instead), NAME=VALUE words and fixed operands.
+func (z *analyzer) wrapped(name string, args []word, spec wrapSpec, inner, proto SimpleCommand, stdin *word) {
+	i, done := z.wrapperOptions(name, args, spec, &inner, proto)
+	if done {
 		return
 	}
-	if z.embedded(name, args, proto, stdin) || z.runners(name, args, inner, proto, stdin) {
+	opts, rest := args[:min(i, len(args))], args[min(i, len(args)):]
+	if (name == "sudo" || name == "doas") && len(rest) > 0 && slices.ContainsFunc(opts, func(a word) bool {
+		return a.s == "-s" || a.s == "-i" || a.s == "--shell" || a.s == "--login"
+	}) {
+		z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
 		return
 	}
-	spec, ok := wrappers[name]
-	if !ok {
+	z.wrapperDir(name, opts, &inner)
+	if name == "flock" && len(rest) > spec.operands && (rest[spec.operands].s == "-c" || rest[spec.operands].s == "--command") {
+		// flock FILE -c COMMAND: the option may follow the lock file.
+		if spec.operands+1 < len(rest) {
+			z.script(rest[spec.operands+1], name, proto)
+		}
 		return
 	}
+	switch spec.operands {
+	case -1: // su user [-c cmd]: nothing to run but a login shell unless -c comes later
+		z.loginCommand(name, opts, rest, inner, proto, stdin)
+		return
+	case -2: // watch joins its operands into a sh -c script
+		z.script(join(rest), name, proto)
+		return
+	default:
+		rest = rest[min(spec.operands, len(rest)):]
+	}
+	if name == "xargs" {
+		z.xargs(args, rest, inner, stdin)
+		return
+	}
+	if len(rest) > 0 {
+		z.command(rest, inner, stdin)
+	}
+}
+
+// wrapperOptions skips a wrapper's options and NAME=VALUE words (added to inner's
+// environment) and returns the index of its first operand; done when an option ran a
+// script (su -c CMD, env -S 'CMD') and nothing is left to analyse.
+func (z *analyzer) wrapperOptions(name string, args []word, spec wrapSpec, inner *SimpleCommand, proto SimpleCommand) (int, bool) {
 	i := 0
 	for i < len(args) {
 		a := args[i]
@@ -213,8 +272,7 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			z.unknown(name + " has options or a script computed at run time")
 		}
 		if s == "--" {
-			i++
-			break
+			return i + 1, false
 		}
 		if spec.assigns && isAssign(s) {
 			entry := s
@@ -233,11 +291,11 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 				} else if i+1 < len(args) {
 					z.script(args[i+1], name, proto)
 				}
-				return
+				return i, true
 			}
 			if name == "env" && opt == "split-string" {
 				z.envSplit(val, hasVal, args[i+1:], a.known, proto)
-				return
+				return i, true
 			}
 			i++
 			if !hasVal && contains(spec.longArgs, opt) {
@@ -248,54 +306,51 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			}
 			continue
 		}
-		if len(s) > 1 && s[0] == '-' {
-			i++
-			for j := 1; j < len(s); j++ {
-				c := s[j]
-				if spec.script != "" && c == spec.script[0] {
-					if j+1 < len(s) {
-						z.script(word{s: s[j+1:], known: a.known}, name, proto)
-					} else if i < len(args) {
-						z.script(args[i], name, proto)
-					}
-					return
-				}
-				if name == "env" && c == 'S' {
-					z.envSplit(s[j+1:], j+1 < len(s), args[i:], a.known, proto)
-					return
-				}
-				if strings.IndexByte(spec.argOpts, c) >= 0 {
-					if j == len(s)-1 {
-						i++ // the argument is the next word
-					}
-					break
-				}
-			}
-			continue
+		if len(s) < 2 || s[0] != '-' {
+			return i, false
 		}
-		break
+		i++
+		for j := 1; j < len(s); j++ {
+			c := s[j]
+			if spec.script != "" && c == spec.script[0] {
+				if j+1 < len(s) {
+					z.script(word{s: s[j+1:], known: a.known}, name, proto)
+				} else if i < len(args) {
+					z.script(args[i], name, proto)
+				}
+				return i, true
+			}
+			if name == "env" && c == 'S' {
+				z.envSplit(s[j+1:], j+1 < len(s), args[i:], a.known, proto)
+				return i, true
+			}
+			if strings.IndexByte(spec.argOpts, c) >= 0 {
+				if j == len(s)-1 {
+					i++ // the argument is the next word
+				}
+				break
+			}
+		}
 	}
-	rest := args[min(i, len(args)):]
-	if (name == "sudo" || name == "doas") && len(rest) > 0 && slices.ContainsFunc(args[:min(i, len(args))], func(a word) bool {
-		return a.s == "-s" || a.s == "-i" || a.s == "--shell" || a.s == "--login"
-	}) {
-		z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
-		return
-	}
-	// env -C DIR, sudo -D DIR, --chdir, --working-directory: the command runs there.
-	for k := 0; k < min(i, len(args)); k++ {
-		a, dir, found := args[k].s, "", false
+	return i, false
+}
+
+// wrapperDir sets where the wrapped command runs: env -C DIR, sudo -D DIR, --chdir,
+// --working-directory, flatpak-spawn --directory.
+func (z *analyzer) wrapperDir(name string, opts []word, inner *SimpleCommand) {
+	for k := 0; k < len(opts); k++ {
+		a, dir, found := opts[k].s, "", false
 		switch {
-		case (name == "env" && a == "-C" || (name == "sudo" || name == "run0") && a == "-D") && k+1 < len(args):
-			dir, found = args[k+1].s, args[k+1].known
-			if !args[k+1].known {
+		case (name == "env" && a == "-C" || (name == "sudo" || name == "run0") && a == "-D") && k+1 < len(opts):
+			dir, found = opts[k+1].s, opts[k+1].known
+			if !opts[k+1].known {
 				inner.Dir, inner.DirUnknown = "", true
 			}
 		case strings.HasPrefix(a, "--chdir=") || strings.HasPrefix(a, "--working-directory=") || name == "flatpak-spawn" && strings.HasPrefix(a, "--directory="):
 			_, dir, _ = strings.Cut(a, "=")
-			found = args[k].known
-		case (a == "--chdir" || a == "--working-directory") && k+1 < len(args):
-			dir, found = args[k+1].s, args[k+1].known
+			found = opts[k].known
+		case (a == "--chdir" || a == "--working-directory") && k+1 < len(opts):
+			dir, found = opts[k+1].s, opts[k+1].known
 		}
 		if found {
 			if inner.Dir = z.resolve(dir); inner.Dir == "" {
@@ -303,47 +358,40 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 			}
 		}
 	}
-	if name == "flock" && len(rest) > spec.operands && (rest[spec.operands].s == "-c" || rest[spec.operands].s == "--command") {
-		// flock FILE -c COMMAND: the option may follow the lock file.
-		if spec.operands+1 < len(rest) {
-			z.script(rest[spec.operands+1], name, proto)
-		}
+}
+
+// loginCommand analyses what su, runuser and sg run: a -c script among the operands,
+// runuser -u USER COMMAND, sg GROUP 'CMD'; else a login shell, which runs nothing the
+// line shows.
+func (z *analyzer) loginCommand(name string, opts, rest []word, inner, proto SimpleCommand, stdin *word) {
+	if name == "runuser" && slices.ContainsFunc(opts, func(a word) bool {
+		return a.s == "-u" || a.s == "--user" || strings.HasPrefix(a.s, "--user=") || strings.HasPrefix(a.s, "-u") && len(a.s) > 2
+	}) {
+		z.command(rest, inner, stdin) // runuser -u USER COMMAND runs COMMAND, as sudo does
 		return
 	}
-	switch spec.operands {
-	case -1: // su user [-c cmd]: nothing to run but a login shell unless -c comes later
-		if name == "runuser" && slices.ContainsFunc(args[:min(i, len(args))], func(a word) bool {
-			return a.s == "-u" || a.s == "--user" || strings.HasPrefix(a.s, "--user=") || strings.HasPrefix(a.s, "-u") && len(a.s) > 2
-		}) {
-			z.command(rest, inner, stdin) // runuser -u USER COMMAND runs COMMAND, as sudo does
-			return
+	for k, a := range rest {
+		if (a.s == "-c" || a.s == "--command") && k+1 < len(rest) {
+			z.script(rest[k+1], name, proto)
+		} else if v, ok := strings.CutPrefix(a.s, "--command="); ok {
+			z.script(word{s: v, known: a.known}, name, proto)
 		}
-		for k, a := range rest {
-			if (a.s == "-c" || a.s == "--command") && k+1 < len(rest) {
-				z.script(rest[k+1], name, proto)
-			} else if v, ok := strings.CutPrefix(a.s, "--command="); ok {
-				z.script(word{s: v, known: a.known}, name, proto)
-			}
-		}
-		if name == "sg" && len(rest) >= 2 && !strings.HasPrefix(rest[1].s, "-") {
-			z.script(join(rest[1:]), name, proto) // sg GROUP 'CMD'
-		}
-		return
-	case -2: // watch joins its operands into a sh -c script
-		z.script(join(rest), name, proto)
-		return
-	default:
-		rest = rest[min(spec.operands, len(rest)):]
 	}
+	if name == "sg" && len(rest) >= 2 && !strings.HasPrefix(rest[1].s, "-") {
+		z.script(join(rest[1:]), name, proto) // sg GROUP 'CMD'
+	}
+}
+
+// xargs analyses the command xargs runs with what it reads: the lines or words the
+// feed prints when the line shows them, else an operand that cannot be known, which
+// the watchdog judges as the worst it could be (echo / | xargs rm -rf).
+func (z *analyzer) xargs(args, rest []word, inner SimpleCommand, stdin *word) {
 	if len(rest) == 0 {
-		if name == "xargs" {
-			z.command([]word{{s: "echo", known: true}}, inner, nil)
-		}
+		z.command([]word{{s: "echo", known: true}}, inner, nil)
 		return
 	}
-	if repl, ok := xargsReplace(args); name == "xargs" && ok {
-		// xargs -I{} puts each input line where {} stands: the lines the feed prints
-		// when the line shows them, else a word that cannot be known.
+	if repl, ok := xargsReplace(args); ok {
+		// xargs -I{} puts each input line where {} stands.
 		var lines []string
 		if stdin != nil && stdin.known {
 			lines = strings.Split(strings.TrimRight(stdin.s, "\n"), "\n")
@@ -367,12 +415,9 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 		}
 		return
 	}
-	if name == "xargs" && !slices.ContainsFunc(args, func(a word) bool {
+	if !slices.ContainsFunc(args, func(a word) bool {
 		return strings.HasPrefix(a.s, "-I") || strings.HasPrefix(a.s, "--replace") || a.s == "-i"
 	}) {
-		// xargs adds operands read from its input: the words the feed prints when
-		// the line shows them (echo / | xargs rm -rf), else an operand that cannot
-		// be known, which the watchdog judges as the worst it could be.
 		if stdin != nil && stdin.known {
 			for _, f := range strings.Fields(stdin.s) {
 				rest = append(rest, word{s: f, known: true})
