@@ -1363,40 +1363,12 @@ func gitConfigWrites(args []string) []string {
 // writeTargets lists the files a command writes by its operands.
 func writeTargets(name string, args []string) []string {
 	var out []string
-	operands := func() []string {
-		var ops []string
-		dd := false
-		for _, a := range args {
-			if !dd && a == "--" {
-				dd = true
-				continue
-			}
-			if !dd && strings.HasPrefix(a, "-") && a != "-" {
-				continue
-			}
-			ops = append(ops, a)
-		}
-		return ops
-	}
+	operands := func() []string { return operandsOf(args) }
 	switch name {
 	case "tee", "truncate":
 		out = operands()
 	case "curl", "wget", "sort", "openssl", "aria2c", "pv", "http", "xh":
-		// The file a downloader or filter writes: curl -o F, wget -O F, sort -o F,
-		// openssl -out F.
-		for k, a := range args {
-			switch {
-			case (a == "-o" || a == "--output" || a == "-O" && name == "wget" || a == "--output-document" || a == "-out" || a == "--out") && k+1 < len(args):
-				out = append(out, args[k+1])
-			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
-				_, v, _ := strings.Cut(a, "=")
-				out = append(out, v)
-			case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl" && name != "wget":
-				out = append(out, a[2:])
-			case strings.HasPrefix(a, "-O") && len(a) > 2 && name == "wget":
-				out = append(out, a[2:])
-			}
-		}
+		out = outputOption(name, args)
 	case "uniq":
 		if ops := operands(); len(ops) == 2 {
 			out = ops[1:] // uniq IN OUT
@@ -1449,23 +1421,7 @@ func writeTargets(name string, args []string) []string {
 			}
 		}
 	case "sed", "perl":
-		if name == "sed" {
-			// sed's w FILE command, in -e scripts or the first operand.
-			for _, a := range args {
-				if strings.HasPrefix(a, "-") {
-					continue
-				}
-				for _, m := range sedWrite.FindAllStringSubmatch(a, -1) {
-					out = append(out, strings.TrimSpace(m[1]))
-				}
-			}
-		}
-		if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
-			ops := operands()
-			if len(ops) > 1 {
-				out = ops[1:]
-			}
-		}
+		out = inPlaceTargets(name, args, operands())
 	case "ed", "ex", "red", "sponge", "patch":
 		// ed and ex write the file they edit; sponge and patch the file they are given.
 		out = operands()
@@ -1473,34 +1429,107 @@ func writeTargets(name string, args []string) []string {
 			out = patchOperands(args)[:min(1, len(patchOperands(args)))] // patch FILE [PATCHFILE]
 		}
 	case "vi", "vim", "nvim", "vim.basic", "vim.tiny", "gvim":
-		// Scripted editing (-c wq, +cmd, -s script, -es) writes its file operands.
-		if slices.ContainsFunc(args, func(a string) bool {
-			return a == "-c" || a == "-s" || a == "-es" || a == "-Es" || strings.HasPrefix(a, "+")
-		}) {
-			args = slices.Clone(args) // the caller's argv stays as it is
-			for k, a := range args {
-				if (a == "-c" || a == "-s" || a == "--cmd") && k+1 < len(args) {
-					args[k+1] = "-" // the command, not a file
-				}
-			}
-			for _, o := range operands() {
-				if !strings.HasPrefix(o, "+") {
-					out = append(out, o)
-				}
-			}
-		}
+		out = scriptedEditorFiles(args)
 	case "awk", "gawk":
-		// gawk -i inplace 'prog' FILE... rewrites its files.
-		for k, a := range args {
-			if (a == "-i" && k+1 < len(args) && args[k+1] == "inplace") || a == "-iinplace" || a == "--include=inplace" {
-				if ops := operands(); len(ops) > 2 {
-					out = ops[2:] // inplace, the program, then the files
-				}
-				break
-			}
+		out = gawkInplaceFiles(args, operands())
+	}
+	return out
+}
+
+// operandsOf are a command's arguments that are not options (all after --).
+func operandsOf(args []string) []string {
+	var ops []string
+	dd := false
+	for _, a := range args {
+		if !dd && a == "--" {
+			dd = true
+			continue
+		}
+		if !dd && strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		ops = append(ops, a)
+	}
+	return ops
+}
+
+// outputOption is the file a downloader or filter writes: curl -o F, wget -O F, sort -o
+// F, openssl -out F.
+func outputOption(name string, args []string) []string {
+	var out []string
+	for k, a := range args {
+		switch {
+		case (a == "-o" || a == "--output" || a == "-O" && name == "wget" || a == "--output-document" || a == "-out" || a == "--out") && k+1 < len(args):
+			out = append(out, args[k+1])
+		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
+			_, v, _ := strings.Cut(a, "=")
+			out = append(out, v)
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl" && name != "wget":
+			out = append(out, a[2:])
+		case strings.HasPrefix(a, "-O") && len(a) > 2 && name == "wget":
+			out = append(out, a[2:])
 		}
 	}
 	return out
+}
+
+// inPlaceTargets are the files sed and perl write: sed's w FILE commands, and the
+// files of -i.
+func inPlaceTargets(name string, args, operands []string) []string {
+	var out []string
+	if name == "sed" {
+		// sed's w FILE command, in -e scripts or the first operand.
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			for _, m := range sedWrite.FindAllStringSubmatch(a, -1) {
+				out = append(out, strings.TrimSpace(m[1]))
+			}
+		}
+	}
+	if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
+		if len(operands) > 1 {
+			out = operands[1:]
+		}
+	}
+	return out
+}
+
+// scriptedEditorFiles are the file operands of a scripted vim (-c wq, +cmd, -s script,
+// -es), which it writes.
+func scriptedEditorFiles(args []string) []string {
+	if !slices.ContainsFunc(args, func(a string) bool {
+		return a == "-c" || a == "-s" || a == "-es" || a == "-Es" || strings.HasPrefix(a, "+")
+	}) {
+		return nil
+	}
+	args = slices.Clone(args) // the caller's argv stays as it is
+	for k, a := range args {
+		if (a == "-c" || a == "-s" || a == "--cmd") && k+1 < len(args) {
+			args[k+1] = "-" // the command, not a file
+		}
+	}
+	var out []string
+	for _, o := range operandsOf(args) {
+		if !strings.HasPrefix(o, "+") {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// gawkInplaceFiles are the files gawk -i inplace 'prog' FILE... rewrites.
+func gawkInplaceFiles(args, operands []string) []string {
+	for k, a := range args {
+		if (a == "-i" && k+1 < len(args) && args[k+1] == "inplace") || a == "-iinplace" || a == "--include=inplace" {
+			if len(operands) > 2 {
+				return operands[2:] // inplace, the program, then the files
+			}
+			break
+		}
+	}
+	return nil
 }
 
 // patchValueOptions are patch's options that take the next word as their value.

@@ -505,20 +505,7 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 		}
 	}
 	if name == "start-stop-daemon" {
-		// start-stop-daemon --start --exec PROG -- ARGS runs PROG ARGS.
-		var prog *word
-		for k, a := range args {
-			if (a.s == "--exec" || a.s == "-x" || a.s == "--startas" || a.s == "-a") && k+1 < len(args) {
-				prog = &args[k+1]
-			}
-			if a.s == "--" && prog != nil {
-				z.command(append([]word{*prog}, args[k+1:]...), inner, stdin)
-				return true
-			}
-		}
-		if prog != nil {
-			z.command([]word{*prog}, inner, stdin)
-		}
+		z.startStopDaemon(args, inner, stdin)
 		return true
 	}
 	subs, ok := subcommandRunners[name]
@@ -527,33 +514,7 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 	}
 	switch name {
 	case "parallel", "sem":
-		// parallel CMD ::: ARGS: CMD runs with each argument.
-		var cmd, vals []word
-		inVals := false
-		for _, a := range args {
-			switch {
-			case a.s == ":::" || a.s == "::::":
-				inVals = true
-			case inVals:
-				vals = append(vals, a)
-			case strings.HasPrefix(a.s, "-") && len(cmd) == 0:
-			default:
-				cmd = append(cmd, a)
-			}
-		}
-		if len(cmd) == 0 {
-			return true
-		}
-		if len(cmd) == 1 && strings.Contains(cmd[0].s, " ") {
-			z.script(join(append(cmd, vals...)), name, proto)
-			return true
-		}
-		if !inVals {
-			vals = []word{{}} // arguments from stdin: unknown
-		}
-		for _, v := range vals[:min(len(vals), maxBraces)] {
-			z.command(append(slices.Clone(cmd), v), inner, nil)
-		}
+		z.parallel(name, args, inner, proto)
 		return true
 	case "docker", "podman":
 		return false
@@ -593,6 +554,54 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 		return true
 	}
 	return handled
+}
+
+// startStopDaemon analyses start-stop-daemon --start --exec PROG -- ARGS: it runs PROG ARGS.
+func (z *analyzer) startStopDaemon(args []word, inner SimpleCommand, stdin *word) {
+	var prog *word
+	for k, a := range args {
+		if (a.s == "--exec" || a.s == "-x" || a.s == "--startas" || a.s == "-a") && k+1 < len(args) {
+			prog = &args[k+1]
+		}
+		if a.s == "--" && prog != nil {
+			z.command(append([]word{*prog}, args[k+1:]...), inner, stdin)
+			return
+		}
+	}
+	if prog != nil {
+		z.command([]word{*prog}, inner, stdin)
+	}
+}
+
+// parallel analyses parallel CMD ::: ARGS (and sem): CMD runs with each argument, or
+// with arguments read from stdin, which cannot be known.
+func (z *analyzer) parallel(name string, args []word, inner, proto SimpleCommand) {
+	var cmd, vals []word
+	inVals := false
+	for _, a := range args {
+		switch {
+		case a.s == ":::" || a.s == "::::":
+			inVals = true
+		case inVals:
+			vals = append(vals, a)
+		case strings.HasPrefix(a.s, "-") && len(cmd) == 0:
+		default:
+			cmd = append(cmd, a)
+		}
+	}
+	if len(cmd) == 0 {
+		return
+	}
+	if len(cmd) == 1 && strings.Contains(cmd[0].s, " ") {
+		z.script(join(append(cmd, vals...)), name, proto)
+		return
+	}
+	if !inVals {
+		vals = []word{{}} // arguments from stdin: unknown
+	}
+	for _, v := range vals[:min(len(vals), maxBraces)] {
+		z.command(append(slices.Clone(cmd), v), inner, nil)
+	}
 }
 
 // gitRunsOptions are git subcommands' options whose value is a shell command git runs:
