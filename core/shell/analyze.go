@@ -355,40 +355,7 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 // redirections, and unwraps it. Nested statements are reached by walk.
 func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 	z.inFunc = f.later
-	var reds []Redirect
-	var stdin *word // literal text of a here-document or here-string feeding the command
-	for _, r := range st.Redirs {
-		rd := Redirect{Op: r.Op.String()}
-		if r.N != nil {
-			rd.Fd = r.N.Value
-		}
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc != nil {
-				w := z.word(r.Hdoc, true)
-				stdin = &w
-			} else {
-				stdin = &word{known: true}
-			}
-		case syntax.WordHdoc:
-			if r.Word != nil {
-				w := z.word(r.Word, false)
-				w.s += "\n"
-				stdin = &w
-			}
-		default:
-			if r.Word != nil {
-				// Every value the target may take is a target (F=~/.profile; > $F).
-				for _, w := range z.words(r.Word) {
-					one := rd
-					one.Target, one.Partial = w.s, !w.known
-					reds = append(reds, one)
-				}
-				continue
-			}
-		}
-		reds = append(reds, rd)
-	}
+	reds, stdin := z.redirects(st)
 	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, DirUnknown: z.cwdLost, Loop: f.loop}
 	if len(z.exported) > 0 {
 		proto.Env = slices.Clone(z.exported)
@@ -434,45 +401,92 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 		}
 		z.command(argv, proto, stdin)
 	case *syntax.DeclClause:
-		argv := []word{{s: cmd.Variant.Value, known: true}}
-		exported := cmd.Variant.Value == "export"
-		for _, as := range cmd.Args {
-			w := z.assign(as)
-			argv = append(argv, w)
-			if as.Name == nil && w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "x") {
-				exported = true // declare -x, typeset -x
-			}
-		}
-		integer := false
-		for _, w := range argv[1:] {
-			if w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "i") {
-				integer = true // declare -i x=0+1: the value is arithmetic
-			}
-		}
-		for _, as := range cmd.Args {
-			z.setVar(as)
-			if integer && as.Name != nil {
-				z.vars[as.Name.Value] = []word{{}}
-			}
-			if exported && as.Name != nil {
-				// export LD_PRELOAD=...; ls: every later command on the line gets it, as
-				// surely as from bash's env field, and is decided the same way.
-				entry := as.Name.Value
-				if as.Value != nil {
-					if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
-						entry += "=" + vals[0].s
-					}
-				}
-				z.exported = append(z.exported, entry)
-			}
-		}
-		z.command(argv, proto, stdin)
+		z.declClause(cmd, proto, stdin)
 	default: // compound commands, or a statement that is only redirections (> f)
 		if len(reds) > 0 {
 			// Redirections of a compound command ({ ...; } > f) apply to all of it.
 			z.add(proto)
 		}
 	}
+}
+
+// redirects are a statement's redirections, each value a target may take a target of
+// its own (F=~/.profile; > $F), and the literal text of a here-document or
+// here-string feeding the command (nil when none).
+func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
+	var reds []Redirect
+	var stdin *word // literal text of a here-document or here-string feeding the command
+	for _, r := range st.Redirs {
+		rd := Redirect{Op: r.Op.String()}
+		if r.N != nil {
+			rd.Fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				w := z.word(r.Hdoc, true)
+				stdin = &w
+			} else {
+				stdin = &word{known: true}
+			}
+		case syntax.WordHdoc:
+			if r.Word != nil {
+				w := z.word(r.Word, false)
+				w.s += "\n"
+				stdin = &w
+			}
+		default:
+			if r.Word != nil {
+				// Every value the target may take is a target (F=~/.profile; > $F).
+				for _, w := range z.words(r.Word) {
+					one := rd
+					one.Target, one.Partial = w.s, !w.known
+					reds = append(reds, one)
+				}
+				continue
+			}
+		}
+		reds = append(reds, rd)
+	}
+	return reds, stdin
+}
+
+// declClause analyses export, declare, typeset, local and readonly: the variables they
+// set, and with export (or -x) the environment of every later command on the line.
+func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin *word) {
+	argv := []word{{s: cmd.Variant.Value, known: true}}
+	exported := cmd.Variant.Value == "export"
+	for _, as := range cmd.Args {
+		w := z.assign(as)
+		argv = append(argv, w)
+		if as.Name == nil && w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "x") {
+			exported = true // declare -x, typeset -x
+		}
+	}
+	integer := false
+	for _, w := range argv[1:] {
+		if w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "i") {
+			integer = true // declare -i x=0+1: the value is arithmetic
+		}
+	}
+	for _, as := range cmd.Args {
+		z.setVar(as)
+		if integer && as.Name != nil {
+			z.vars[as.Name.Value] = []word{{}}
+		}
+		if exported && as.Name != nil {
+			// export LD_PRELOAD=...; ls: every later command on the line gets it, as
+			// surely as from bash's env field, and is decided the same way.
+			entry := as.Name.Value
+			if as.Value != nil {
+				if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
+					entry += "=" + vals[0].s
+				}
+			}
+			z.exported = append(z.exported, entry)
+		}
+	}
+	z.command(argv, proto, stdin)
 }
 
 // assign renders a declaration argument as bash would pass it (name=value).
@@ -1291,49 +1305,7 @@ func (z *analyzer) track(argv []word) {
 	defer func() { z.vars["_"] = []word{argv[len(argv)-1]} }()
 	switch name {
 	case "cd", "pushd":
-		if z.cwd != "" {
-			defer func(prev string) { z.vars["OLDPWD"] = []word{{s: prev, known: true}} }(z.cwd)
-		} else {
-			defer func() { z.vars["OLDPWD"] = []word{{}} }()
-		}
-		var ops []word
-		noChange := false
-		for _, a := range args {
-			if a.known && strings.HasPrefix(a.s, "-") && a.s != "-" {
-				noChange = noChange || name == "pushd" && a.s == "-n"
-				continue
-			}
-			ops = append(ops, a)
-		}
-		_, cdpath := z.vars["CDPATH"]
-		if !cdpath && z.ctx.Getenv != nil {
-			v, ok := z.ctx.Getenv("CDPATH")
-			cdpath = ok && v != ""
-		}
-		switch {
-		case noChange:
-		case len(ops) == 0 && name == "pushd":
-			z.loseCwd() // pushd alone swaps the top two folders of the stack
-		case len(ops) == 0:
-			if home, ok := z.vars["HOME"]; ok {
-				if len(home) == 1 && home[0].known {
-					z.cwd = z.resolve(home[0].s)
-				} else {
-					z.loseCwd()
-				}
-			} else {
-				z.cwd = z.ctx.Home
-			}
-		case !ops[0].known || ops[0].s == "-" || strings.HasPrefix(ops[0].s, "+") || strings.HasPrefix(ops[0].s, "-"):
-			z.loseCwd()
-		case cdpath && !path.IsAbs(ops[0].s) && !strings.HasPrefix(ops[0].s, ".") && !strings.HasPrefix(ops[0].s, "~"):
-			z.loseCwd() // CDPATH decides where a relative name leads
-		default:
-			z.cwd = z.resolve(ops[0].s)
-			if z.cwd == "" {
-				z.loseCwd()
-			}
-		}
+		z.trackCd(name, args)
 	case "popd":
 		if !slices.ContainsFunc(args, func(a word) bool { return a.s == "-n" }) {
 			z.loseCwd()
@@ -1345,56 +1317,9 @@ func (z *analyzer) track(argv []word) {
 			z.positional(args)
 		}
 	case "ln":
-		// ln -s TARGET NAME: later commands that go through NAME reach TARGET.
-		symbolic := false
-		var ops []string
-		for _, a := range args {
-			switch {
-			case !a.known:
-				return
-			case a.s == "-s" || a.s == "--symbolic" || strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "s"):
-				symbolic = true
-			case !strings.HasPrefix(a.s, "-"):
-				ops = append(ops, a.s)
-			}
-		}
-		if symbolic && len(ops) == 2 && z.cwd != "" {
-			name := ops[1]
-			if !path.IsAbs(name) {
-				name = path.Join(z.cwd, name)
-			}
-			target := ops[0]
-			if (target == "~" || strings.HasPrefix(target, "~/")) && z.ctx.Home != "" {
-				target = path.Join(z.ctx.Home, target[1:])
-			}
-			if !path.IsAbs(target) {
-				target = path.Join(path.Dir(name), target)
-			}
-			if z.a.Links == nil {
-				z.a.Links = map[string]string{}
-			}
-			z.a.Links[path.Clean(name)] = path.Clean(target)
-		}
+		z.trackLink(args)
 	case "cp", "install":
-		// cp /bin/rm d: ./d is rm.
-		var ops []string
-		for _, a := range args {
-			if !a.known {
-				return
-			}
-			if !strings.HasPrefix(a.s, "-") {
-				ops = append(ops, a.s)
-			}
-		}
-		if len(ops) == 2 {
-			if z.a.Copies == nil {
-				z.a.Copies = map[string]string{}
-			}
-			dst := ops[1]
-			for _, spelling := range []string{dst, "./" + strings.TrimPrefix(dst, "./"), path.Join(z.cwd, dst)} {
-				z.a.Copies[spelling] = ops[0]
-			}
-		}
+		z.trackCopy(args)
 	case "hash":
 		// hash -p PATH NAME: NAME runs PATH from now on.
 		for k := 0; k+2 < len(args); k++ {
@@ -1443,6 +1368,109 @@ func (z *analyzer) track(argv []word) {
 			if a.known && isEnvName(a.s) {
 				z.vars[a.s] = []word{{known: true}}
 			}
+		}
+	}
+}
+
+// trackCd follows cd and pushd: the working directory the next commands run in
+// (unknown when the operand is, or CDPATH or the stack decides), and OLDPWD.
+func (z *analyzer) trackCd(name string, args []word) {
+	if z.cwd != "" {
+		defer func(prev string) { z.vars["OLDPWD"] = []word{{s: prev, known: true}} }(z.cwd)
+	} else {
+		defer func() { z.vars["OLDPWD"] = []word{{}} }()
+	}
+	var ops []word
+	noChange := false
+	for _, a := range args {
+		if a.known && strings.HasPrefix(a.s, "-") && a.s != "-" {
+			noChange = noChange || name == "pushd" && a.s == "-n"
+			continue
+		}
+		ops = append(ops, a)
+	}
+	_, cdpath := z.vars["CDPATH"]
+	if !cdpath && z.ctx.Getenv != nil {
+		v, ok := z.ctx.Getenv("CDPATH")
+		cdpath = ok && v != ""
+	}
+	switch {
+	case noChange:
+	case len(ops) == 0 && name == "pushd":
+		z.loseCwd() // pushd alone swaps the top two folders of the stack
+	case len(ops) == 0:
+		if home, ok := z.vars["HOME"]; ok {
+			if len(home) == 1 && home[0].known {
+				z.cwd = z.resolve(home[0].s)
+			} else {
+				z.loseCwd()
+			}
+		} else {
+			z.cwd = z.ctx.Home
+		}
+	case !ops[0].known || ops[0].s == "-" || strings.HasPrefix(ops[0].s, "+") || strings.HasPrefix(ops[0].s, "-"):
+		z.loseCwd()
+	case cdpath && !path.IsAbs(ops[0].s) && !strings.HasPrefix(ops[0].s, ".") && !strings.HasPrefix(ops[0].s, "~"):
+		z.loseCwd() // CDPATH decides where a relative name leads
+	default:
+		z.cwd = z.resolve(ops[0].s)
+		if z.cwd == "" {
+			z.loseCwd()
+		}
+	}
+}
+
+// trackLink follows ln -s TARGET NAME: later commands that go through NAME reach TARGET.
+func (z *analyzer) trackLink(args []word) {
+	symbolic := false
+	var ops []string
+	for _, a := range args {
+		switch {
+		case !a.known:
+			return
+		case a.s == "-s" || a.s == "--symbolic" || strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "s"):
+			symbolic = true
+		case !strings.HasPrefix(a.s, "-"):
+			ops = append(ops, a.s)
+		}
+	}
+	if symbolic && len(ops) == 2 && z.cwd != "" {
+		name := ops[1]
+		if !path.IsAbs(name) {
+			name = path.Join(z.cwd, name)
+		}
+		target := ops[0]
+		if (target == "~" || strings.HasPrefix(target, "~/")) && z.ctx.Home != "" {
+			target = path.Join(z.ctx.Home, target[1:])
+		}
+		if !path.IsAbs(target) {
+			target = path.Join(path.Dir(name), target)
+		}
+		if z.a.Links == nil {
+			z.a.Links = map[string]string{}
+		}
+		z.a.Links[path.Clean(name)] = path.Clean(target)
+	}
+}
+
+// trackCopy follows cp and install of a program: after cp /bin/rm d, ./d is rm.
+func (z *analyzer) trackCopy(args []word) {
+	var ops []string
+	for _, a := range args {
+		if !a.known {
+			return
+		}
+		if !strings.HasPrefix(a.s, "-") {
+			ops = append(ops, a.s)
+		}
+	}
+	if len(ops) == 2 {
+		if z.a.Copies == nil {
+			z.a.Copies = map[string]string{}
+		}
+		dst := ops[1]
+		for _, spelling := range []string{dst, "./" + strings.TrimPrefix(dst, "./"), path.Join(z.cwd, dst)} {
+			z.a.Copies[spelling] = ops[0]
 		}
 	}
 }
