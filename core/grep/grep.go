@@ -766,39 +766,16 @@ func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof
 		m.searchInverted(st, buf, from)
 		return
 	}
-	lits, tentative := m.lits, m.tentative
-	var re2 func([]byte) [][]int
-	switch {
-	case !m.tentative:
-		re2 = m.re2
-	case m.switched.Load():
-		// m.re2 is written once, by the worker that switches, before switched is set:
-		// read it only after seeing switched.
-		lits, re2, tentative = nil, m.re2, false
-	}
-	runs := 0
+	lits, re2, tentative := m.matchers()
 	folds := m.folds
-	cur, curLine := 0, st.lineBase // a line start and its number
-	pos := from
-	if cap(w.next) < len(lits) {
-		w.next = make([]int, len(lits))
-	}
-	next := w.next[:len(lits)]
-	for i := range next {
-		next[i] = -1
-	}
-	if cap(w.fnext) < len(folds) {
-		w.fnext = make([][2]int, len(folds))
-	}
-	fnext := w.fnext[:len(folds)]
-	for i := range fnext {
-		fnext[i] = [2]int{-1, -1}
-	}
+	next, fnext := w.literalCursors(len(lits), len(folds))
 	var re2hits [][]int
 	if re2 != nil && len(lits) == 0 {
 		re2hits = re2(buf[from:])
 	}
-	h := 0
+	runs, h := 0, 0
+	cur, curLine := 0, st.lineBase // a line start and its number
+	pos := from
 	for pos < len(buf) && !st.done {
 		var ls, le int
 		if len(lits) > 0 {
@@ -844,59 +821,22 @@ func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof
 				}
 			}
 		} else if re2 != nil {
-			for h < len(re2hits) && from+re2hits[h][0] < pos {
-				h++
-			}
-			if h == len(re2hits) {
+			var found, stop bool
+			if ls, le, pos, found, stop = m.nextRE2Line(buf, from, pos, re2hits, &h); stop {
 				break
-			}
-			s, e := from+re2hits[h][0], from+re2hits[h][1]
-			h++
-			if s == len(buf) && s > 0 && buf[s-1] == '\n' {
-				break // an empty match after the final newline is not a line
-			}
-			ls = bytes.LastIndexByte(buf[:s], '\n') + 1
-			le = lineEnd(buf, s)
-			if e > le {
-				// The match crossed a line break: check each line it touched on its own.
-				found := false
-				for a := ls; a <= e && a < len(buf); {
-					b := lineEnd(buf, a)
-					if m.re.Match(buf[a:b]) {
-						ls, le, found = a, b, true
-						break
-					}
-					a = b + 1
-				}
-				if !found {
-					pos = lineEnd(buf, min(e, len(buf)-1)) + 1
-					continue
-				}
+			} else if !found {
+				continue
 			}
 		} else {
 			// Go's regexp line by line (a pattern go-re2 could not take).
-			ls = pos
-			le = lineEnd(buf, pos)
+			ls, le = pos, lineEnd(buf, pos)
 			if !m.re.Match(buf[ls:le]) {
 				pos = le + 1
 				continue
 			}
 		}
-		st.file.Matches++
 		pos = le + 1
-		if m.opt.MaxCount > 0 && st.file.Matches >= m.opt.MaxCount {
-			st.done = true // after-context is still owed, below
-		}
-		switch m.opt.Mode {
-		case FilesWithMatches:
-			st.done = true
-		case Content:
-			curLine += bytes.Count(buf[cur:ls], nl)
-			cur = ls
-			m.emitTo(st, buf, ls, curLine)
-			m.emit(st, buf, ls, le, curLine, true)
-			st.after = m.opt.After
-		}
+		cur, curLine = m.matchedLine(st, buf, ls, le, cur, curLine)
 	}
 	if m.opt.Mode == Content && st.after > 0 {
 		m.emitTo(st, buf, len(buf), -1)
@@ -908,6 +848,93 @@ func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof
 			}
 		})
 	}
+}
+
+// matchers are what finds candidate lines in this chunk: the literals (checked by the
+// regexp where they cannot decide), or go-re2 over the whole chunk once a tentative
+// engine has switched to it.
+func (m *Engine) matchers() (lits [][]byte, re2 func([]byte) [][]int, tentative bool) {
+	lits, tentative = m.lits, m.tentative
+	switch {
+	case !m.tentative:
+		re2 = m.re2
+	case m.switched.Load():
+		// m.re2 is written once, by the worker that switches, before switched is set:
+		// read it only after seeing switched.
+		lits, re2, tentative = nil, m.re2, false
+	}
+	return lits, re2, tentative
+}
+
+// literalCursors are the worker's per-literal positions of the next hit, reset for a
+// chunk: -1 not searched yet, -2 no more hits.
+func (w *worker) literalCursors(lits, folds int) ([]int, [][2]int) {
+	if cap(w.next) < lits {
+		w.next = make([]int, lits)
+	}
+	next := w.next[:lits]
+	for i := range next {
+		next[i] = -1
+	}
+	if cap(w.fnext) < folds {
+		w.fnext = make([][2]int, folds)
+	}
+	fnext := w.fnext[:folds]
+	for i := range fnext {
+		fnext[i] = [2]int{-1, -1}
+	}
+	return next, fnext
+}
+
+// nextRE2Line is the next line at or after pos that go-re2's hits over the chunk
+// (starting at from) show to match: found, or a new pos to go on from, or stop.
+func (m *Engine) nextRE2Line(buf []byte, from, pos int, hits [][]int, h *int) (ls, le, next int, found, stop bool) {
+	for *h < len(hits) && from+hits[*h][0] < pos {
+		*h++
+	}
+	if *h == len(hits) {
+		return 0, 0, pos, false, true
+	}
+	s, e := from+hits[*h][0], from+hits[*h][1]
+	*h++
+	if s == len(buf) && s > 0 && buf[s-1] == '\n' {
+		return 0, 0, pos, false, true // an empty match after the final newline is not a line
+	}
+	ls = bytes.LastIndexByte(buf[:s], '\n') + 1
+	le = lineEnd(buf, s)
+	if e <= le {
+		return ls, le, pos, true, false
+	}
+	// The match crossed a line break: check each line it touched on its own.
+	for a := ls; a <= e && a < len(buf); {
+		b := lineEnd(buf, a)
+		if m.re.Match(buf[a:b]) {
+			return a, b, pos, true, false
+		}
+		a = b + 1
+	}
+	return 0, 0, lineEnd(buf, min(e, len(buf)-1)) + 1, false, false
+}
+
+// matchedLine counts the matching line buf[ls:le], notes when the file is done (-m,
+// -l), and in content mode prints it with its context; it returns the line-counting
+// position and number moved up to ls.
+func (m *Engine) matchedLine(st *fileState, buf []byte, ls, le, cur, curLine int) (int, int) {
+	st.file.Matches++
+	if m.opt.MaxCount > 0 && st.file.Matches >= m.opt.MaxCount {
+		st.done = true // after-context is still owed, in searchChunk
+	}
+	switch m.opt.Mode {
+	case FilesWithMatches:
+		st.done = true
+	case Content:
+		curLine += bytes.Count(buf[cur:ls], nl)
+		cur = ls
+		m.emitTo(st, buf, ls, curLine)
+		m.emit(st, buf, ls, le, curLine, true)
+		st.after = m.opt.After
+	}
+	return cur, curLine
 }
 
 // searchInverted selects the lines of buf[from:] that do not match (grep's -v): every
