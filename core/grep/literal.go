@@ -103,116 +103,133 @@ func analyze(re *syntax.Regexp) litInfo {
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return litInfo{exact: []string{""}, complete: false}
 	case syntax.OpCharClass:
-		// A small class is a small set of one-character strings.
-		n := 0
-		for i := 0; i < len(re.Rune); i += 2 {
-			n += int(re.Rune[i+1]-re.Rune[i]) + 1
-			if n > 4 {
-				return litInfo{}
-			}
-		}
-		var set []string
-		for i := 0; i < len(re.Rune); i += 2 {
-			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				set = append(set, string(r))
-			}
-		}
-		return litInfo{exact: set, complete: true, required: set, sensitive: hasCase(strings.Join(set, ""))}
+		return analyzeClass(re)
 	case syntax.OpCapture:
 		return analyze(re.Sub[0])
 	case syntax.OpPlus:
-		in := analyze(re.Sub[0])
-		req := in.required
-		if in.exact != nil && better(in.exact, req) {
-			req = in.exact
-		}
-		return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
+		return repeated(analyze(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			in := analyze(re.Sub[0])
-			req := in.required
-			if in.exact != nil && better(in.exact, req) {
-				req = in.exact
-			}
-			return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
+			return repeated(analyze(re.Sub[0]))
 		}
 		return litInfo{}
 	case syntax.OpAlternate:
-		exact, complete, fold, sensitive := []string{}, true, false, false
-		var req []string
-		reqOK := true
-		for _, sub := range re.Sub {
-			in := analyze(sub)
-			fold = fold || in.fold
-			sensitive = sensitive || in.sensitive
-			if exact != nil && in.exact != nil && len(exact)+len(in.exact) <= maxSetSize {
-				exact = append(exact, in.exact...)
-				complete = complete && in.complete
-			} else {
-				exact = nil
-			}
-			r := in.required
-			if in.exact != nil && better(in.exact, r) {
-				r = in.exact
-			}
-			if score(r) == 0 || len(req)+len(r) > maxSetSize {
-				reqOK = false // one branch promises nothing: neither does the alternation
-			} else if reqOK {
-				req = append(req, r...)
-			}
-		}
-		if !reqOK {
-			req = nil
-		}
-		if exact != nil {
-			exact = dedup(exact)
-			if req == nil || better(exact, req) {
-				req = exact
-			}
-		}
-		return litInfo{exact: exact, complete: complete, required: dedup(req), fold: fold, sensitive: sensitive}
+		return analyzeAlternate(re)
 	case syntax.OpConcat:
-		var out litInfo
-		out.exact, out.complete = []string{""}, true
-		run := []string{""} // cross product of the current run of exact children
-		var best []string
-		flush := func() {
-			if better(run, best) {
-				best = run
-			}
-			run = []string{""}
-		}
-		for _, sub := range re.Sub {
-			in := analyze(sub)
-			out.fold = out.fold || in.fold
-			out.sensitive = out.sensitive || in.sensitive
-			if in.exact != nil {
-				if out.exact != nil {
-					out.exact = cross(out.exact, in.exact)
-					out.complete = out.complete && in.complete
-				}
-				if r := cross(run, in.exact); r != nil {
-					run = r
-					continue
-				}
-				flush()
-				run = in.exact
-				continue
-			}
-			out.exact = nil
-			flush()
-			if better(in.required, best) {
-				best = in.required
-			}
-		}
-		flush()
-		out.required = best
-		if out.exact != nil && better(out.exact, out.required) {
-			out.required = out.exact
-		}
-		return out
+		return analyzeConcat(re)
 	}
 	return litInfo{}
+}
+
+// analyzeClass: a small class is a small set of one-character strings.
+func analyzeClass(re *syntax.Regexp) litInfo {
+	n := 0
+	for i := 0; i < len(re.Rune); i += 2 {
+		n += int(re.Rune[i+1]-re.Rune[i]) + 1
+		if n > 4 {
+			return litInfo{}
+		}
+	}
+	var set []string
+	for i := 0; i < len(re.Rune); i += 2 {
+		for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+			set = append(set, string(r))
+		}
+	}
+	return litInfo{exact: set, complete: true, required: set, sensitive: hasCase(strings.Join(set, ""))}
+}
+
+// repeated is what x+ or x{n,} (n >= 1) promises: x's required strings (or its exact
+// ones, when better), but no exact set.
+func repeated(in litInfo) litInfo {
+	req := in.required
+	if in.exact != nil && better(in.exact, req) {
+		req = in.exact
+	}
+	return litInfo{required: req, fold: in.fold, sensitive: in.sensitive}
+}
+
+// analyzeAlternate: an alternation's exact set is the union of its branches' (when all
+// have one); it requires one of its branches' required strings, unless a branch
+// promises nothing.
+func analyzeAlternate(re *syntax.Regexp) litInfo {
+	exact, complete, fold, sensitive := []string{}, true, false, false
+	var req []string
+	reqOK := true
+	for _, sub := range re.Sub {
+		in := analyze(sub)
+		fold = fold || in.fold
+		sensitive = sensitive || in.sensitive
+		if exact != nil && in.exact != nil && len(exact)+len(in.exact) <= maxSetSize {
+			exact = append(exact, in.exact...)
+			complete = complete && in.complete
+		} else {
+			exact = nil
+		}
+		r := in.required
+		if in.exact != nil && better(in.exact, r) {
+			r = in.exact
+		}
+		if score(r) == 0 || len(req)+len(r) > maxSetSize {
+			reqOK = false // one branch promises nothing: neither does the alternation
+		} else if reqOK {
+			req = append(req, r...)
+		}
+	}
+	if !reqOK {
+		req = nil
+	}
+	if exact != nil {
+		exact = dedup(exact)
+		if req == nil || better(exact, req) {
+			req = exact
+		}
+	}
+	return litInfo{exact: exact, complete: complete, required: dedup(req), fold: fold, sensitive: sensitive}
+}
+
+// analyzeConcat: a concatenation's exact set is the cross product of its children's;
+// it requires the best run of exact children, or the best child's required strings.
+func analyzeConcat(re *syntax.Regexp) litInfo {
+	var out litInfo
+	out.exact, out.complete = []string{""}, true
+	run := []string{""} // cross product of the current run of exact children
+	var best []string
+	flush := func() {
+		if better(run, best) {
+			best = run
+		}
+		run = []string{""}
+	}
+	for _, sub := range re.Sub {
+		in := analyze(sub)
+		out.fold = out.fold || in.fold
+		out.sensitive = out.sensitive || in.sensitive
+		if in.exact != nil {
+			if out.exact != nil {
+				out.exact = cross(out.exact, in.exact)
+				out.complete = out.complete && in.complete
+			}
+			if r := cross(run, in.exact); r != nil {
+				run = r
+				continue
+			}
+			flush()
+			run = in.exact
+			continue
+		}
+		out.exact = nil
+		flush()
+		if better(in.required, best) {
+			best = in.required
+		}
+	}
+	flush()
+	out.required = best
+	if out.exact != nil && better(out.exact, out.required) {
+		out.required = out.exact
+	}
+	return out
 }
 
 // foldSafe reports whether an ASCII-lowercased search for s finds every case-insensitive
