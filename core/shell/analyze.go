@@ -1,26 +1,35 @@
 // Package shell analyses bash command lines before they run and judges them with a
-// watchdog.
+// watchdog: the one engine that bash, permit check and the MCP server all reach
+// through the gate.
 //
-// Analyze parses a line with mvdan.cc/sh/v3/syntax (bash dialect) and reports every
-// simple command it would run, wherever it sits: in && / || / ; chains, pipes,
-// subshells, blocks, loops and conditionals, command and process substitutions
+// Analyze (analyze.go) parses a line with mvdan.cc/sh/v3/syntax (bash dialect) and
+// reports every simple command it would run, wherever it sits: in && / || / ; chains,
+// pipes, subshells, blocks, loops and conditionals, command and process substitutions
 // (also inside parameter defaults, arithmetic and here-documents), function bodies,
 // trap and alias bodies, and behind wrappers. A wrapper (sudo, env, timeout, nohup,
-// xargs, find -exec, eval, bash -c, watch, su -c, busybox ...) is reported itself
-// and the command it runs is reported again as its own SimpleCommand with Context
-// "wrapper:<name>"; script strings given to eval, sh -c, su -c, watch, trap, alias
-// and shells fed by a here-document are parsed recursively (to a bounded depth).
+// xargs, find -exec, eval, bash -c, watch, su -c, busybox, task runners ...:
+// wrappers.go) is reported itself and the command it runs is reported again as its own
+// SimpleCommand with Context "wrapper:<name>"; script strings given to eval, sh -c,
+// su -c, interpreters' one-liners and shells fed by a here-document are parsed
+// recursively (to a bounded depth), and so are the programs other tools run in their
+// own languages where the line shows them (sed's e, vim's :!, sqlite3's .shell, m4's
+// syscmd, make's recipes: embedded.go).
 //
-// Words are reduced to the literal text bash would see after quote removal ('a'"b"\c,
-// $'\x72m' and brace expansion included). A word whose value depends on run time
-// ($VAR, $(cmd), globs are kept literally) keeps only its literal prefix, so
-// `rm -rf /$X` is still seen as removing "/...". When such a word is a command
-// name, the line is marked Uncertain with a reason: nothing can say what it runs.
+// Words are reduced to what bash would see, as far as it can be known without running
+// anything: quote removal, $'...', brace expansion, the call's environment (HOME, PWD,
+// the variables it sets), assignments, cd and set -- earlier on the line, loops over
+// literal lists, defaults (${X:-/}), $(echo ...), $(pwd), ~ and ~user, and globs and
+// .. resolved against the real file system. What stays unknown (a command
+// substitution, read, xargs input) is marked: a word keeps its literal prefix and is
+// Partial, and a command name or script that cannot be known is recorded in Unknown.
 // Unparseable lines and lines with control or invisible format characters are
-// Uncertain too. The analyser never executes anything.
+// Uncertain. The analyser never executes anything.
 //
-// Check (watchdog.go) applies a configurable list of dangerous-command rules to an
-// Analysis and returns allow, flag or deny with a reason.
+// Check (watchdog.go, rules.go) judges an Analysis: it refuses what no mode may allow
+// (recursive deletes of system and home trees, writes to start-up and system files,
+// fork bombs, code from the network, disk tools, kill -1) and fails closed, refusing an
+// unknown command name or an unknown operand in a dangerous position; flags what a
+// person should look at; and refuses what cannot be analysed at all in strict mode.
 package shell
 
 import (
