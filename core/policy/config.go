@@ -272,6 +272,16 @@ func readConfigFile(file string, scope Scope, roots []string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, MaxConfigBytes))
 }
 
+// catchAll reports a rule whose pattern is everything: "*", or a path pattern for every
+// file ("**", "**/*", "/**").
+func catchAll(r *Rule) bool {
+	switch strings.TrimSpace(r.Pattern) {
+	case "", "*", "**", "**/*", "/**", "./**", "~/**":
+		return true
+	}
+	return false
+}
+
 // ProjectConfigPath is <root>/.agentbox/config.json.
 func ProjectConfigPath(root string) string {
 	return filepath.Join(root, ".agentbox", "config.json")
@@ -364,8 +374,16 @@ func Load(src Sources, env Env) (*Policy, error) {
 		}
 		if isTrusted {
 			p.add(rules...)
-		} else {
-			p.tighten = append(p.tighten, rules...)
+			continue
+		}
+		for _, r := range rules {
+			if catchAll(r) {
+				// A repository must not switch the tool off: a rule that tightens
+				// everything at once is not a rule about this project's files.
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the rule %s %s(%s) covers every call, which a project config may not tighten; it was ignored (name the paths or commands it means)", file, r.Action, r.Permission, r.Pattern))
+				continue
+			}
+			p.tighten = append(p.tighten, r)
 		}
 	}
 	if src.Mode != "" {

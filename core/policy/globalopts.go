@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	fuzzy "github.com/agentbox/agentbox/core/suggest"
 )
 
 // globalOptions lists, for the common tools that take options before their subcommand,
@@ -47,8 +49,32 @@ var subcommandAliases = map[string]map[string]string{
 // synonyms are single subcommands that do what another does: git send-pack pushes.
 var synonyms = map[string]map[string]string{"git": {"send-pack": "push"}}
 
-// abbreviated are subcommands a tool accepts by any prefix of at least three letters.
+// abbreviated are subcommands a tool accepts by a prefix (npm pu is npm publish); a
+// deny rule on one also sees every prefix of it.
 var abbreviated = map[string][]string{"npm": {"publish", "unpublish", "deprecate", "install", "uninstall"}}
+
+// gitCommands are git's own subcommands. Another word in their place is an alias or a
+// typo, and with help.autocorrect set (on the line or in a config the line cannot
+// show) git runs the command it is closest to: git psuh pushes.
+var gitCommands = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bugreport bundle cat-file
+		check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool
+		clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diff
+		diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch
+		for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help
+		index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit
+		maintenance merge merge-base merge-file merge-tree mktag mktree multi-pack-index mv notes pack-objects
+		pack-refs prune prune-packed pull push range-diff read-tree rebase receive-pack reflog remote repack
+		replace request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog
+		show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch
+		symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive
+		upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs
+		flow annex`) {
+		gitCommands[c] = true
+	}
+}
 
 // commandVariant is argv with its partial flags, as a rule may see it.
 type commandVariant struct {
@@ -121,8 +147,15 @@ func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
 			out = append(out, commandVariant{argv: append([]string{v.argv[0], s}, v.argv[2:]...)})
 		}
 		for _, full := range abbreviated[name] {
-			if len(v.argv[1]) >= 3 && v.argv[1] != full && strings.HasPrefix(full, v.argv[1]) {
+			if v.argv[1] != "" && v.argv[1] != full && strings.HasPrefix(full, v.argv[1]) {
 				out = append(out, commandVariant{argv: append([]string{v.argv[0], full}, v.argv[2:]...)})
+			}
+		}
+		if sub := v.argv[1]; name == "git" && len(sub) >= 3 && !gitCommands[sub] && !strings.HasPrefix(sub, "-") {
+			for c := range gitCommands {
+				if fuzzy.EditDistance(sub, c) <= 2 {
+					out = append(out, commandVariant{argv: append([]string{v.argv[0], c}, v.argv[2:]...)})
+				}
 			}
 		}
 	}

@@ -174,7 +174,22 @@ func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
 	if k != kindCommand {
 		return nil
 	}
-	getenv := func(name string) (string, bool) {
+	a, _ := shell.AnalyzeIn(req.Target, shell.Context{Home: p.ShellWatchdog.Home, Dir: p.cwd(req.Cwd), Getenv: p.requestEnv(req)})
+	v := shell.Check(a, p.ShellWatchdog)
+	if v.Action == shell.Allow {
+		return nil
+	}
+	if v.Action == shell.Deny && slices.Contains(shell.FailClosedRules, v.Rule) && p.allowsExactly(req) {
+		// What the watchdog cannot know, a rule naming this very line has decided.
+		return nil
+	}
+	return &v
+}
+
+// requestEnv is the environment a command request runs with: the call's own variables
+// over the process's.
+func (p *Policy) requestEnv(req Request) func(string) (string, bool) {
+	return func(name string) (string, bool) {
 		if v, ok := req.EnvValues[name]; ok {
 			return v, true
 		}
@@ -185,16 +200,6 @@ func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
 		}
 		return "", false
 	}
-	a, _ := shell.AnalyzeIn(req.Target, shell.Context{Home: p.ShellWatchdog.Home, Dir: p.cwd(req.Cwd), Getenv: getenv})
-	v := shell.Check(a, p.ShellWatchdog)
-	if v.Action == shell.Allow {
-		return nil
-	}
-	if v.Action == shell.Deny && slices.Contains(shell.FailClosedRules, v.Rule) && p.allowsExactly(req) {
-		// What the watchdog cannot know, a rule naming this very line has decided.
-		return nil
-	}
-	return &v
 }
 
 // allowsExactly reports an allow rule of the user config or manifest whose pattern is
@@ -379,7 +384,8 @@ func resolveDepth(abs string, depth int) string {
 
 func (p *Policy) commandChecks(base Check, req Request) []Check {
 	line := req.Target
-	a, err := shellSplit(line, p.cwd(req.Cwd), p.Env.Home)
+	getenv := p.requestEnv(req)
+	a, err := shellSplit(line, p.cwd(req.Cwd), p.Env.Home, func(name string) bool { _, ok := getenv(name); return ok })
 	if err != nil || a == nil {
 		c := base
 		c.Uncertain, c.opaque, c.Display = true, true, line
@@ -484,6 +490,10 @@ func (p *Policy) decide(c *Check) Decision {
 
 func (p *Policy) decideRules(c *Check) Decision {
 	if r := p.best(p.rules, c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
+		if c.opaque {
+			return Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf(
+				"the line cannot be analysed, so it could be what the host manifest denies (%s); rewrite it so that it parses", r.Pattern)}
+		}
 		return Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
 	}
 	if c.Capability == CapShellEnv {

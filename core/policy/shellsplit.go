@@ -4,9 +4,12 @@ import "github.com/agentbox/agentbox/core/shell"
 
 // shellSplit is how the policy reads a command line: core/shell's Analyze (every simple command
 // of a line, through chains, substitutions and wrappers), in the policy's terms. cwd and
-// home are where the line runs, so a cd on the line moves the paths after it.
-func shellSplit(line, cwd, home string) (*Analysis, error) {
-	a, err := shell.AnalyzeIn(line, shell.Context{Dir: cwd, Home: home})
+// home are where the line runs, so a cd on the line moves the paths after it; exported
+// names the variables of the environment it runs with (their values stay unknown to
+// the rules), so a variable the line changes that is already exported (let HOME=1)
+// reaches the commands after it.
+func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, error) {
+	a, err := shell.AnalyzeIn(line, shell.Context{Dir: cwd, Home: home, Exported: exported})
 	if err != nil {
 		return nil, err
 	}

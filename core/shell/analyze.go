@@ -59,6 +59,9 @@ type Context struct {
 	Home   string
 	Dir    string
 	Getenv func(name string) (string, bool)
+	// Exported, when Getenv is nil, names the variables of the environment without
+	// their values: a line that changes one (let HOME=1) passes it on changed.
+	Exported func(name string) bool
 }
 
 // Analysis is what Analyze found in one command line.
@@ -366,9 +369,7 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 	z.inFunc = f.later
 	reds, stdin := z.redirects(st)
 	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, DirUnknown: z.cwdLost, Loop: f.loop}
-	if len(z.exported) > 0 {
-		proto.Env = slices.Clone(z.exported)
-	}
+	proto.Env = z.exportedEnv()
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
 		var argv []word
@@ -1131,6 +1132,32 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 	return unknown
 }
 
+// exportedEnv is the environment the line has changed for the commands after: what it
+// exported, and every variable it set that was already in the environment, which bash
+// passes on with its new value (HOME=1; let PATH=1; (( X=2 )); read HOME; for HOME in).
+func (z *analyzer) exportedEnv() []string {
+	var out []string
+	if len(z.exported) > 0 {
+		out = slices.Clone(z.exported)
+	}
+	var changed []string
+	for name, vals := range z.vars {
+		if !isEnvName(name) || !z.inherited(name) || slices.ContainsFunc(out, func(e string) bool {
+			n, _, _ := strings.Cut(e, "=")
+			return n == name
+		}) {
+			continue
+		}
+		entry := name
+		if len(vals) == 1 && vals[0].known {
+			entry += "=" + vals[0].s
+		}
+		changed = append(changed, entry)
+	}
+	slices.Sort(changed)
+	return append(out, changed...)
+}
+
 // arithAssigns marks the variables an arithmetic expression assigns as unknown.
 func (z *analyzer) arithAssigns(n syntax.Node) {
 	syntax.Walk(n, func(m syntax.Node) bool {
@@ -1495,7 +1522,7 @@ func (z *analyzer) inherited(name string) bool {
 		_, ok := z.ctx.Getenv(name)
 		return ok
 	}
-	return false
+	return z.ctx.Exported != nil && z.ctx.Exported(name)
 }
 
 // loseCwd records that the line moved to a folder that cannot be known.

@@ -1290,16 +1290,24 @@ func WriteTargets(argv []string) []string {
 		}
 		return out
 	case "git":
-		out := gitConfigWrites(args)
-		// git init/clone --template=DIR copies DIR's hooks into .git/hooks.
-		for k, a := range args {
-			if strings.HasPrefix(a, "--template") || a == "--separate-git-dir" && k+1 < len(args) {
-				out = append(out, ".git/hooks/pre-commit")
-			}
+		return append(gitConfigWrites(args), gitRepoWrites(args)...)
+	case "pre-commit", "husky", "lefthook", "overcommit", "git-lfs":
+		// Hook installers write .git/hooks (husky: core.hooksPath in .git/config).
+		if slices.ContainsFunc(args, func(a string) bool { return a == "install" || a == "init" || a == "--install" }) {
+			return []string{".git/hooks/pre-commit", ".git/config"}
 		}
-		return out
 	}
 	out := writeTargets(name, args)
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "mkdir", "mkfifo", "mknod", "mv":
+		// Deleting, creating or moving a file is writing it: rm .agentbox/config.json,
+		// mkdir .git/hooks/x, mv .git/config x.
+		out = append(out, operandsOf(args)...)
+	case "ln":
+		if ops := operandsOf(args); len(ops) >= 2 {
+			out = append(out, ops[len(ops)-1]) // the link made
+		}
+	}
 	// Folders a command unpacks into: tar -C DIR, unzip -d DIR (a file there stands for
 	// what lands in it).
 	if dir := extractInto(name, args); dir != "" {
@@ -1549,6 +1557,61 @@ func patchOperands(args []string) []string {
 		}
 	}
 	return ops
+}
+
+// gitRepoWrites are the files of a repository's own that a git command writes besides
+// git config's: init and clone with a template (--template, -c init.templateDir) copy
+// its hooks into .git/hooks; clone -c KEY=VALUE writes the new repository's config;
+// lfs install writes hooks; maintenance register and start write ~/.gitconfig. git's
+// subcommands that write fixed keys no command can hide in (remote add, push -u,
+// branch --set-upstream-to, sparse-checkout) are not counted.
+func gitRepoWrites(args []string) []string {
+	var out []string
+	sub, dir, k := "", "", 0
+	for ; k < len(args); k++ {
+		a := args[k]
+		if a == "-C" && k+1 < len(args) {
+			dir = path.Join(dir, args[k+1])
+		}
+		if a == "-c" && k+1 < len(args) && strings.HasPrefix(strings.ToLower(args[k+1]), "init.templatedir=") ||
+			strings.HasPrefix(strings.ToLower(a), "-cinit.templatedir=") {
+			out = append(out, ".git/hooks/pre-commit")
+		}
+		if !strings.HasPrefix(a, "-") {
+			sub = a
+			break
+		}
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env" {
+			k++
+		}
+	}
+	rest := args[min(k+1, len(args)):]
+	for j, a := range rest {
+		switch {
+		case strings.HasPrefix(a, "--template") || a == "--separate-git-dir" && j+1 < len(rest):
+			out = append(out, ".git/hooks/pre-commit")
+		case sub == "clone" && (a == "-c" || a == "--config" || strings.HasPrefix(a, "--config=") || strings.HasPrefix(a, "-c") && len(a) > 2):
+			dir := "."
+			if ops := operandsOf(rest); len(ops) >= 2 {
+				dir = ops[len(ops)-1]
+			} else if len(ops) == 1 {
+				dir = strings.TrimSuffix(path.Base(strings.TrimRight(ops[0], "/")), ".git")
+			}
+			out = append(out, path.Join(dir, ".git/config"))
+		}
+	}
+	switch {
+	case sub == "lfs" && slices.Contains(rest, "install"):
+		out = append(out, ".git/hooks/pre-push", "~/.gitconfig")
+	case sub == "maintenance" && len(rest) > 0 && (rest[0] == "register" || rest[0] == "start"):
+		out = append(out, "~/.gitconfig")
+	}
+	for i, f := range out {
+		if dir != "" && !strings.HasPrefix(f, "~") && !path.IsAbs(f) {
+			out[i] = path.Join(dir, f) // git -C DIR
+		}
+	}
+	return out
 }
 
 // extractInto is the folder an extracting or copying command writes a tree of files
