@@ -167,6 +167,7 @@ type analyzer struct {
 	aliasSpace map[string]bool     // aliases whose value ends in a space: the next word is expanded too
 	inFunc     bool                // analysing a body no call reached: it runs later, after assignments still to come
 	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
+	written    map[string]word     // files the line wrote, by path: their text when it is known
 }
 
 // funcDef is a function the line defines: its body is analysed at each call, with what
@@ -627,8 +628,10 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		stdin = z.feed[proto.Pipeline] // what the previous stage prints, if known
 	}
 	if argv[0].known {
+		z.runsWritten(argv, proto)
 		z.unwrap(argv, proto, stdin)
 	}
+	z.recordWrites(argv, sc.Redirects, stdin)
 	if stage {
 		if z.feed == nil {
 			z.feed = map[int]*word{}
@@ -651,6 +654,12 @@ func feedOf(argv []word, reds []Redirect, stdin *word) *word {
 			return nil // stdout goes elsewhere
 		}
 	}
+	return printed(argv, stdin)
+}
+
+// printed is what a command prints when the line shows it (echo, printf, cat of its
+// standard input), else nil.
+func printed(argv []word, stdin *word) *word {
 	args := argv[1:]
 	switch base(argv[0].s) {
 	case "echo":

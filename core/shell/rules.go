@@ -128,7 +128,7 @@ func forkBomb(an *Analysis, i int, c *SimpleCommand, name string, args []string)
 	switch {
 	case c.Func != "" && name == c.Func && (c.Pipeline != 0 || c.Background):
 		return deny("fork-bomb", "refused: function %s calls itself in a pipe or in the background, the shape of a fork bomb.", c.Func), true
-	case c.Loop && c.Background:
+	case c.Loop && c.Background && !waitsInLoop(an):
 		return deny("fork-bomb", "refused: %s is started in the background inside a loop that never ends, the shape of a fork bomb.", name), true
 	case name == "xargs" && unlimitedProcs(args) && c.Pipeline != 0 && fedEndlessly(an, i, c):
 		return deny("fork-bomb", "refused: xargs -P 0 starts a process for every input line without limit, fed by a stream that does not end (yes, a huge seq): a process flood."), true
@@ -138,6 +138,14 @@ func forkBomb(an *Analysis, i int, c *SimpleCommand, name string, args []string)
 		return deny("fork-bomb", "refused: the %s one-liner forks in a loop, the shape of a fork bomb.", name), true
 	}
 	return Verdict{}, false
+}
+
+// waitsInLoop reports a wait inside an endless loop of the line: while true; do ./server
+// & wait $!; done starts one process at a time.
+func waitsInLoop(an *Analysis) bool {
+	return slices.ContainsFunc(an.Commands, func(c SimpleCommand) bool {
+		return c.Loop && len(c.Argv) > 0 && c.Argv[0] == "wait"
+	})
 }
 
 // diskCommand judges the tools that destroy a device's contents.
@@ -216,7 +224,7 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 		}
 	case "mv":
 		return w.move(c, args)
-	case "kill", "pkill", "killall", "skill", "snice":
+	case "kill", "pkill", "killall", "skill", "snice", "fuser":
 		if w.on("kill-all") {
 			return w.kill(an, c, name, args)
 		}
@@ -234,7 +242,7 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 			}
 		}
 	case "dd", "dcfldd", "dc3dd", "sg_dd":
-		return w.dd(args)
+		return w.dd(c, args)
 	}
 	return Verdict{}, false
 }
@@ -439,6 +447,15 @@ func (w *watch) move(c *SimpleCommand, args []string) (Verdict, bool) {
 // kill judges signals to every process, to init, or to every process of a user.
 func (w *watch) kill(an *Analysis, c *SimpleCommand, name string, args []string) (Verdict, bool) {
 	switch name {
+	case "fuser":
+		// fuser -k -m / kills every process using the file system of /.
+		if hasFlag(args, "k", "kill") {
+			for _, o := range operandsOf(args) {
+				if n := w.norm(o); n == "/" || n == "~" || slices.Contains(w.cfg.ProtectedTrees, n) {
+					return deny("kill-all", "refused: fuser -k on %s kills every process using it, the system's among them. Kill the process by its pid.", o), true
+				}
+			}
+		}
 	case "kill":
 		return w.killTargets(an, c)
 	case "skill":
@@ -463,10 +480,17 @@ func (w *watch) kill(an *Analysis, c *SimpleCommand, name string, args []string)
 }
 
 // dd judges dd writing onto a device or protected file, and flags it reading one.
-func (w *watch) dd(args []string) (Verdict, bool) {
-	for _, a := range args {
-		if of, ok := strings.CutPrefix(a, "of="); ok && w.on("dd-device") && w.protectedFile(of) {
+func (w *watch) dd(c *SimpleCommand, args []string) (Verdict, bool) {
+	for k, a := range args {
+		of, ok := strings.CutPrefix(a, "of=")
+		if !ok {
+			continue
+		}
+		if w.on("dd-device") && w.protectedFile(of) {
 			return deny("dd-device", "refused: dd of=%s writes raw bytes onto a device or protected system file.", of), true
+		}
+		if c.Partial != nil && c.Partial[k+1] && w.on("unknown-operand") {
+			return deny("unknown-operand", "refused: dd of=%s... writes to a file or device whose name cannot be known before the line runs (it could be a disk). Use a literal path, or ask the user to allow this exact line.", of), true
 		}
 	}
 	if w.on("dd-raw") {
@@ -488,18 +512,22 @@ func (w *watch) unpacks(_ *Analysis, _ int, c *SimpleCommand, name string, args 
 	}
 	dir := extractInto(name, args)
 	if dir == "" && w.dir != "" && extracts(name, args) {
-		if n := w.norm(w.dir); n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) {
+		if n := w.norm(w.dir); n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) {
 			return deny("protected-write", "refused: %s unpacks into %s, where start-up or system files would be overwritten. Unpack into a folder of the workspace.", name, w.dir), true
 		}
 	}
 	if dir != "" {
 		n := w.norm(dir)
-		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
+		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
 			return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir), true
 		}
 	}
 	return Verdict{}, false
 }
+
+// tempFolder reports the temporary folders: protected as trees (rm -rf /tmp), yet the
+// place to unpack and copy scratch files into.
+func tempFolder(n string) bool { return n == "/tmp" || n == "/var/tmp" || n == "/dev/shm" }
 
 // writes judges the files a command writes by its arguments (tee FILE, cp SRC DEST,
 // sed -i FILE, git config --global).

@@ -324,8 +324,9 @@ func fedEndlessly(an *Analysis, i int, c *SimpleCommand) bool {
 		case "yes":
 			return true
 		case "seq":
-			if n, err := strconv.Atoi(d.Argv[len(d.Argv)-1]); err == nil && n > 100_000 {
-				return true
+			last := strings.ToLower(d.Argv[len(d.Argv)-1])
+			if n, err := strconv.Atoi(last); err == nil && n > 100_000 || strings.HasPrefix(last, "inf") {
+				return true // seq inf never ends
 			}
 		}
 	}
@@ -346,6 +347,12 @@ func recursive(an *Analysis, fn string) bool {
 // -- -0001, $((2-1))), and a kill whose targets come from a list of every process
 // ($(pgrep .), ps -e | xargs kill); a pid read from a file, $! and %N are fine.
 func (w *watch) killTargets(an *Analysis, c *SimpleCommand) (Verdict, bool) {
+	if killSignal(c.Argv[1:]) == "0" {
+		return Verdict{}, false // kill -0 / -s 0 only asks whether the process exists
+	}
+	if n := len(c.Argv) - 1; n >= maxBraces {
+		return deny("kill-all", "refused: kill is given %d or more targets at once (a range like {2..99999}), nearly every process. Kill the processes by their own pids.", n), true
+	}
 	operands := false
 	for k := 1; k < len(c.Argv); k++ {
 		a := strings.TrimSpace(c.Argv[k])
@@ -385,6 +392,28 @@ func (w *watch) killTargets(an *Analysis, c *SimpleCommand) (Verdict, bool) {
 		return deny("kill-all", "refused: kill %s signals init, the system's first process.", a), true
 	}
 	return Verdict{}, false
+}
+
+// killSignal is the signal kill's options name ("" for the default, TERM): -0, -s 0,
+// --signal 0, -SIGKILL, -n 9.
+func killSignal(args []string) string {
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return ""
+		case (a == "-s" || a == "-n" || a == "--signal") && k+1 < len(args):
+			return strings.TrimPrefix(strings.ToUpper(args[k+1]), "SIG")
+		case strings.HasPrefix(a, "--signal="):
+			return strings.TrimPrefix(strings.ToUpper(a[len("--signal="):]), "SIG")
+		case strings.HasPrefix(a, "-s") && len(a) > 2 && !strings.HasPrefix(a, "-sig"):
+			return strings.TrimPrefix(strings.ToUpper(a[2:]), "SIG")
+		case strings.HasPrefix(a, "-") && len(a) > 1 && a != "-l" && a != "-L":
+			return strings.TrimPrefix(strings.ToUpper(a[1:]), "SIG")
+		case !strings.HasPrefix(a, "-"):
+			return ""
+		}
+	}
+	return ""
 }
 
 // listsEveryProcess finds a command on the line that lists every process: pgrep or
@@ -620,7 +649,8 @@ func forkOneLiner(name string, args []string) bool {
 				code = args[k+1]
 			}
 			spawns := strings.Contains(code, "fork") || strings.Contains(code, "Popen") || strings.Contains(code, "spawn") || strings.Contains(code, "system(") || strings.Contains(code, "Process(") || strings.Contains(code, "execute(")
-			loops := strings.Contains(code, "while") || strings.Contains(code, "until") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(")
+			loops := strings.Contains(code, "while") || strings.Contains(code, "until") || strings.Contains(code, "loop") || strings.Contains(code, "for ") || strings.Contains(code, "for(") ||
+				strings.Contains(code, "redo") || strings.Contains(code, "goto") || strings.Contains(code, "times") || strings.Contains(code, "repeat")
 			if spawns && loops {
 				return true
 			}

@@ -1,0 +1,150 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Scripts the line writes and then runs: printf 'rm -rf ~' > x.sh; bash x.sh runs what
+// printf wrote, as surely as bash -c would. The analysis keeps the text of every file
+// the line writes by redirection or tee when the line shows it, and analyses that text
+// where a shell, source, an interpreter or a direct ./x.sh runs the file. A file the
+// line wrote with text it cannot show (a download, a generator's output) is judged as
+// unknown code when it is run: it fails closed, like bash -c "$(...)".
+
+// writtenKey is how a written file is known: its path from the line's working
+// directory when that is known, else as written.
+func (z *analyzer) writtenKey(p string) string {
+	if r := z.resolve(p); r != "" {
+		return r
+	}
+	return path.Clean(p)
+}
+
+// recordWrites notes the files a command writes and what it writes into them: a
+// redirection of what it prints, tee of what it reads, cp of a file the line wrote,
+// and a downloader's or filter's output file (unknown text).
+func (z *analyzer) recordWrites(argv []word, reds []Redirect, stdin *word) {
+	if len(argv) == 0 || !argv[0].known {
+		return
+	}
+	text := printed(argv, stdin)
+	for _, r := range reds {
+		if r.Partial || r.Target == "" || !(r.Fd == "" || r.Fd == "1") || !strings.HasPrefix(r.Op, ">") && r.Op != "&>" && r.Op != "&>>" {
+			continue
+		}
+		z.write(r.Target, text, strings.HasSuffix(r.Op, ">>"))
+	}
+	name := base(argv[0].s)
+	var args []string
+	for _, a := range argv[1:] {
+		args = append(args, a.s)
+	}
+	switch name {
+	case "tee":
+		appendTo := slices.Contains(args, "-a") || slices.Contains(args, "--append")
+		for _, f := range operandsOf(args) {
+			z.write(f, stdin, appendTo)
+		}
+	case "cp", "install", "mv":
+		ops := operandsOf(args)
+		if len(ops) == 2 {
+			if src, ok := z.written[z.writtenKey(ops[0])]; ok {
+				z.write(ops[1], &src, false)
+			}
+		}
+	case "curl", "wget", "aria2c", "http", "xh", "sort", "uniq", "shuf", "openssl", "pv", "socat":
+		for _, f := range writeTargets(name, args) {
+			z.write(f, nil, false) // curl -o x.sh, sort -o f: text the line does not show
+		}
+	}
+}
+
+// write records that the line wrote text (nil: unknown) into f, or appended it.
+func (z *analyzer) write(f string, text *word, appendTo bool) {
+	if f == "" || f == "/dev/null" || strings.HasPrefix(f, "/dev/") {
+		return
+	}
+	if z.written == nil {
+		z.written = map[string]word{}
+	}
+	k := z.writtenKey(f)
+	w := word{}
+	if text != nil {
+		w = *text
+	}
+	if prev, ok := z.written[k]; ok && appendTo {
+		w = word{s: prev.s + w.s, known: prev.known && w.known}
+	}
+	z.written[k] = w
+}
+
+// writtenText is the text the line wrote into f, and whether it wrote f at all.
+func (z *analyzer) writtenText(f string) (word, bool) {
+	if z.written == nil || f == "" {
+		return word{}, false
+	}
+	w, ok := z.written[z.writtenKey(f)]
+	return w, ok
+}
+
+// runFile analyses running a file the line wrote: its text as a script of the language
+// its #! line names (a shell when there is none), or, unknown, as code that cannot be
+// known.
+func (z *analyzer) runFile(runner, f string, proto SimpleCommand) bool {
+	text, ok := z.writtenText(f)
+	if !ok {
+		return false
+	}
+	if !text.known {
+		z.unknown(fmt.Sprintf("%s runs %s, which the line wrote with text it does not show", runner, f))
+		return true
+	}
+	lang := runner
+	if first, _, _ := strings.Cut(text.s, "\n"); strings.HasPrefix(first, "#!") {
+		fields := strings.Fields(strings.TrimPrefix(first, "#!"))
+		if len(fields) > 0 {
+			lang = base(fields[0])
+			if lang == "env" && len(fields) > 1 {
+				lang = base(fields[1])
+			}
+		}
+	}
+	switch {
+	case shells[lang] || lang == "source" || lang == ".":
+		z.script(text, runner+" "+f, proto)
+	case codeRunners[lang] || strings.HasPrefix(lang, "python"):
+		z.oneLiner(lang, []word{{s: "-c", known: true}, text}, proto, nil)
+	default:
+		z.script(text, runner+" "+f, proto)
+	}
+	return true
+}
+
+// runsWritten analyses a command that runs a file the line wrote: ./x.sh directly, or
+// an interpreter or source given it as its script.
+func (z *analyzer) runsWritten(argv []word, proto SimpleCommand) {
+	name := base(argv[0].s)
+	if strings.Contains(argv[0].s, "/") {
+		if z.runFile(argv[0].s, argv[0].s, proto) {
+			return
+		}
+	}
+	if !shells[name] && name != "source" && name != "." && !codeRunners[name] && !strings.HasPrefix(name, "python") {
+		return
+	}
+	for k, a := range argv[1:] {
+		if a.s == "-c" || a.s == "-e" {
+			return // the program is on the line
+		}
+		if strings.HasPrefix(a.s, "-") || k > 0 && (argv[k].s == "-o" || argv[k].s == "-O") {
+			continue
+		}
+		if a.known {
+			z.runFile(name, a.s, proto)
+		}
+		return
+	}
+}
