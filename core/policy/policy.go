@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,8 +175,23 @@ func (p *Policy) WatchdogVerdict(req Request) *shell.Verdict {
 	if k != kindCommand {
 		return nil
 	}
-	a, _ := shell.AnalyzeIn(req.Target, shell.Context{Home: p.ShellWatchdog.Home, Dir: p.cwd(req.Cwd), Getenv: p.requestEnv(req)})
+	ctx := shell.Context{Home: p.ShellWatchdog.Home, Dir: p.cwd(req.Cwd), Getenv: p.requestEnv(req)}
+	a, _ := shell.AnalyzeIn(req.Target, ctx)
 	v := shell.Check(a, p.ShellWatchdog)
+	for _, name := range slices.Sorted(maps.Keys(req.EnvValues)) {
+		// bash's env field: GIT_SSH_COMMAND's value runs as surely as the line.
+		if v.Action == shell.Deny {
+			break
+		}
+		if val := req.EnvValues[name]; shell.CommandVariable(name) && val != "" {
+			va, _ := shell.AnalyzeIn(val, ctx)
+			cv := shell.Check(va, p.ShellWatchdog)
+			if cv.Action == shell.Deny {
+				cv.Reason = fmt.Sprintf("env %s: %s", name, cv.Reason)
+				v = cv
+			}
+		}
+	}
 	if v.Action == shell.Allow {
 		return nil
 	}

@@ -168,6 +168,7 @@ type analyzer struct {
 	inFunc     bool                // analysing a body no call reached: it runs later, after assignments still to come
 	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
 	written    map[string]word     // files the line wrote, by path: their text when it is known
+	envSeen    map[string]bool     // command-valued variables already analysed (CommandVariable)
 }
 
 // funcDef is a function the line defines: its body is analysed at each call, with what
@@ -596,6 +597,9 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	z.track(argv)
+	for _, e := range proto.Env {
+		z.envCommand(e, proto)
+	}
 	for _, a := range argv[1:] {
 		// test -v 'a[$(cmd)]', printf -v, read, declare: an array subscript in a
 		// literal argument is evaluated, and its command substitution runs.
@@ -1139,6 +1143,34 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 		}
 	}
 	return unknown
+}
+
+// commandVariables are environment variables whose value is a command programs run:
+// GIT_SSH_COMMAND='rm -rf ~' git fetch runs it.
+var commandVariables = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EDITOR": true, "EDITOR": true,
+	"VISUAL": true, "GIT_SEQUENCE_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true,
+	"MANPAGER": true, "SYSTEMD_PAGER": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "BROWSER": true, "PROMPT_COMMAND": true, "FCEDIT": true, "SUDO_EDITOR": true,
+	"RSYNC_RSH": true, "CVS_RSH": true, "LESSOPEN": true, "LESSCLOSE": true, "PS0": true}
+
+// CommandVariable reports an environment variable whose value is a command line.
+func CommandVariable(name string) bool { return commandVariables[name] }
+
+// envCommand analyses the value of a command-valued variable a command gets (entry is
+// NAME=VALUE), once per line.
+func (z *analyzer) envCommand(entry string, proto SimpleCommand) {
+	name, val, known := strings.Cut(entry, "=")
+	if !known || !commandVariables[name] || val == "" || z.envSeen[entry] {
+		return
+	}
+	if z.envSeen == nil {
+		z.envSeen = map[string]bool{}
+	}
+	z.envSeen[entry] = true
+	if name == "LESSOPEN" || name == "LESSCLOSE" {
+		val = strings.TrimLeft(val, "|")
+	}
+	z.script(word{s: val, known: true}, name, proto)
 }
 
 // exportedEnv is the environment the line has changed for the commands after: what it

@@ -188,6 +188,14 @@ func (w *watch) fromNetwork(an *Analysis, i int, c *SimpleCommand, name string) 
 
 // byName applies the rules of the command by its name.
 func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args []string) (Verdict, bool) {
+	if destroys(name, args) && w.on("find-delete") {
+		// find ~ | xargs rm -f: every file under the lister's folders.
+		if roots, expr := listedRoots(an, i, c); roots != nil {
+			if t, ok := w.protectedTree(roots, 1, false); ok && !w.tempCleanup(roots, expr) {
+				return deny("find-delete", "refused: %s is fed every file %s lists under %s, a whole system or home tree. List the workspace directory you mean.", name, base(roots.Argv[0]), t), true
+			}
+		}
+	}
 	switch name {
 	case "rm", "unlink", "rmdir":
 		return w.remove(c, name, args)

@@ -907,15 +907,89 @@ func (w *watch) interpreter(name string) bool {
 
 func (w *watch) downloader(name string) bool { return slices.Contains(w.cfg.Downloaders, name) }
 
-// findRemoves reports whether the find command at i runs rm through -exec (the
-// wrapped command follows it in the analysis).
+// findRemoves reports whether the find command at i runs, through -exec (directly, or
+// through the wrappers and shells it starts), a command that destroys what it is
+// given.
 func findRemoves(an *Analysis, i int) bool {
-	if i+1 < len(an.Commands) {
-		n := an.Commands[i+1]
-		return n.Context == "wrapper:find" && len(n.Argv) > 0 && slices.Contains([]string{"rm", "chmod", "chown", "chgrp", "setfacl", "chattr", "shred", "srm", "unlink"}, base(n.Argv[0]))
+	if i+1 >= len(an.Commands) || an.Commands[i+1].Context != "wrapper:find" {
+		return false
+	}
+	for j := i + 1; j < len(an.Commands) && strings.HasPrefix(an.Commands[j].Context, "wrapper:"); j++ {
+		if n := an.Commands[j]; len(n.Argv) > 0 && destroys(base(n.Argv[0]), n.Argv[1:]) {
+			return true
+		}
 	}
 	return false
 }
+
+// destroys reports a command that deletes, empties, moves away or changes the
+// permissions of the files it is given: rm, shred, truncate, chmod, mv, sed -i, cp
+// /dev/null FILE, dd of=FILE, tar --remove-files.
+func destroys(name string, args []string) bool {
+	switch name {
+	case "rm", "unlink", "shred", "srm", "wipe", "truncate", "chmod", "chown", "chgrp", "setfacl", "chattr", "mv", "trash-put":
+		return true
+	case "sed", "perl", "ruby":
+		return hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool {
+			return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i")
+		})
+	case "cp", "install":
+		return slices.Contains(args, "/dev/null") || slices.Contains(args, "/dev/zero")
+	case "dd":
+		return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "of=") })
+	case "tar", "bsdtar", "zip", "rsync", "7z":
+		return slices.Contains(args, "--remove-files") || slices.Contains(args, "--remove-source-files") || name == "zip" && hasFlag(args, "m", "move") || slices.Contains(args, "-sdel")
+	}
+	return false
+}
+
+// listedRoots are the folders a lister in c's pipeline walks before it, and the rest
+// of the lister's arguments (find ~ | xargs
+// rm, rg --files ~ | xargs rm, find / | while read f; do rm "$f"; done): the command a
+// destroyer fed from it acts on every file under.
+func listedRoots(an *Analysis, i int, c *SimpleCommand) (roots *SimpleCommand, expr []string) {
+	if c.Pipeline == 0 {
+		return nil, nil
+	}
+	for j := 0; j < i; j++ {
+		d := &an.Commands[j]
+		if d.Pipeline != c.Pipeline || len(d.Argv) == 0 {
+			continue
+		}
+		var idx []int
+		switch base(d.Argv[0]) {
+		case "find", "gfind":
+			for k := 1; k < len(d.Argv); k++ {
+				if a := d.Argv[k]; strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					if k == 1 && (a == "-H" || a == "-L" || a == "-P") {
+						continue
+					}
+					break
+				}
+				idx = append(idx, k)
+			}
+		case "fd", "fdfind", "rg", "ls", "tree", "du":
+			// fd PATTERN PATH..., rg --files PATH..., ls -R PATH.
+			ops := 0
+			for k := 1; k < len(d.Argv); k++ {
+				if strings.HasPrefix(d.Argv[k], "-") {
+					continue
+				}
+				ops++
+				if ops > 1 || base(d.Argv[0]) != "fd" && base(d.Argv[0]) != "fdfind" && !(base(d.Argv[0]) == "rg" && !slices.Contains(d.Argv, "--files")) {
+					idx = append(idx, k)
+				}
+			}
+		default:
+			continue
+		}
+		if len(idx) > 0 {
+			return operandsAt(d, idx), d.Argv[idx[len(idx)-1]+1:]
+		}
+	}
+	return nil, nil
+}
+
 
 // protectedTree returns the first operand (from index from of Argv) that names a
 // protected tree. A word computed at run time counts when its literal prefix alone

@@ -170,10 +170,14 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 // command, and alias.X=!CMD): git runs CMD.
 func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 	for k := 0; k+1 < len(args); k++ {
-		kv := ""
+		kv, at := "", k
 		switch {
 		case args[k].s == "-c":
-			kv = args[k+1].s
+			kv, at = args[k+1].s, k+1
+			k++
+		case args[k].s == "-C" || args[k].s == "--git-dir" || args[k].s == "--work-tree" || args[k].s == "--namespace":
+			k++
+			continue
 		case strings.HasPrefix(args[k].s, "-c"):
 			kv = args[k].s[2:]
 		default:
@@ -184,8 +188,13 @@ func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 		}
 		key, val, ok := strings.Cut(kv, "=")
 		key = strings.ToLower(key)
-		if ok && (gitCommandKeys[key] || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!")) {
-			z.script(word{s: strings.TrimPrefix(val, "!"), known: args[k+1].known || args[k].known}, "git -c "+key, proto)
+		known := args[at].known
+		switch {
+		case !ok:
+		case gitCommandKey(key) || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+			z.script(word{s: strings.TrimPrefix(val, "!"), known: known}, "git -c "+key, proto)
+		case key == "core.hookspath" && val != "" && val != "/dev/null":
+			z.unknown("git -c core.hooksPath=" + val + " runs the hooks in that folder, which the line does not show")
 		}
 	}
 }
@@ -612,6 +621,13 @@ var gitRunsOptions = map[string][]string{
 	"difftool":      {"-x", "--extcmd"},
 	"grep":          {"-O", "--open-files-in-pager"},
 	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter"},
+	// The program run at the other end of a local or ssh transport: git clone -u CMD.
+	"clone":     {"-u", "--upload-pack"},
+	"fetch":     {"--upload-pack"},
+	"pull":      {"--upload-pack"},
+	"ls-remote": {"--upload-pack"},
+	"push":      {"--receive-pack", "--exec"},
+	"archive":   {"--exec"},
 }
 
 // gitRuns finds the commands a git subcommand runs: its command-valued options, git
@@ -646,6 +662,12 @@ func (z *analyzer) gitRuns(args []word, proto SimpleCommand) {
 			}
 		}
 		return
+	}
+	for _, a := range rest {
+		// ext::CMD ARGS is a remote helper that runs CMD (% escapes a space).
+		if cmd, ok := strings.CutPrefix(a.s, "ext::"); ok {
+			z.command(extArgv(cmd, a.known), proto, nil)
+		}
 	}
 	opts := gitRunsOptions[args[sub].s]
 	for k := 0; k < len(rest); k++ {
@@ -1028,10 +1050,51 @@ func ownProgramArgs(args []word) bool {
 	return false
 }
 
+// extArgv splits the command of git's ext:: remote helper into its words: a space
+// separates them, "% " is a space inside one, "%%" a percent sign.
+func extArgv(cmd string, known bool) []word {
+	var out []word
+	var b strings.Builder
+	for i := 0; i < len(cmd); i++ {
+		switch {
+		case cmd[i] == '%' && i+1 < len(cmd) && (cmd[i+1] == ' ' || cmd[i+1] == '%'):
+			b.WriteByte(cmd[i+1])
+			i++
+		case cmd[i] == ' ':
+			if b.Len() > 0 {
+				out = append(out, word{s: b.String(), known: known})
+				b.Reset()
+			}
+		default:
+			b.WriteByte(cmd[i])
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, word{s: b.String(), known: known})
+	}
+	return out
+}
+
 // gitCommandKeys are git config keys whose value is a command git runs.
 var gitCommandKeys = map[string]bool{"core.pager": true, "core.editor": true, "core.fsmonitor": true,
 	"core.sshcommand": true, "core.askpass": true, "diff.external": true, "sequence.editor": true,
-	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true}
+	"credential.helper": true, "gpg.program": true, "core.gitproxy": true, "uploadpack.packobjectshook": true}
+
+// gitCommandKey reports a git config key whose value is a command git runs: the fixed
+// ones, and the sections' command keys (pager.*, filter.*.clean/smudge/process,
+// remote.*.uploadpack, mergetool.*.cmd, diff.*.textconv, gpg.*.program).
+func gitCommandKey(key string) bool {
+	if gitCommandKeys[key] || strings.HasPrefix(key, "pager.") {
+		return true
+	}
+	last := key[strings.LastIndexByte(key, '.')+1:]
+	switch last {
+	case "clean", "smudge", "process", "uploadpack", "receivepack", "cmd", "command", "textconv", "program",
+		"helper", "sshcommand", "proxy", "editor", "askpass":
+		return strings.Count(key, ".") >= 1 && !strings.HasPrefix(key, "http.")
+	}
+	return false
+}
 
 // sshCommand is the remote command of an ssh call: what follows the destination.
 func sshCommand(args []word) []word {
