@@ -990,7 +990,6 @@ func listedRoots(an *Analysis, i int, c *SimpleCommand) (roots *SimpleCommand, e
 	return nil, nil
 }
 
-
 // protectedTree returns the first operand (from index from of Argv) that names a
 // protected tree. A word computed at run time counts when its literal prefix alone
 // is / or ~ (rm -rf /$X with X empty is rm -rf /).
