@@ -350,8 +350,17 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			next.ctx = "wrapper:time"
 		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
 			// let x=1, ((x=1)), $((x+=1)), for ((x=1;...)): x takes a value computed at
-			// run time.
+			// run time. A quoted word in arithmetic is evaluated again: the command
+			// substitution in let 'a[$(cmd)]=1' runs.
 			z.arithAssigns(n)
+			syntax.Walk(n, func(m syntax.Node) bool {
+				if w, ok := m.(*syntax.Word); ok && quotedPart(w) {
+					if v := z.word(w, false); v.known && strings.ContainsAny(v.s, "$`") {
+						z.latent(v.s)
+					}
+				}
+				return true
+			})
 		case *syntax.TestClause:
 			// [[ s =~ re ]] sets BASH_REMATCH, which value() already leaves unknown.
 		case *syntax.Stmt:

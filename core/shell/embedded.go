@@ -17,68 +17,233 @@ import (
 func (z *analyzer) embedded(name string, args []word, proto SimpleCommand, stdin *word) bool {
 	switch name {
 	case "sed", "gsed":
-		scripts, sandbox := sedScripts(args, stdin)
-		if sandbox {
-			return true // --sandbox refuses e, r and w
-		}
-		for _, s := range scripts {
-			if !s.known {
-				continue
-			}
-			cmds, patternSpace := sedRuns(s.s)
-			for _, c := range cmds {
-				z.script(word{s: c, known: true}, "sed e", proto)
-			}
-			if patternSpace {
-				z.unknown("sed's e runs the text it reads as a command, which cannot be known before it runs")
-			}
-		}
-		return true
+		z.sed(args, proto, stdin)
 	case "vi", "vim", "nvim", "ex", "view", "vim.basic", "vim.tiny", "gvim", "evim", "rvim":
-		for _, c := range exCommands(name, args, stdin) {
-			z.exCommand(name, c, proto)
-		}
-		return true
+		z.vim(name, args, proto, stdin)
 	case "sqlite3", "sqlite":
-		texts := slices.Clone(args) // -cmd's value and the SQL operands alike
-		if stdin != nil {
-			texts = append(texts, *stdin)
-		}
-		for _, t := range texts {
-			for _, m := range sqliteShell.FindAllStringSubmatch(t.s, -1) {
-				z.script(word{s: strings.Trim(m[1]+m[2], `'"`), known: t.known}, name+" ."+"shell", proto)
-			}
-		}
-		return true
+		z.sqlite(name, args, proto, stdin)
 	case "m4", "gm4":
-		if stdin == nil || !stdin.known || !m4ReadsStdin(args) {
-			return true
-		}
-		for _, m := range m4Syscmd.FindAllStringSubmatch(stdin.s, -1) {
-			z.script(word{s: strings.NewReplacer("`", "", "'", "").Replace(m[1]), known: true}, "m4 syscmd", proto)
-		}
-		return true
+		z.m4(args, proto, stdin)
 	case "make", "gmake", "remake":
-		for _, text := range makePrograms(args, stdin) {
-			for _, r := range makeRecipes(text) {
-				z.script(word{s: r, known: true}, "make", proto)
+		z.make(args, proto, stdin)
+	case "gdb", "lldb":
+		z.debugger(name, args, proto)
+		return false // gdb --args CMD: runners finds CMD
+	case "emacs", "emacsclient":
+		for k, a := range args {
+			code, ok := "", false
+			switch {
+			case (a.s == "--eval" || a.s == "-eval" || a.s == "-e") && k+1 < len(args):
+				code, ok = args[k+1].s, args[k+1].known
+			case strings.HasPrefix(a.s, "--eval="):
+				code, ok = a.s[len("--eval="):], a.known
+			}
+			if ok {
+				z.oneLiner("emacs", []word{{s: "-e", known: true}, {s: code, known: true}}, proto, nil)
 			}
 		}
-		return true
+	default:
+		return false
 	}
-	return false
+	return true
 }
 
-// sedScripts are sed's scripts: each -e and --expression, a script read from standard
-// input (-f -), else the first operand. sandbox reports --sandbox.
-func sedScripts(args []word, stdin *word) (scripts []word, sandbox bool) {
-	explicit := false
-	fromFile := func(f word) {
-		explicit = true
-		if slices.Contains(stdinFiles, f.s) && stdin != nil {
-			scripts = append(scripts, *stdin)
+// programFile is the text of a program a tool reads from a file it is given (sed -f F,
+// make -f F, vim -S F): standard input's when F names it, the text the line wrote into
+// F; a process substitution or a file written with text the line does not show is
+// unknown, and marked so. A file on disk that the line did not write is not read.
+func (z *analyzer) programFile(tool string, f word, stdin *word) (word, bool) {
+	switch {
+	case slices.Contains(stdinFiles, f.s):
+		if stdin == nil {
+			return word{}, false
+		}
+		if !stdin.known {
+			z.unknown(tool + " reads its program from standard input, which cannot be known before it runs")
+		}
+		return *stdin, stdin.known
+	case !f.known || strings.HasPrefix(f.s, "/dev/fd/"):
+		z.unknown(tool + " reads its program from a process substitution or a computed name, which cannot be known before it runs")
+		return word{}, false
+	}
+	if text, ok := z.writtenText(f.s); ok {
+		if !text.known {
+			z.unknown(tool + " reads its program from " + f.s + ", which the line wrote with text it does not show")
+		}
+		return text, text.known
+	}
+	return word{}, false
+}
+
+// sed analyses the commands sed's scripts run (e, s///e).
+func (z *analyzer) sed(args []word, proto SimpleCommand, stdin *word) {
+	scripts, files, sandbox := sedScripts(args)
+	if sandbox {
+		return // --sandbox refuses e, r and w
+	}
+	for _, f := range files {
+		if text, ok := z.programFile("sed -f", f, stdin); ok {
+			scripts = append(scripts, text)
 		}
 	}
+	for _, s := range scripts {
+		if !s.known {
+			continue
+		}
+		cmds, patternSpace := sedRuns(s.s)
+		for _, c := range cmds {
+			z.script(word{s: c, known: true}, "sed e", proto)
+		}
+		if patternSpace {
+			z.unknown("sed's e runs the text it reads as a command, which cannot be known before it runs")
+		}
+	}
+}
+
+// vim analyses the ex commands vim is given: -c, --cmd, +cmd, -S and -s files, and
+// standard input in ex mode.
+func (z *analyzer) vim(name string, args []word, proto SimpleCommand, stdin *word) {
+	cmds, exMode := exCommands(name, args, stdin)
+	if exMode && stdin != nil && !stdin.known {
+		z.unknown(name + " runs the ex commands it reads from a pipe, which cannot be known before it runs")
+	}
+	for k, a := range args {
+		if (a.s == "-S" || a.s == "-s" || a.s == "-u") && k+1 < len(args) && args[k+1].s != "NONE" {
+			if text, ok := z.programFile(name+" "+a.s, args[k+1], stdin); ok {
+				for _, l := range strings.Split(text.s, "\n") {
+					cmds = append(cmds, word{s: l, known: true})
+				}
+			}
+		}
+	}
+	for _, c := range cmds {
+		z.exCommand(name, c, proto, stdin, 0)
+	}
+}
+
+// sqlite analyses sqlite3's dot commands that run shell commands, in its operands,
+// -cmd values, -init file and standard input, and the editor edit() starts.
+func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *word) {
+	texts := slices.Clone(args) // -cmd's value and the SQL operands alike
+	if stdin != nil {
+		texts = append(texts, *stdin)
+	}
+	for k, a := range args {
+		if a.s == "-init" && k+1 < len(args) {
+			if text, ok := z.programFile(name+" -init", args[k+1], stdin); ok {
+				texts = append(texts, text)
+			}
+		}
+	}
+	for _, t := range texts {
+		for _, m := range sqliteShell.FindAllStringSubmatch(t.s, -1) {
+			z.script(word{s: strings.Trim(strings.Join(m[1:], ""), `'"`), known: t.known}, name+" .shell", proto)
+		}
+	}
+}
+
+// m4 analyses m4's syscmd and esyscmd in its standard input, its -D definitions and
+// the files the line wrote for it.
+func (z *analyzer) m4(args []word, proto SimpleCommand, stdin *word) {
+	var texts []word
+	if stdin != nil && stdin.known && m4ReadsStdin(args) {
+		texts = append(texts, *stdin)
+	}
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a.s, "-D") || strings.HasPrefix(a.s, "--define"):
+			texts = append(texts, a)
+		case !strings.HasPrefix(a.s, "-"):
+			if text, ok := z.programFile("m4", a, nil); ok {
+				texts = append(texts, text)
+			}
+		}
+	}
+	for _, t := range texts {
+		for _, m := range m4Syscmd.FindAllStringSubmatch(t.s, -1) {
+			z.script(word{s: strings.NewReplacer("`", "", "'", "").Replace(m[1]), known: t.known}, "m4 syscmd", proto)
+		}
+	}
+}
+
+// make analyses the recipes of the makefile text the line shows (--eval, -f - fed a
+// literal, a -f file the line wrote) and the shell make runs them with (SHELL=,
+// .SHELLFLAGS=).
+func (z *analyzer) make(args []word, proto SimpleCommand, stdin *word) {
+	texts := makePrograms(args, stdin)
+	shell, flags := "", ""
+	for k, a := range args {
+		switch {
+		case (a.s == "-f" || a.s == "--file" || a.s == "--makefile") && k+1 < len(args):
+			if text, ok := z.programFile("make -f", args[k+1], stdin); ok && !slices.Contains(stdinFiles, args[k+1].s) {
+				texts = append(texts, text.s)
+			}
+		case strings.HasPrefix(a.s, "SHELL="):
+			shell = a.s[len("SHELL="):]
+		case strings.HasPrefix(a.s, ".SHELLFLAGS="):
+			flags = a.s[len(".SHELLFLAGS="):]
+		}
+	}
+	for _, text := range texts {
+		for _, r := range makeRecipes(text) {
+			z.script(word{s: r, known: true}, "make", proto)
+		}
+	}
+	if shell != "" || flags != "" {
+		// Every recipe runs as SHELL .SHELLFLAGS RECIPE.
+		if shell == "" {
+			shell = "/bin/sh"
+		}
+		if flags == "" {
+			flags = "-c"
+		}
+		z.script(word{s: shell + " " + flags + " :", known: true}, "make SHELL", proto) // the recipe itself is the project's
+	}
+}
+
+// debugger analyses the commands gdb and lldb are given on the line (-ex, -o): shell
+// and ! commands, pipe, and python.
+func (z *analyzer) debugger(name string, args []word, proto SimpleCommand) {
+	for k, a := range args {
+		cmd, ok := word{}, false
+		switch {
+		case (a.s == "-ex" || a.s == "--ex" || a.s == "-iex" || a.s == "--eval-command" || a.s == "-o" || a.s == "--one-line" || a.s == "-O" || a.s == "--one-line-before-file" || a.s == "-k") && k+1 < len(args):
+			cmd, ok = args[k+1], true
+		case strings.HasPrefix(a.s, "--eval-command=") || strings.HasPrefix(a.s, "--init-eval-command="):
+			_, v, _ := strings.Cut(a.s, "=")
+			cmd, ok = word{s: v, known: a.known}, true
+		}
+		if !ok || !cmd.known {
+			continue
+		}
+		c := strings.TrimSpace(cmd.s)
+		c = strings.TrimSpace(strings.TrimPrefix(c, "platform"))
+		switch {
+		case strings.HasPrefix(c, "!"):
+			z.script(word{s: c[1:], known: true}, name+" !", proto)
+		case strings.HasPrefix(c, "shell ") || strings.HasPrefix(c, "she "):
+			_, rest, _ := strings.Cut(c, " ")
+			z.script(word{s: rest, known: true}, name+" shell", proto)
+		case strings.HasPrefix(c, "pipe ") || strings.HasPrefix(c, "| "):
+			if _, rest, found := strings.Cut(c, "|"); found && strings.HasPrefix(c, "pipe") {
+				z.script(word{s: rest, known: true}, name+" pipe", proto)
+			} else if found {
+				if _, rest2, ok := strings.Cut(rest, "|"); ok {
+					z.script(word{s: rest2, known: true}, name+" pipe", proto)
+				}
+			}
+		case strings.HasPrefix(c, "python ") || strings.HasPrefix(c, "py ") || strings.HasPrefix(c, "pi ") || strings.HasPrefix(c, "script "):
+			_, code, _ := strings.Cut(c, " ")
+			z.oneLiner("python3", []word{{s: "-c", known: true}, {s: code, known: true}}, proto, nil)
+		case strings.HasPrefix(c, "make "):
+			z.script(word{s: c, known: true}, name+" make", proto)
+		}
+	}
+}
+
+// sedScripts are sed's scripts (each -e and --expression, else the first operand)
+// and the files it reads scripts from (-f); sandbox reports --sandbox.
+func sedScripts(args []word) (scripts, files []word, sandbox bool) {
 	var operands []word
 	for k := 0; k < len(args); k++ {
 		a := args[k]
@@ -89,15 +254,15 @@ func sedScripts(args []word, stdin *word) (scripts []word, sandbox bool) {
 			operands = append(operands, args[k+1:]...)
 			k = len(args)
 		case strings.HasPrefix(a.s, "--expression="):
-			scripts, explicit = append(scripts, word{s: a.s[len("--expression="):], known: a.known}), true
+			scripts = append(scripts, word{s: a.s[len("--expression="):], known: a.known})
 		case strings.HasPrefix(a.s, "--file="):
-			fromFile(word{s: a.s[len("--file="):], known: a.known})
+			files = append(files, word{s: a.s[len("--file="):], known: a.known})
 		case (a.s == "--expression" || a.s == "--file" || a.s == "--line-length") && k+1 < len(args):
 			k++
 			if a.s == "--expression" {
-				scripts, explicit = append(scripts, args[k]), true
+				scripts = append(scripts, args[k])
 			} else if a.s == "--file" {
-				fromFile(args[k])
+				files = append(files, args[k])
 			}
 		case strings.HasPrefix(a.s, "--"):
 		case strings.HasPrefix(a.s, "-") && len(a.s) > 1:
@@ -117,9 +282,9 @@ func sedScripts(args []word, stdin *word) (scripts []word, sandbox bool) {
 				}
 				switch c {
 				case 'e':
-					scripts, explicit = append(scripts, val), true
+					scripts = append(scripts, val)
 				case 'f':
-					fromFile(val)
+					files = append(files, val)
 				}
 				break
 			}
@@ -127,10 +292,10 @@ func sedScripts(args []word, stdin *word) (scripts []word, sandbox bool) {
 			operands = append(operands, a)
 		}
 	}
-	if !explicit && len(operands) > 0 {
+	if len(scripts) == 0 && len(files) == 0 && len(operands) > 0 {
 		scripts = append(scripts, operands[0])
 	}
-	return scripts, sandbox
+	return scripts, files, sandbox
 }
 
 // sedRuns finds the commands a sed script runs: e COMMAND runs COMMAND; e alone and
@@ -178,6 +343,9 @@ func sedRuns(s string) (cmds []string, patternSpace bool) {
 				i++
 			}
 		case 'e':
+			if strings.HasPrefix(s[i:], "\\\n") {
+				i += 2 // e\ and the command on the next line
+			}
 			end := toEOL(i)
 			if cmd := strings.TrimSpace(s[i:end]); cmd != "" {
 				cmds = append(cmds, cmd)
@@ -195,8 +363,13 @@ func sedRuns(s string) (cmds []string, patternSpace bool) {
 				}
 				i++
 			}
-		case 'r', 'R', 'w', 'W', ':', '#':
+		case 'r', 'R', 'w', 'W', '#':
 			i = toEOL(i)
+		case ':':
+			// A label ends at the line's end or, in GNU sed, at a semicolon (:a;e CMD).
+			for i < len(s) && s[i] != '\n' && s[i] != ';' {
+				i++
+			}
 		default:
 			for i < len(s) && strings.IndexByte(";\n}", s[i]) < 0 {
 				i++
@@ -267,7 +440,7 @@ func isAlnum(c byte) bool {
 
 // exCommands are the ex commands vim is given: -c CMD, --cmd CMD, +CMD, and in ex
 // mode (ex, vim -e, vim -es) the lines of a standard input the line shows.
-func exCommands(name string, args []word, stdin *word) []word {
+func exCommands(name string, args []word, stdin *word) ([]word, bool) {
 	var out []word
 	exMode := name == "ex"
 	for k, a := range args {
@@ -287,22 +460,36 @@ func exCommands(name string, args []word, stdin *word) []word {
 			out = append(out, word{s: l, known: true})
 		}
 	}
-	return out
+	return out, exMode
 }
 
-// exCommand analyses one vim ex command: :!CMD, :r !CMD, :w !CMD, :{range}!FILTER and
-// :terminal CMD run CMD; system('CMD') runs CMD; :py3, :perl, :ruby and :lua run
-// their code; :w FILE, :saveas FILE and :w >> FILE write FILE.
-func (z *analyzer) exCommand(name string, w word, proto SimpleCommand) {
-	if !w.known {
+// exCommand analyses one vim ex command line: commands joined by | each; :!CMD,
+// :r !CMD, :w !CMD, :{range}!FILTER and :terminal CMD run CMD; system() and the job
+// functions run their command; :py3, :perl, :ruby and :lua run their code; :execute
+// and :normal run the commands they spell; :set makeprg= and the like name a command;
+// :source of standard input runs its lines; :w FILE and :saveas FILE write FILE.
+func (z *analyzer) exCommand(name string, w word, proto SimpleCommand, stdin *word, depth int) {
+	if !w.known || depth > 4 {
 		return
 	}
 	for _, m := range shellCall.FindAllStringSubmatch(w.s, -1) {
 		z.script(word{s: strings.Join(m[1:], ""), known: true}, name+" system()", proto)
 	}
-	c := strings.TrimLeft(w.s, ": \t")
+	for _, m := range vimLibcall.FindAllStringSubmatch(w.s, -1) {
+		z.script(word{s: m[1] + m[2], known: true}, name+" libcall()", proto)
+	}
+	if vimJobList.MatchString(w.s) {
+		z.unknown(name + " starts a job from a list the line does not spell out")
+	}
+	for _, c := range splitBar(w.s) {
+		z.exOne(name, c, proto, stdin, depth)
+	}
+}
+
+// exOne analyses one ex command (no bar).
+func (z *analyzer) exOne(name, c string, proto SimpleCommand, stdin *word, depth int) {
+	c = strings.TrimLeft(c, ": \t")
 	for {
-		// Modifiers that precede a command: silent!, sil, keepalt, noautocmd.
 		m := exModifier.FindString(c)
 		if m == "" {
 			break
@@ -314,25 +501,48 @@ func (z *analyzer) exCommand(name string, w word, proto SimpleCommand) {
 		z.script(word{s: c[1:], known: true}, name+" :!", proto)
 		return
 	}
-	cmd := c
-	for cmd != "" && isAlnum(cmd[0]) {
-		cmd = cmd[1:]
+	rest := c
+	for rest != "" && isAlnum(rest[0]) {
+		rest = rest[1:]
 	}
-	verb, rest := c[:len(c)-len(cmd)], cmd
+	verb := c[:len(c)-len(rest)]
 	bang := strings.HasPrefix(rest, "!")
+	arg := strings.TrimSpace(strings.TrimPrefix(rest, "!"))
 	switch {
 	case exAbbrev(verb, "r", "read") || exAbbrev(verb, "w", "write") || exAbbrev(verb, "wq", "wq") || exAbbrev(verb, "x", "xit") || exAbbrev(verb, "sav", "saveas") || exAbbrev(verb, "up", "update"):
-		if strings.HasPrefix(strings.TrimLeft(rest, " \t"), "!") && !bang {
-			z.script(word{s: strings.TrimLeft(rest, " \t")[1:], known: true}, name+" :"+verb+" !", proto)
+		if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "!") && !bang {
+			z.script(word{s: t[1:], known: true}, name+" :"+verb+" !", proto)
 			return
 		}
-		target := strings.TrimSpace(strings.TrimPrefix(rest, "!"))
-		target = strings.TrimSpace(strings.TrimPrefix(target, ">>"))
+		target := strings.TrimSpace(strings.TrimPrefix(arg, ">>"))
 		if target != "" && !exAbbrev(verb, "r", "read") {
 			z.writesTo(name, target, proto)
 		}
 	case exAbbrev(verb, "ter", "terminal"):
-		z.script(word{s: strings.TrimSpace(rest), known: true}, name+" :terminal", proto)
+		z.script(word{s: arg, known: true}, name+" :terminal", proto)
+	case exAbbrev(verb, "exe", "execute"):
+		if s, ok := vimString(arg); ok {
+			z.exCommand(name, word{s: s, known: true}, proto, stdin, depth+1)
+		} else {
+			z.unknown(name + " :execute runs a command computed at run time")
+		}
+	case exAbbrev(verb, "norm", "normal"):
+		// Keys that type an ex command: normal! :!rm -rf ~<CR>.
+		if _, cmd, ok := strings.Cut(arg, ":"); ok {
+			for _, l := range strings.FieldsFunc(cmd, func(r rune) bool { return r == '\r' || r == '\n' }) {
+				z.exCommand(name, word{s: l, known: true}, proto, stdin, depth+1)
+			}
+		}
+	case exAbbrev(verb, "se", "set") || exAbbrev(verb, "setl", "setlocal") || exAbbrev(verb, "setg", "setglobal"):
+		for _, m := range vimPrgOption.FindAllStringSubmatch(arg, -1) {
+			z.script(word{s: strings.ReplaceAll(m[1], `\ `, " "), known: true}, name+" :set", proto)
+		}
+	case exAbbrev(verb, "so", "source") || exAbbrev(verb, "ru", "runtime"):
+		if text, ok := z.programFile(name+" :source", word{s: arg, known: true}, stdin); ok {
+			for _, l := range strings.Split(text.s, "\n") {
+				z.exCommand(name, word{s: l, known: true}, proto, nil, depth+1)
+			}
+		}
 	case exAbbrev(verb, "py", "python") || exAbbrev(verb, "py3", "python3") || exAbbrev(verb, "pyx", "pythonx") || verb == "perl" || exAbbrev(verb, "rub", "ruby") || verb == "lua":
 		lang := map[string]string{"perl": "perl", "lua": "lua"}[verb]
 		if strings.HasPrefix(verb, "r") {
@@ -340,11 +550,89 @@ func (z *analyzer) exCommand(name string, w word, proto SimpleCommand) {
 		} else if lang == "" {
 			lang = "python3"
 		}
-		z.oneLiner(lang, []word{{s: "-c", known: true}, {s: strings.TrimSpace(rest), known: true}}, proto, nil)
+		z.oneLiner(lang, []word{{s: "-c", known: true}, {s: arg, known: true}}, proto, nil)
 	}
 }
 
-var exModifier = regexp.MustCompile(`^(?:sil(?:e(?:n(?:t)?)?)?!?|keepa(?:lt)?|noa(?:utocmd)?|keepj(?:umps)?|lockm(?:arks)?|exe(?:cute)?)\b`)
+// splitBar splits an ex command line at its | separators, but not inside quotes nor
+// after a command that takes the rest of the line (:!, :r !, :w !, :normal).
+func splitBar(s string) []string {
+	var out []string
+	start, quote := 0, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '\\':
+			i++ // an escaped bar belongs to the command
+		case c == '|':
+			seg := strings.TrimLeft(s[start:i], ": \t")
+			if takesRest.MatchString(seg) {
+				return append(out, s[start:])
+			}
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+var (
+	exModifier = regexp.MustCompile(`^(?:sil(?:e(?:n(?:t)?)?)?|keepa(?:lt)?|noa(?:utocmd)?|keepj(?:umps)?|lockm(?:arks)?|vert(?:ical)?|bel(?:owright)?|abo(?:veleft)?|tab|hid(?:e)?|uns(?:ilent)?|nos(?:wapfile)?|san(?:dbox)?|verb(?:ose)?)!?(?:\s+|$)`)
+	// Commands whose argument runs to the end of the line, bars included.
+	takesRest = regexp.MustCompile(`^(?:[%.$,0-9'<>+\-\s]*!|(?:r|re|rea|read|w|wr|wri|writ|write)\s+!|norm(?:a(?:l)?)?!?\s)`)
+	// :set makeprg=CMD and the other options that name a command.
+	vimPrgOption = regexp.MustCompile(`(?:makeprg|mp|grepprg|gp|shell|sh|equalprg|ep|formatprg|fp|keywordprg|kp|diffexpr|patchexpr)[+^]?=((?:\\ |[^ ])+)`)
+	// libcall("libc.so.6", "system", "CMD").
+	vimLibcall = regexp.MustCompile(`libcall(?:nr)?\s*\([^,]+,\s*["']system["']\s*,\s*(?:"([^"]*)"|'([^']*)')`)
+	// job_start([...]) with a list that is not all literals.
+	vimJobList = regexp.MustCompile(`(?:job_start|jobstart|term_start|termopen)\s*\(\s*\[[^\]]*[$a-zA-Z_][^\]"']*\]`)
+)
+
+// vimString is the value of a vim string literal ("...\r" with escapes, '...'), when
+// the expression is only that.
+func vimString(expr string) (string, bool) {
+	expr = strings.TrimSpace(expr)
+	if len(expr) < 2 {
+		return "", false
+	}
+	switch q := expr[0]; {
+	case q == '\'' && expr[len(expr)-1] == '\'' && !strings.Contains(expr[1:len(expr)-1], "'"):
+		return expr[1 : len(expr)-1], true
+	case q == '"' && expr[len(expr)-1] == '"':
+		body := expr[1 : len(expr)-1]
+		var b strings.Builder
+		for i := 0; i < len(body); i++ {
+			if body[i] == '"' {
+				return "", false // two strings joined
+			}
+			if body[i] == '\\' && i+1 < len(body) {
+				i++
+				switch body[i] {
+				case 'r':
+					b.WriteByte('\r')
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					b.WriteByte(body[i])
+				}
+				continue
+			}
+			b.WriteByte(body[i])
+		}
+		return b.String(), true
+	}
+	return "", false
+}
 
 // exAbbrev reports verb as one of the spellings of an ex command: its shortest form
 // or any longer prefix of its full name.
@@ -362,9 +650,10 @@ func (z *analyzer) writesTo(name, target string, proto SimpleCommand) {
 	z.add(sc)
 }
 
-// sqliteShell finds sqlite3's dot commands that run a shell command: .shell CMD,
-// .system CMD, and the '|CMD' form of .output, .once, .read and .import.
-var sqliteShell = regexp.MustCompile(`(?m)^\s*\.(?:shell|system)\s+(.*)$|(?m)^\s*\.(?:output|once|read|import|excel)\s+['"]?\|([^'"\n]*)`)
+// sqliteShell finds sqlite3's dot commands that run a shell command: .shell CMD and
+// .system CMD (any prefix of two letters or more), the '|CMD' form of .output, .once,
+// .read and .import, and SQL's edit(TEXT, EDITOR), which runs EDITOR.
+var sqliteShell = regexp.MustCompile(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'[^']*'|"[^"]*"|[^,()]+)\s*,\s*(?:'([^']*)'|"([^"]*)")`)
 
 // m4Syscmd finds m4's syscmd(CMD) and esyscmd(CMD).
 var m4Syscmd = regexp.MustCompile(`e?syscmd\(([^)]*)\)`)

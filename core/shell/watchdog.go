@@ -816,12 +816,18 @@ func (w *watch) tempCleanup(roots *SimpleCommand, expr []string) bool {
 	return false
 }
 
+var runsLine = regexp.MustCompile(`\b(?:system|exec|eval|qx)\b|` + "`")
+
 // evalsStdin reports a one-liner that evaluates what it reads on stdin: exec(input()),
 // eval(sys.stdin.read()), eval STDIN.read, eval(stream_get_contents(STDIN)).
 func evalsStdin(args []string) bool {
 	for _, a := range args {
 		if (strings.Contains(a, "exec") || strings.Contains(a, "eval")) &&
 			(strings.Contains(a, "stdin") || strings.Contains(a, "STDIN") || strings.Contains(a, "input()") || strings.Contains(a, "readFileSync(0") || strings.Contains(a, "<STDIN>")) {
+			return true
+		}
+		// perl -ne 'system $_', ruby -ne 'system $_': each line read runs.
+		if strings.Contains(a, "$_") && runsLine.MatchString(a) {
 			return true
 		}
 	}

@@ -158,6 +158,13 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 		}
 	case name == "alias":
 		z.alias(args, proto)
+	case name == "compgen" || name == "complete":
+		// compgen -C CMD runs CMD to generate completions.
+		for k, a := range args {
+			if a.s == "-C" && k+1 < len(args) {
+				z.script(args[k+1], name+" -C", proto)
+			}
+		}
 	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
 		z.findExec(name, args, proto)
 	default:
@@ -523,7 +530,7 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 	}
 	switch name {
 	case "parallel", "sem":
-		z.parallel(name, args, inner, proto)
+		z.parallel(name, args, inner, proto, stdin)
 		return true
 	case "docker", "podman":
 		return false
@@ -584,7 +591,7 @@ func (z *analyzer) startStopDaemon(args []word, inner SimpleCommand, stdin *word
 
 // parallel analyses parallel CMD ::: ARGS (and sem): CMD runs with each argument, or
 // with arguments read from stdin, which cannot be known.
-func (z *analyzer) parallel(name string, args []word, inner, proto SimpleCommand) {
+func (z *analyzer) parallel(name string, args []word, inner, proto SimpleCommand, stdin *word) {
 	var cmd, vals []word
 	inVals := false
 	for _, a := range args {
@@ -599,6 +606,13 @@ func (z *analyzer) parallel(name string, args []word, inner, proto SimpleCommand
 		}
 	}
 	if len(cmd) == 0 {
+		// parallel with no command runs each line it reads as a command line.
+		switch {
+		case stdin != nil && stdin.known:
+			z.script(*stdin, name, proto)
+		case stdin != nil:
+			z.unknown(name + " runs the command lines it reads from a pipe, which cannot be known before it runs")
+		}
 		return
 	}
 	if len(cmd) == 1 && strings.Contains(cmd[0].s, " ") {
@@ -880,14 +894,27 @@ func (z *analyzer) sourced(name string, args []word, proto SimpleCommand, stdin 
 var codeRunners = map[string]bool{"perl": true, "ruby": true, "node": true, "nodejs": true, "php": true,
 	"awk": true, "gawk": true, "mawk": true, "nawk": true, "bun": true, "deno": true, "lua": true, "luajit": true,
 	"Rscript": true, "R": true, "julia": true, "tclsh": true, "pypy": true, "pypy3": true, "ipython": true,
-	"ipython3": true, "irb": true, "pwsh": true, "powershell": true, "guile": true}
+	"ipython3": true, "irb": true, "pwsh": true, "powershell": true, "guile": true, "expect": true, "wish": true}
 
 var procExe = regexp.MustCompile(`^/proc/(self|\d+)/exe$`)
 
 var (
 	// A shell command in a string literal handed to a function that runs one:
 	// system("rm -rf /"), os.system('...'), exec('...'), execSync("..."), popen, qx.
-	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx|run|call|Popen|spawn|passthru|shell_exec|proc_open|execute|execFileSync|exec_command)\s*\(?\s*(?:"""([\s\S]*?)"""|'''([\s\S]*?)'''|"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx|run|call|Popen|spawn|passthru|shell_exec|proc_open|execute|execFileSync|exec_command|systemlist|jobstart|job_start|termopen|term_start|shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|start-process-shell-command)\s*\(?\s*[fFrRbB]{0,2}(?:"""([\s\S]*?)"""|'''([\s\S]*?)'''|"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	// What follows a command string that makes it longer at run time: "rm -rf " + home,
+	// "rm -rf %s" % d, "...".format(d).
+	joinedLater = regexp.MustCompile(`^\s*(?:\+|%|\.format\(|\.\.|\.\s*\$)`)
+	// Perl's pipes and word lists: open(F, "CMD|"), open(my $f, "-|", "CMD"),
+	// system qw(rm -rf /).
+	perlPipe = regexp.MustCompile(`open\s*\(?\s*[^,;]+,\s*["'](?:-\||\|-)["']\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*[^,;]+,\s*(?:"\|?([^"|]*)\|?"|'\|?([^'|]*)\|?')\s*[,)]?`)
+	wordList = regexp.MustCompile(`(?:system|exec)\s*\(?\s*qw\s*(?:\(([^)]*)\)|\[([^\]]*)\]|\{([^}]*)\}|/([^/]*)/)`)
+	// awk's pipes: print "CMD" | "sh", "CMD" | getline, print | "CMD".
+	awkPipe = regexp.MustCompile(`"([^"]*)"\s*\|\s*"(?:sh|bash|zsh|dash|/bin/sh|/bin/bash)"|"([^"]*)"\s*\|&?\s*getline|\|&?\s*"([^"]*)"`)
+	// Python's os.spawnlp(os.P_WAIT, "rm", "rm", "-rf", "/") and os.execlp("rm", "rm", ...).
+	osSpawn = regexp.MustCompile(`os\.(?:spawn|exec)[lv]p?e?\s*\(\s*(?:os\.P_\w+\s*,\s*)?((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'))*)`)
+	// Tcl's exec and expect's spawn: exec rm -rf /etc.
+	tclExec = regexp.MustCompile(`(?:^|[\s;\[{])(?:exec|spawn)\s+([^;\]\n}]+)`)
 	// Commands in backticks or quote-like operators: perl and ruby `rm -rf /`, qx{},
 	// %x(), julia run(`...`).
 	backtick = regexp.MustCompile("`([^`]*)`|qx\\{([^}]*)\\}|%x\\(([^)]*)\\)|qx\\(([^)]*)\\)")
@@ -901,10 +928,12 @@ var (
 	// A tree deleted from a string literal: shutil.rmtree('/'), FileUtils.rm_rf("/"),
 	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/'), unlink("/",
 	// recursive=TRUE), Remove-Item -Recurse /; the home folder by any spelling.
-	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]|(?:pathlib\.)?Path\.home\(\)|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
+	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|\brm|delete-directory|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]|(?:pathlib\.)?Path\.home\(\)|(?:(?:require\(\s*['"]os['"]\s*\)|os)\.)?homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// An f-string's replacement field: f"rm -rf {d}".
+	fString = regexp.MustCompile(`\{[^{}]*\}`)
 	// A reference to the home folder, and a file opened or written for writing.
 	homeRef   = regexp.MustCompile(`(?i)home|expanduser|~/`)
 	writeMode = regexp.MustCompile(`['"](?:[wa]b?\+?|r\+b?)['"]|['"]\+?>>?|appendFile|writeFile|write_text|write_bytes|File\.write|file_put_contents|shutil\.copy|copyfile|symlink|\.rename\(|\.replace\(`)
@@ -946,8 +975,52 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin
 	inner := proto
 	inner.Context = "wrapper:" + name
 	for _, c := range code {
-		for _, m := range shellCall.FindAllStringSubmatch(c, -1) {
-			z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
+		for _, m := range shellCall.FindAllStringSubmatchIndex(c, -1) {
+			cmd, fstring := "", false
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 {
+					cmd += c[m[g]:m[g+1]]
+					q := strings.LastIndexAny(c[:m[g]], `"'`)
+					fstring = q > 0 && (c[q-1] == 'f' || c[q-1] == 'F')
+				}
+			}
+			if fstring {
+				cmd = fString.ReplaceAllString(cmd, `"$$(:)"`) // f"rm -rf {d}": computed
+			}
+			if joinedLater.MatchString(c[m[1]:]) {
+				cmd += ` "$(:)"` // "rm -rf " + home: the rest is computed
+			}
+			z.script(word{s: cmd, known: true}, name, proto)
+		}
+		for _, re := range []*regexp.Regexp{perlPipe, awkPipe} {
+			for _, m := range re.FindAllStringSubmatch(c, -1) {
+				if cmd := strings.Join(m[1:], ""); strings.TrimSpace(cmd) != "" {
+					z.script(word{s: cmd, known: true}, name, proto)
+				}
+			}
+		}
+		for _, m := range wordList.FindAllStringSubmatch(c, -1) {
+			var argv []word
+			for _, f := range strings.Fields(strings.Join(m[1:], "")) {
+				argv = append(argv, word{s: f, known: true})
+			}
+			if len(argv) > 0 {
+				z.command(argv, inner, nil)
+			}
+		}
+		for _, m := range osSpawn.FindAllStringSubmatch(c, -1) {
+			var argv []word
+			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+				argv = append(argv, word{s: it[1] + it[2], known: true})
+			}
+			if len(argv) > 1 {
+				z.command(argv[1:], inner, nil) // the program, then its argv with argv[0]
+			}
+		}
+		if name == "tclsh" || name == "expect" || name == "wish" {
+			for _, m := range tclExec.FindAllStringSubmatch(c, -1) {
+				z.script(word{s: m[1], known: true}, name+" exec", proto)
+			}
 		}
 		for _, m := range backtick.FindAllStringSubmatch(c, -1) {
 			z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
