@@ -972,110 +972,117 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin
 		sc.Argv = []string{name, "-c", stdin.s}
 		z.add(sc) // judged as the one-liner it is (fork loops)
 	}
+	for _, c := range code {
+		z.codeLiterals(name, c, proto)
+	}
+}
+
+// codeLiterals analyses what one program text in another language shows as literals:
+// the shell commands it hands to system() and the like, the command lists it spawns,
+// the trees it deletes, the files it writes, the processes it kills.
+func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 	inner := proto
 	inner.Context = "wrapper:" + name
-	for _, c := range code {
-		for _, m := range shellCall.FindAllStringSubmatchIndex(c, -1) {
-			cmd, fstring := "", false
-			for g := 2; g+1 < len(m); g += 2 {
-				if m[g] >= 0 {
-					cmd += c[m[g]:m[g+1]]
-					q := strings.LastIndexAny(c[:m[g]], `"'`)
-					fstring = q > 0 && (c[q-1] == 'f' || c[q-1] == 'F')
-				}
-			}
-			if fstring {
-				cmd = fString.ReplaceAllString(cmd, `"$$(:)"`) // f"rm -rf {d}": computed
-			}
-			if joinedLater.MatchString(c[m[1]:]) {
-				cmd += ` "$(:)"` // "rm -rf " + home: the rest is computed
-			}
-			z.script(word{s: cmd, known: true}, name, proto)
-		}
-		for _, re := range []*regexp.Regexp{perlPipe, awkPipe} {
-			for _, m := range re.FindAllStringSubmatch(c, -1) {
-				if cmd := strings.Join(m[1:], ""); strings.TrimSpace(cmd) != "" {
-					z.script(word{s: cmd, known: true}, name, proto)
-				}
+	for _, m := range shellCall.FindAllStringSubmatchIndex(c, -1) {
+		cmd, fstring := "", false
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 {
+				cmd += c[m[g]:m[g+1]]
+				q := strings.LastIndexAny(c[:m[g]], `"'`)
+				fstring = q > 0 && (c[q-1] == 'f' || c[q-1] == 'F')
 			}
 		}
-		for _, m := range wordList.FindAllStringSubmatch(c, -1) {
-			var argv []word
-			for _, f := range strings.Fields(strings.Join(m[1:], "")) {
-				argv = append(argv, word{s: f, known: true})
-			}
-			if len(argv) > 0 {
-				z.command(argv, inner, nil)
+		if fstring {
+			cmd = fString.ReplaceAllString(cmd, `"$$(:)"`) // f"rm -rf {d}": computed
+		}
+		if joinedLater.MatchString(c[m[1]:]) {
+			cmd += ` "$(:)"` // "rm -rf " + home: the rest is computed
+		}
+		z.script(word{s: cmd, known: true}, name, proto)
+	}
+	for _, re := range []*regexp.Regexp{perlPipe, awkPipe} {
+		for _, m := range re.FindAllStringSubmatch(c, -1) {
+			if cmd := strings.Join(m[1:], ""); strings.TrimSpace(cmd) != "" {
+				z.script(word{s: cmd, known: true}, name, proto)
 			}
 		}
-		for _, m := range osSpawn.FindAllStringSubmatch(c, -1) {
-			var argv []word
-			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-				argv = append(argv, word{s: it[1] + it[2], known: true})
-			}
-			if len(argv) > 1 {
-				z.command(argv[1:], inner, nil) // the program, then its argv with argv[0]
+	}
+	for _, m := range wordList.FindAllStringSubmatch(c, -1) {
+		var argv []word
+		for _, f := range strings.Fields(strings.Join(m[1:], "")) {
+			argv = append(argv, word{s: f, known: true})
+		}
+		if len(argv) > 0 {
+			z.command(argv, inner, nil)
+		}
+	}
+	for _, m := range osSpawn.FindAllStringSubmatch(c, -1) {
+		var argv []word
+		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+			argv = append(argv, word{s: it[1] + it[2], known: true})
+		}
+		if len(argv) > 1 {
+			z.command(argv[1:], inner, nil) // the program, then its argv with argv[0]
+		}
+	}
+	if name == "tclsh" || name == "expect" || name == "wish" {
+		for _, m := range tclExec.FindAllStringSubmatch(c, -1) {
+			z.script(word{s: m[1], known: true}, name+" exec", proto)
+		}
+	}
+	for _, m := range backtick.FindAllStringSubmatch(c, -1) {
+		z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
+	}
+	for _, m := range argList.FindAllStringSubmatch(c, -1) {
+		var words []string
+		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+			words = append(words, it[1]+it[2])
+		}
+		var argv []word
+		for _, w := range words {
+			argv = append(argv, word{s: w, known: true})
+		}
+		if len(argv) > 0 {
+			z.command(argv, inner, nil)
+		}
+	}
+	for _, m := range progArgs.FindAllStringSubmatch(c, -1) {
+		var argv []word
+		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
+			argv = append(argv, word{s: it[1] + it[2], known: true})
+		}
+		if len(argv) > 1 && argv[0].s == argv[1].s {
+			argv = argv[1:] // execvp("rm", ["rm", ...]): the name, then argv with argv[0]
+		}
+		if len(argv) > 0 {
+			z.command(argv, inner, nil)
+		}
+	}
+	for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
+		target := m[1] + m[2]
+		if m[3] != "" {
+			target = m[3]
+			if target != "/" {
+				target = "~" // the home folder, spelled in the language
 			}
 		}
-		if name == "tclsh" || name == "expect" || name == "wish" {
-			for _, m := range tclExec.FindAllStringSubmatch(c, -1) {
-				z.script(word{s: m[1], known: true}, name+" exec", proto)
-			}
+		z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: target, known: true}}, inner, nil)
+	}
+	for _, m := range fileWrite.FindAllStringSubmatch(c, -1) {
+		sc := inner
+		sc.Argv = []string{name}
+		sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
+		z.add(sc)
+	}
+	if homeRef.MatchString(c) && writeMode.MatchString(c) {
+		// open(os.path.expanduser("~") + "/.bashrc", "a"), Path.home() / ".ssh" /
+		// "authorized_keys": a start-up file written by a path built from home.
+		for _, f := range homeFiles(c) {
+			z.writesTo(name, f, proto)
 		}
-		for _, m := range backtick.FindAllStringSubmatch(c, -1) {
-			z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
-		}
-		for _, m := range argList.FindAllStringSubmatch(c, -1) {
-			var words []string
-			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-				words = append(words, it[1]+it[2])
-			}
-			var argv []word
-			for _, w := range words {
-				argv = append(argv, word{s: w, known: true})
-			}
-			if len(argv) > 0 {
-				z.command(argv, inner, nil)
-			}
-		}
-		for _, m := range progArgs.FindAllStringSubmatch(c, -1) {
-			var argv []word
-			for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-				argv = append(argv, word{s: it[1] + it[2], known: true})
-			}
-			if len(argv) > 1 && argv[0].s == argv[1].s {
-				argv = argv[1:] // execvp("rm", ["rm", ...]): the name, then argv with argv[0]
-			}
-			if len(argv) > 0 {
-				z.command(argv, inner, nil)
-			}
-		}
-		for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
-			target := m[1] + m[2]
-			if m[3] != "" {
-				target = m[3]
-				if target != "/" {
-					target = "~" // the home folder, spelled in the language
-				}
-			}
-			z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: target, known: true}}, inner, nil)
-		}
-		for _, m := range fileWrite.FindAllStringSubmatch(c, -1) {
-			sc := inner
-			sc.Argv = []string{name}
-			sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
-			z.add(sc)
-		}
-		if homeRef.MatchString(c) && writeMode.MatchString(c) {
-			// open(os.path.expanduser("~") + "/.bashrc", "a"), Path.home() / ".ssh" /
-			// "authorized_keys": a start-up file written by a path built from home.
-			for _, f := range homeFiles(c) {
-				z.writesTo(name, f, proto)
-			}
-		}
-		if killAll.MatchString(c) {
-			z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
-		}
+	}
+	if killAll.MatchString(c) {
+		z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
 	}
 }
 
