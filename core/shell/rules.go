@@ -526,7 +526,7 @@ func (w *watch) unpacks(_ *Analysis, _ int, c *SimpleCommand, name string, args 
 	}
 	if dir != "" {
 		n := w.norm(dir)
-		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || strings.HasPrefix(n, "/") && w.protectedFile(n+"/x") {
+		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || w.protectedFile(n+"/x") || w.containsProtected(n) {
 			return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir), true
 		}
 	}
@@ -544,8 +544,9 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 		return Verdict{}, false
 	}
 	const protected = "refused: %s writes to %s, a protected system, device or shell start-up file. Write inside the workspace instead."
+	recursive := (name == "cp" || name == "rsync") && hasFlag(args, "rRa", "recursive")
 	for _, t := range w.intoDirs(name, args) {
-		if w.protectedFile(t) {
+		if w.protectedFile(t) || recursive && w.containsProtected(t) {
 			return deny("protected-write", protected, name, t), true
 		}
 	}

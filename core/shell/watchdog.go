@@ -99,7 +99,7 @@ func DefaultConfig() Config {
 			"~/.config/powershell/*", "~/.config/nushell/*", "~/.config/systemd/user/*", "~/.config/systemd/user/*/*",
 			"~/.local/share/systemd/user/*", "~/.config/autostart-scripts/*", "~/.config/plasma-workspace/env/*",
 			"~/.xsessionrc", "~/.xsession", "~/.local/lib/python*/site-packages/*", "~/.ipython/profile_*/startup/*",
-			"~/.cargo/bin/*", "~/go/bin/*", "~/.bin/*", "~/bin/*", "~/.local/bin/*", "~/.gdbinit", "~/.lldbinit",
+			"~/.gdbinit", "~/.lldbinit",
 			"~/.Rprofile", "~/.irbrc", "~/.envrc", "~/.aws/*", "~/.netrc", "~/.git-credentials", "~/.ssh2/*",
 			"~/.rhosts", "~/.shosts", "~/.k5login", "~/.forward",
 			"/root/.*", "/root/.ssh/*", "/root/.config/*/*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
@@ -522,6 +522,19 @@ func extracts(name string, args []string) bool {
 		return hasFlag(args, "i", "extract")
 	case "7z":
 		return len(args) > 0 && (args[0] == "x" || args[0] == "e")
+	case "git":
+		// git pull, checkout, reset --hard ... write the repository's files into the
+		// work tree: the folder the command runs in.
+		sub, rest := gitSubcommand(args)
+		switch sub {
+		case "pull", "merge", "checkout", "switch", "restore", "am", "cherry-pick", "rebase", "apply", "read-tree":
+			return true
+		case "reset":
+			return slices.Contains(rest, "--hard")
+		case "stash":
+			return len(rest) > 0 && (rest[0] == "pop" || rest[0] == "apply")
+		}
+		return false
 	case "patch":
 		// patch with no file operand writes the files its diff names, in its folder.
 		return len(patchOperands(args)) == 0 && !hasFlag(args, "o", "output") && !slices.Contains(args, "--dry-run")
@@ -1159,7 +1172,42 @@ func (w *watch) protectedFile(t string) bool {
 	if t == "" {
 		return false
 	}
-	return w.protectedForms(w.forms(t, ""))
+	return w.protectedForms(w.forms(t, "")) || w.shadows(t)
+}
+
+// pathDirs are the folders on a usual PATH that come before the system's own: a
+// program put there under a system command's name (git, sudo, ls) runs instead of it.
+var pathDirs = []string{"~/.local/bin", "~/bin", "~/.bin", "~/.cargo/bin", "~/go/bin", "/usr/local/bin", "/usr/local/sbin"}
+
+// shadows reports a file in one of pathDirs named like a program of the system's own
+// folders, which it would replace for everyone who runs that name.
+func (w *watch) shadows(t string) bool {
+	n := w.norm(t)
+	if !slices.Contains(pathDirs, path.Dir(n)) {
+		return false
+	}
+	name := path.Base(n)
+	for _, d := range []string{"/usr/bin", "/bin", "/usr/sbin", "/sbin"} {
+		if _, err := os.Lstat(d + "/" + name); err == nil {
+			return true
+		}
+	}
+	return slices.Contains([]string{"sudo", "su", "git", "ssh", "bash", "sh", "ls", "cd", "python", "python3", "node", "npm", "env"}, name)
+}
+
+// containsProtected reports a folder below which a protected file lies
+// (~/.config/systemd holds ~/.config/systemd/user/*).
+func (w *watch) containsProtected(p string) bool {
+	n := strings.TrimSuffix(w.norm(p), "/")
+	if n == "" {
+		return false
+	}
+	for _, pat := range w.cfg.ProtectedFiles {
+		if strings.HasPrefix(pat, n+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // forms are the spellings of a path the lists are matched against: as the file system
@@ -1490,6 +1538,8 @@ func writeTargets(name string, args []string) []string {
 		if ops := operands(); len(ops) == 2 {
 			out = ops[1:] // uniq IN OUT
 		}
+	case "split", "csplit":
+		out = splitOutputs(name, args)
 	case "touch", "mkisofs", "genisoimage":
 		if name == "touch" {
 			out = operands()
@@ -1544,6 +1594,13 @@ func writeTargets(name string, args []string) []string {
 		out = operands()
 		if name == "patch" {
 			out = patchOperands(args)[:min(1, len(patchOperands(args)))] // patch FILE [PATCHFILE]
+			for k, a := range args {
+				if (a == "-o" || a == "--output") && k+1 < len(args) {
+					out = append(out, args[k+1])
+				} else if v, ok := strings.CutPrefix(a, "--output="); ok {
+					out = append(out, v)
+				}
+			}
 		}
 	case "vi", "vim", "nvim", "vim.basic", "vim.tiny", "gvim":
 		out = scriptedEditorFiles(args)
@@ -1570,10 +1627,72 @@ func operandsOf(args []string) []string {
 	return ops
 }
 
+// splitOutputs are the first files split and csplit write: PREFIX followed by their
+// suffix (split FILE PREFIX, csplit -f PREFIX).
+func splitOutputs(name string, args []string) []string {
+	prefix, suffix := "x", ""
+	if name == "csplit" {
+		prefix = "xx"
+	}
+	var ops []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case strings.HasPrefix(a, "--additional-suffix="):
+			suffix = a[len("--additional-suffix="):]
+		case (a == "-f" || a == "--prefix") && name == "csplit" && k+1 < len(args):
+			prefix = args[k+1]
+			k++
+		case a == "-a" || a == "-b" || a == "-l" || a == "-n" || a == "-C" || a == "-t" || a == "--suffix-length" || a == "--bytes" || a == "--lines" || a == "--number" || a == "--line-bytes" || a == "--separator" || a == "--filter":
+			k++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if name == "split" && len(ops) >= 2 {
+		prefix = ops[1]
+	}
+	return []string{prefix + "aa" + suffix, prefix + "00" + suffix}
+}
+
+// remoteNamed are the files a downloader names after the URL in a folder it is given:
+// curl -O --output-dir DIR URL, wget -P DIR URL.
+func remoteNamed(name string, args []string) []string {
+	dir, remote := "", name == "wget"
+	var urls []string
+	for k, a := range args {
+		switch {
+		case (a == "--output-dir" || a == "-P" && name == "wget" || a == "--directory-prefix") && k+1 < len(args):
+			dir = args[k+1]
+		case strings.HasPrefix(a, "--output-dir=") || strings.HasPrefix(a, "--directory-prefix="):
+			_, dir, _ = strings.Cut(a, "=")
+		case strings.HasPrefix(a, "-P") && len(a) > 2 && name == "wget":
+			dir = a[2:]
+		case a == "-O" && name == "curl" || a == "--remote-name" || a == "--remote-name-all" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && name == "curl" && strings.Contains(a, "O"):
+			remote = true
+		case strings.Contains(a, "://"):
+			urls = append(urls, a)
+		}
+	}
+	if dir == "" || !remote {
+		return nil
+	}
+	var out []string
+	for _, u := range urls {
+		b := path.Base(strings.SplitN(strings.SplitN(u, "?", 2)[0], "#", 2)[0])
+		if b == "" || b == "." || b == "/" || strings.Contains(b, ":") {
+			b = "index.html"
+		}
+		out = append(out, strings.TrimSuffix(dir, "/")+"/"+b)
+	}
+	return out
+}
+
 // outputOption is the file a downloader or filter writes: curl -o F, wget -O F, sort -o
 // F, openssl -out F.
 func outputOption(name string, args []string) []string {
-	var out []string
+	out := remoteNamed(name, args)
 	for k, a := range args {
 		switch {
 		case (a == "-o" || a == "--output" || a == "-O" && name == "wget" || a == "--output-document" || a == "-out" || a == "--out") && k+1 < len(args):
@@ -1647,6 +1766,19 @@ func gawkInplaceFiles(args, operands []string) []string {
 		}
 	}
 	return nil
+}
+
+// gitSubcommand is git's subcommand and its arguments, past git's own options.
+func gitSubcommand(args []string) (string, []string) {
+	for k := 0; k < len(args); k++ {
+		switch a := args[k]; {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
+			k++
+		case !strings.HasPrefix(a, "-"):
+			return a, args[k+1:]
+		}
+	}
+	return "", nil
 }
 
 // patchValueOptions are patch's options that take the next word as their value.
@@ -1744,6 +1876,20 @@ func extractInto(name string, args []string) string {
 		}
 		if extract && dir != "." {
 			return dir
+		}
+	case "git":
+		sub, rest := gitSubcommand(args)
+		if sub == "clone" {
+			if ops := operandsOf(rest); len(ops) >= 2 {
+				return ops[len(ops)-1] // git clone URL DIR
+			}
+		}
+		if sub == "apply" && slices.Contains(rest, "--unsafe-paths") {
+			for _, a := range rest {
+				if v, ok := strings.CutPrefix(a, "--directory="); ok {
+					return v
+				}
+			}
 		}
 	case "unzip", "patch":
 		for k, a := range args {

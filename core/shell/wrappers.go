@@ -158,6 +158,22 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 		}
 	case name == "alias":
 		z.alias(args, proto)
+	case name == "cmake" && len(args) > 1 && args[0].s == "-E":
+		z.cmakeTool(args[1:], inner, proto, stdin)
+	case name == "install" && slices.ContainsFunc(args, func(a word) bool { return a.s == "-d" || a.s == "--directory" }):
+		// install -d -m MODE DIR sets DIR's mode as chmod would.
+		for k, a := range args {
+			if (a.s == "-m" || a.s == "--mode") && k+1 < len(args) {
+				var dirs []word
+				for _, d := range args {
+					if !strings.HasPrefix(d.s, "-") && d.s != args[k+1].s {
+						dirs = append(dirs, d)
+					}
+				}
+				z.command(append([]word{{s: "chmod", known: true}, args[k+1]}, dirs...), inner, nil)
+			}
+		}
+		return false
 	case name == "compgen" || name == "complete":
 		// compgen -C CMD runs CMD to generate completions.
 		for k, a := range args {
@@ -473,7 +489,7 @@ var subcommandRunners = map[string][]string{
 	"pixi": {"run"}, "bundle": {"exec"}, "toolbox": {"run"}, "direnv": {"exec"}, "docker": {}, "parallel": {},
 	"sem": {}, "tmux": {"new", "new-session", "new-window", "split-window", "run-shell", "respawn-pane"},
 	"distrobox": {"enter"}, "mise": {"exec", "x"}, "asdf": {"exec"}, "opam": {"exec"}, "stack": {"exec"},
-	"devbox": {"run"}, "rye": {"run"},
+	"devbox": {"run"}, "rye": {"run"}, "podman": {},
 }
 
 // runnerValueOptions are the runners' options that take a value.
@@ -533,6 +549,7 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 		z.parallel(name, args, inner, proto, stdin)
 		return true
 	case "docker", "podman":
+		z.container(args, inner)
 		return false
 	}
 	for k, a := range args {
@@ -570,6 +587,126 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 		return true
 	}
 	return handled
+}
+
+// cmakeTool analyses cmake -E: its portable commands are rm, cp, mv, ln and tar by
+// other names, and env and chdir run a command.
+func (z *analyzer) cmakeTool(args []word, inner, proto SimpleCommand, stdin *word) {
+	w := func(s string) word { return word{s: s, known: true} }
+	rest := args[1:]
+	switch args[0].s {
+	case "rm":
+		z.command(append([]word{w("rm")}, rest...), inner, nil)
+	case "remove_directory":
+		z.command(append([]word{w("rm"), w("-rf")}, rest...), inner, nil)
+	case "remove":
+		z.command(append([]word{w("rm"), w("-f")}, rest...), inner, nil)
+	case "copy", "copy_if_different":
+		z.command(append([]word{w("cp")}, rest...), inner, nil)
+	case "copy_directory", "copy_directory_if_different":
+		z.command(append([]word{w("cp"), w("-r")}, rest...), inner, nil)
+	case "rename":
+		z.command(append([]word{w("mv")}, rest...), inner, nil)
+	case "create_symlink", "create_hardlink":
+		z.command(append([]word{w("ln"), w("-s")}, rest...), inner, nil)
+	case "tar":
+		z.command(append([]word{w("tar")}, rest...), inner, nil)
+	case "env":
+		z.unwrap(append([]word{w("env")}, rest...), proto, stdin)
+	case "chdir":
+		if len(rest) > 1 {
+			in := inner
+			if in.Dir = z.resolve(rest[0].s); in.Dir == "" || !rest[0].known {
+				in.DirUnknown = true
+			}
+			z.command(rest[1:], in, stdin)
+		}
+	}
+}
+
+// containerValueOptions are docker run's and podman run's options that take a value.
+var containerValueOptions = map[string]bool{"-v": true, "--volume": true, "--mount": true, "-e": true, "--env": true,
+	"--env-file": true, "-w": true, "--workdir": true, "--name": true, "-p": true, "--publish": true, "--network": true,
+	"--net": true, "-u": true, "--user": true, "--entrypoint": true, "-l": true, "--label": true, "--platform": true,
+	"--pull": true, "--cpus": true, "-m": true, "--memory": true, "--restart": true, "--add-host": true, "--device": true,
+	"--cap-add": true, "--cap-drop": true, "--security-opt": true, "--tmpfs": true, "-h": true, "--hostname": true,
+	"--gpus": true, "--ipc": true, "--pid": true, "--shm-size": true, "--ulimit": true, "--log-driver": true,
+	"--log-opt": true, "--dns": true, "--expose": true, "--label-file": true, "--link": true, "--cidfile": true,
+	"--group-add": true, "--runtime": true, "--stop-signal": true, "--sysctl": true, "--userns": true,
+	"--volumes-from": true, "-a": true, "--attach": true, "--cpu-shares": true, "-c": true, "--cpuset-cpus": true}
+
+// container analyses docker run and podman run: the command the container runs acts
+// on the host's files through its bind mounts, so with each mount's path inside the
+// container replaced by the host folder (docker run -v ~:/h alpine rm -rf /h is rm
+// -rf ~) it is judged as a command on the host. A command that touches no mount
+// acts on the container's own files and is left alone.
+func (z *analyzer) container(args []word, inner SimpleCommand) {
+	k := 0
+	for k < len(args) && strings.HasPrefix(args[k].s, "-") {
+		k++ // docker's own options
+	}
+	if k < len(args) && args[k].s == "container" {
+		k++
+	}
+	if k >= len(args) || args[k].s != "run" && args[k].s != "create" {
+		return
+	}
+	mounts := map[string]string{} // inside -> host
+	k++
+	for ; k < len(args); k++ {
+		a := args[k].s
+		if !strings.HasPrefix(a, "-") {
+			break // the image
+		}
+		opt, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && containerValueOptions[opt] && k+1 < len(args) {
+			k++
+			val = args[k].s
+		}
+		switch opt {
+		case "-v", "--volume":
+			parts := strings.Split(val, ":")
+			if len(parts) >= 2 && (len(parts) < 3 || !strings.Contains(parts[2], "ro")) {
+				mounts[path.Clean(parts[1])] = parts[0]
+			}
+		case "--mount":
+			var src, dst string
+			ro := false
+			for _, f := range strings.Split(val, ",") {
+				key, v, _ := strings.Cut(f, "=")
+				switch key {
+				case "source", "src":
+					src = v
+				case "target", "destination", "dst":
+					dst = v
+				case "readonly", "ro":
+					ro = v != "false"
+				}
+			}
+			if src != "" && dst != "" && !ro {
+				mounts[path.Clean(dst)] = src
+			}
+		}
+	}
+	if k+1 >= len(args) || len(mounts) == 0 {
+		return
+	}
+	cmd := slices.Clone(args[k+1:])
+	mapped := false
+	for i, a := range cmd {
+		for in, host := range mounts {
+			// The path as a word, or inside one (sh -c 'rm -rf /h').
+			re := regexp.MustCompile(`(^|[\s'"=:;&|(])` + regexp.QuoteMeta(in) + `(/|$|[\s'";&|)])`)
+			if re.MatchString(a.s) {
+				cmd[i] = word{s: re.ReplaceAllString(a.s, "${1}"+strings.ReplaceAll(host, "$", "$$")+"${2}"), known: a.known}
+				a = cmd[i]
+				mapped = true
+			}
+		}
+	}
+	if mapped {
+		z.command(cmd, inner, nil)
+	}
 }
 
 // startStopDaemon analyses start-stop-daemon --start --exec PROG -- ARGS: it runs PROG ARGS.
