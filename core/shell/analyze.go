@@ -710,7 +710,27 @@ func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 	}
 	saved := z.inherit
 	z.inherit = frame{pipe: proto.Pipeline, fn: proto.Func}
+	// The command's own variables (X=... git -c core.editor='$X') are set for the
+	// script it runs.
+	restore := map[string][]word{}
+	for _, e := range proto.Env {
+		name, val, known := strings.Cut(e, "=")
+		if !isEnvName(name) {
+			continue
+		}
+		if _, done := restore[name]; !done {
+			restore[name] = z.vars[name]
+		}
+		z.vars[name] = []word{{s: val, known: known}}
+	}
 	_ = z.parse(w.s, "wrapper:"+wrapper)
+	for name, v := range restore {
+		if v == nil {
+			delete(z.vars, name)
+		} else {
+			z.vars[name] = v
+		}
+	}
 	z.inherit = saved
 }
 
@@ -1404,6 +1424,21 @@ func (z *analyzer) track(argv []word) {
 		}
 	case "ln":
 		z.trackLink(args)
+	case "mount":
+		// mount --bind SRC DST: DST is SRC from now on, as a link would be.
+		if slices.ContainsFunc(args, func(a word) bool {
+			return a.s == "--bind" || a.s == "--rbind" || a.s == "-B" || a.s == "-R" || a.s == "bind" || a.s == "rbind" || strings.Contains(a.s, "bind")
+		}) {
+			var ops []word
+			for k, a := range args {
+				if !strings.HasPrefix(a.s, "-") && !(k > 0 && args[k-1].s == "-o") {
+					ops = append(ops, a)
+				}
+			}
+			if len(ops) == 2 {
+				z.trackLink([]word{{s: "-s", known: true}, ops[0], ops[1]})
+			}
+		}
 	case "cp", "install":
 		z.trackCopy(args)
 	case "hash":

@@ -130,7 +130,9 @@ func forkBomb(an *Analysis, i int, c *SimpleCommand, name string, args []string)
 		return deny("fork-bomb", "refused: function %s calls itself in a pipe or in the background, the shape of a fork bomb.", c.Func), true
 	case c.Loop && c.Background && !waitsInLoop(an):
 		return deny("fork-bomb", "refused: %s is started in the background inside a loop that never ends, the shape of a fork bomb.", name), true
-	case name == "xargs" && unlimitedProcs(args) && c.Pipeline != 0 && fedEndlessly(an, i, c):
+	case c.Loop && detaches(name, args) && !waitsInLoop(an):
+		return deny("fork-bomb", "refused: %s starts a detached process on every turn of a loop that never ends, the shape of a fork bomb.", name), true
+	case (name == "xargs" || name == "parallel") && unlimitedProcs(args) && c.Pipeline != 0 && fedEndlessly(an, i, c):
 		return deny("fork-bomb", "refused: xargs -P 0 starts a process for every input line without limit, fed by a stream that does not end (yes, a huge seq): a process flood."), true
 	case c.Background && c.Func != "" && recursive(an, c.Func):
 		return deny("fork-bomb", "refused: function %s starts a background process and calls itself, the shape of a fork bomb.", c.Func), true
@@ -138,6 +140,24 @@ func forkBomb(an *Analysis, i int, c *SimpleCommand, name string, args []string)
 		return deny("fork-bomb", "refused: the %s one-liner forks in a loop, the shape of a fork bomb.", name), true
 	}
 	return Verdict{}, false
+}
+
+// detaches reports a command that starts another in the background and returns at
+// once: setsid -f, screen -dm, tmux new -d, daemonize, start-stop-daemon -b.
+func detaches(name string, args []string) bool {
+	switch name {
+	case "setsid":
+		return hasFlag(args, "f", "fork")
+	case "screen":
+		return slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-d") || a == "-Dm" })
+	case "tmux":
+		return slices.Contains(args, "-d")
+	case "daemonize", "daemon":
+		return true
+	case "start-stop-daemon":
+		return hasFlag(args, "b", "background")
+	}
+	return false
 }
 
 // waitsInLoop reports a wait inside an endless loop of the line: while true; do ./server
@@ -202,7 +222,7 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 	case "srm", "wipe", "trash-put", "trash", "gio":
 		return w.otherDeleters(c, name, args)
 	case "git":
-		return w.gitOverTree(args)
+		return w.gitOverTree(c, args)
 	case "zip", "7za", "7zz":
 		// zip -m and 7z -sdel delete what they archive.
 		if w.on("rm-tree") && (name == "zip" && hasFlag(args, "m", "move") || slices.Contains(args, "-sdel")) {
@@ -230,6 +250,30 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 		if w.on("find-delete") && (slices.Contains(args, "-delete") || findRemoves(an, i)) {
 			return w.findDelete(c)
 		}
+	case "fd", "fdfind":
+		// fd PATTERN PATH... -x CMD: the paths after the pattern are where it looks.
+		if w.on("find-delete") && findRemoves(an, i) {
+			var starts []int
+			seen := 0
+			for k := 1; k < len(c.Argv); k++ {
+				a := c.Argv[k]
+				if a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch" {
+					break
+				}
+				if strings.HasPrefix(a, "-") {
+					if a == "-t" || a == "-e" || a == "-E" || a == "-d" || a == "--type" || a == "--extension" || a == "--exclude" || a == "--max-depth" {
+						k++
+					}
+					continue
+				}
+				if seen++; seen > 1 {
+					starts = append(starts, k)
+				}
+			}
+			if t, ok := w.protectedTree(operandsAt(c, starts), 1, false); ok {
+				return deny("find-delete", "refused: %s over %s runs a deleting command on every file of a whole system or home tree. Search the workspace directory you mean.", name, t), true
+			}
+		}
 	case "mv":
 		return w.move(c, args)
 	case "kill", "pkill", "killall", "skill", "snice", "fuser":
@@ -239,6 +283,28 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 	case "init", "telinit":
 		if w.on("kill-all") && len(args) > 0 && (args[0] == "0" || args[0] == "6" || args[0] == "1" || args[0] == "s" || args[0] == "S") {
 			return deny("kill-all", "refused: %s %s changes the system's runlevel (halt, reboot or single-user).", name, args[0]), true
+		}
+	case "loginctl":
+		for _, a := range args {
+			switch a {
+			case "terminate-user", "kill-user", "terminate-session", "kill-session", "terminate-seat":
+				if w.on("kill-all") {
+					return deny("kill-all", "refused: loginctl %s ends a user's or seat's every process.", a), true
+				}
+			}
+		}
+	case "mount", "umount":
+		// Mounting over a system or home tree hides it; unmounting one takes it away.
+		if w.on("rm-tree") && !slices.ContainsFunc(args, func(a string) bool { return a == "-l" && name == "mount" }) {
+			ops := operandsOf(args)
+			if name == "mount" && len(ops) > 0 {
+				ops = ops[len(ops)-1:]
+			}
+			for _, o := range ops {
+				if n := w.norm(o); n == "/" || n == "~" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || w.ancestorOfHome(n) {
+					return deny("rm-tree", "refused: %s on %s hides or takes away a whole system or home tree.", name, o), true
+				}
+			}
 		}
 	case "systemctl":
 		for _, a := range args {
@@ -295,18 +361,25 @@ func (w *watch) otherDeleters(c *SimpleCommand, name string, args []string) (Ver
 
 // gitOverTree judges git commands that delete or overwrite a work tree given as a
 // system or home folder (git --work-tree=/ clean -fdx).
-func (w *watch) gitOverTree(args []string) (Verdict, bool) {
-	tree, sub, ok := gitWorkTree(args)
-	if !ok || !w.on("rm-tree") {
+func (w *watch) gitOverTree(c *SimpleCommand, args []string) (Verdict, bool) {
+	tree, _, _ := gitWorkTree(args)
+	for _, e := range c.Env {
+		if v, found := strings.CutPrefix(e, "GIT_WORK_TREE="); found {
+			tree = v // GIT_WORK_TREE=~ git checkout -f
+		}
+	}
+	sub, _ := gitSubcommand(args)
+	if tree == "" || !w.on("rm-tree") {
 		return Verdict{}, false
 	}
 	switch {
 	case sub == "clean" && hasFlag(args, "f", "force"),
 		sub == "reset" && slices.Contains(args, "--hard"),
-		sub == "checkout" && (hasFlag(args, "f", "force") || slices.Contains(args, ".")),
-		sub == "restore", sub == "stash" && slices.Contains(args, "-a"):
+		sub == "checkout" || sub == "restore" || sub == "switch" || sub == "pull" || sub == "merge" || sub == "am" ||
+			sub == "apply" || sub == "cherry-pick" || sub == "rebase" || sub == "read-tree",
+		sub == "stash" && (slices.Contains(args, "-a") || slices.Contains(args, "pop") || slices.Contains(args, "apply")):
 		if n := w.norm(tree); n == "/" || n == "~" || slices.Contains(w.cfg.ProtectedTrees, n) || w.ancestorOfHome(n) {
-			return deny("rm-tree", "refused: git %s with %s as the work tree deletes or overwrites files across a whole system or home tree.", sub, tree), true
+			return deny("rm-tree", "refused: git %s with %s as the work tree deletes or overwrites files across a whole system or home tree (start-up files among them).", sub, tree), true
 		}
 	}
 	return Verdict{}, false
@@ -518,6 +591,11 @@ func (w *watch) unpacks(_ *Analysis, _ int, c *SimpleCommand, name string, args 
 	if !w.on("protected-write") {
 		return Verdict{}, false
 	}
+	if (name == "tar" || name == "bsdtar") && extracts(name, args) && (slices.Contains(args, "--absolute-names") || slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "P")
+	})) {
+		return deny("protected-write", "refused: %s -P extracts the archive's absolute paths as they are, anywhere, start-up and system files among them. Extract into a folder of the workspace without -P.", name), true
+	}
 	dir := extractInto(name, args)
 	if dir == "" && w.dir != "" && extracts(name, args) {
 		if n := w.norm(w.dir); n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) {
@@ -526,7 +604,7 @@ func (w *watch) unpacks(_ *Analysis, _ int, c *SimpleCommand, name string, args 
 	}
 	if dir != "" {
 		n := w.norm(dir)
-		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || w.protectedFile(n+"/x") || w.containsProtected(n) {
+		if n == "~" || n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) || w.protectedFile(n+"/x") || strings.HasPrefix(n, "~/") && w.containsProtected(n) {
 			return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir), true
 		}
 	}
@@ -554,8 +632,14 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 	if name == "git" {
 		targets = append(targets, gitConfigWrites(args)...) // git config --system, --global
 	}
+	replaces := name == "mv" || name == "ln" || name == "split" || name == "csplit"
 	for _, t := range targets {
 		if w.protectedFile(t) {
+			return deny("protected-write", protected, name, t), true
+		}
+		if replaces && (w.containsProtected(t) || w.prefixOfProtected(strings.TrimSuffix(strings.TrimSuffix(t, "aa"), "00"))) {
+			// mv x ~/.config replaces a folder of start-up files; split's PREFIX with
+			// a suffix can spell one (split ... ~/.bashr writes ~/.bashrc).
 			return deny("protected-write", protected, name, t), true
 		}
 		if strings.ContainsAny(t, "*?[") {

@@ -104,13 +104,25 @@ func DefaultConfig() Config {
 			"~/.rhosts", "~/.shosts", "~/.k5login", "~/.forward",
 			"/root/.*", "/root/.ssh/*", "/root/.config/*/*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
 			"/home/*/.zshenv", "/home/*/.ssh/*",
+			// Files other programs run or load at start: completions, window managers'
+			// autostart, version managers' init scripts, REPLs' start-up, tools' configs
+			// that name commands (npm's script-shell, gh aliases, go's -toolexec).
+			"~/.bash_completion", "~/.local/share/bash-completion/completions/*", "~/.config/i3/config",
+			"~/.config/sway/config", "~/.config/hypr/*", "~/.config/openbox/autostart", "~/.nvm/nvm.sh",
+			"~/.sdkman/bin/*", "~/.jupyter/*", "~/.config/ipython/profile_*/startup/*", "~/.psqlrc", "~/.sqliterc",
+			"~/.ghci", "~/.pryrc", "~/.npmrc", "~/.yarnrc", "~/.yarnrc.yml", "~/.config/pip/pip.conf", "~/.pip/pip.conf",
+			"~/.config/go/env", "~/.config/gh/config.yml", "~/.cargo/config", "~/.cargo/config.toml", "~/.docker/config.json",
+			"/run/user/*/systemd/user/*", "/usr/lib/python3*/sitecustomize.py", "/usr/local/lib/python3*/*-packages/*.pth",
+			"/usr/lib/python3*/*-packages/*.pth", "/usr/local/lib/python3*/*-packages/sitecustomize.py",
+			"/usr/local/lib/python3*/*-packages/usercustomize.py", "/root/.pyenv/shims/*", "/usr/lib/node_modules/*/bin/*",
 			// the system's programs and libraries (not /usr/local, where tools are installed)
 			"/bin/*", "/sbin/*", "/usr/bin/*", "/usr/sbin/*", "/lib/*", "/lib64/*", "/usr/lib/*", "/usr/libexec/*",
 		},
 		Downloaders: []string{"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "nc", "ncat", "socat"},
 		Interpreters: []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "python", "python2", "python3", "python3.*", "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "pwsh", "osascript", "source", ".", "eval", "bun", "deno", "tclsh",
 			"pypy", "pypy3", "ipython", "ipython3", "irb", "julia", "guile", "sbcl", "xonsh", "elvish", "nu", "lua5.*", "luajit", "powershell", "R", "at", "batch",
-			"sqlite3", "ed", "m4", "expect", "wish", "rc", "ts-node", "tsx", "scala", "jshell", "ghci", "racket", "erl", "elixir", "octave", "groovy", "tcc"},
+			"sqlite3", "ed", "m4", "expect", "wish", "rc", "ts-node", "tsx", "scala", "jshell", "ghci", "racket", "erl", "elixir", "octave", "groovy", "tcc",
+			"gdb", "psql", "mysql", "mariadb", "swift", "kotlinc", "dotnet", "iex", "csi", "clisp", "sage", "gnuplot", "script"},
 	}
 }
 
@@ -306,7 +318,17 @@ func gitWorkTree(args []string) (tree, sub string, ok bool) {
 // unlimitedProcs reports xargs -P 0 (as many parallel processes as it likes).
 func unlimitedProcs(args []string) bool {
 	for k, a := range args {
-		if (a == "-P" || a == "--max-procs") && k+1 < len(args) && args[k+1] == "0" || a == "-P0" || a == "--max-procs=0" {
+		n := ""
+		switch {
+		case (a == "-P" || a == "--max-procs" || a == "-j" || a == "--jobs") && k+1 < len(args):
+			n = args[k+1]
+		case strings.HasPrefix(a, "-P") || strings.HasPrefix(a, "-j"):
+			n = a[2:]
+		case strings.HasPrefix(a, "--max-procs=") || strings.HasPrefix(a, "--jobs="):
+			_, n, _ = strings.Cut(a, "=")
+		}
+		// 0 is no limit; a thousand and more is none in effect.
+		if v, err := strconv.Atoi(strings.TrimSuffix(n, "%")); err == nil && (v == 0 || v >= 1000) && !strings.HasSuffix(n, "%") {
 			return true
 		}
 	}
@@ -320,9 +342,19 @@ func fedEndlessly(an *Analysis, i int, c *SimpleCommand) bool {
 		if d.Pipeline != c.Pipeline || len(d.Argv) == 0 {
 			continue
 		}
+		if d.Loop {
+			return true // while :; do echo 1; done | xargs ...
+		}
 		switch base(d.Argv[0]) {
 		case "yes":
 			return true
+		case "cat", "tail":
+			// cat /dev/zero, tail -f: a stream that does not end.
+			if slices.ContainsFunc(d.Argv[1:], func(a string) bool {
+				return a == "/dev/zero" || a == "/dev/urandom" || a == "/dev/random" || a == "-f" || a == "-F" || a == "--follow"
+			}) {
+				return true
+			}
 		case "seq":
 			last := strings.ToLower(d.Argv[len(d.Argv)-1])
 			if n, err := strconv.Atoi(last); err == nil && n > 100_000 || strings.HasPrefix(last, "inf") {
@@ -445,6 +477,17 @@ func listsEveryProcess(an *Analysis) (string, bool) {
 					return strings.Join(d.Argv, " "), true
 				}
 			}
+		case "seq":
+			// kill $(seq 2 65535): every pid.
+			if n, err := strconv.Atoi(args[len(args)-1]); err == nil && n > 1000 || len(args) > 0 && strings.HasPrefix(strings.ToLower(args[len(args)-1]), "inf") {
+				return strings.Join(d.Argv, " "), true
+			}
+		case "lsof", "fuser":
+			for _, a := range args {
+				if a == "/" || a == "-m" {
+					return strings.Join(d.Argv, " "), true // every process with a file open on /
+				}
+			}
 		case "ls", "cat", "head", "cut", "find", "grep":
 			// Reading /proc itself (ls /proc, /proc/1/stat) lists processes or names init.
 			for _, a := range args {
@@ -466,12 +509,19 @@ func killsEverything(name string, args []string) (Verdict, bool) {
 		if a == "-v" || a == "--inverse" {
 			return deny("kill-all", "refused: %s -v signals every process that does not match, this session's and the system's among them.", name), true
 		}
+		if a == "--euid" || a == "-O" || a == "--older" || a == "-o" && name == "killall" || a == "--older-than" || strings.HasPrefix(a, "--older") {
+			return deny("kill-all", "refused: %s %s signals processes by owner or age, which takes in the system's own. Kill the process by its pid or its exact name.", name, a), true
+		}
 		if valued[a] {
 			k++
 			continue
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			continue
+		}
+		full := slices.Contains(args, "-f") || slices.Contains(args, "--full")
+		if p := strings.Trim(a, "^$"); len(p) <= 2 && name != "kill" || strings.ContainsAny(p, "[]*+?") || full && (p == "/" || len(p) <= 3) {
+			return deny("kill-all", "refused: %s %q matches nearly every process, the system's among them. Kill the process by its pid or its exact name.", name, a), true
 		}
 		switch strings.Trim(a, "^$") {
 		case "", ".", ".*", ".+", "*":
@@ -508,6 +558,14 @@ func persists(name string, args []string) (Verdict, bool) {
 		if slices.Contains(args, "enable-linger") {
 			return deny("cron", "refused: loginctl enable-linger keeps a user's services running after logout. Ask the user to set it up."), true
 		}
+	case "direnv":
+		if len(args) > 0 && (args[0] == "allow" || args[0] == "permit" || args[0] == "grant") {
+			return deny("cron", "refused: direnv allow makes the folder's .envrc run whenever a person enters it. Ask the user to allow it."), true
+		}
+	case "systemd-tmpfiles":
+		if slices.Contains(args, "--create") || slices.Contains(args, "--boot") {
+			return deny("cron", "refused: systemd-tmpfiles --create makes the files and links a configuration names, anywhere. Ask the user to run it."), true
+		}
 	}
 	return Verdict{}, false
 }
@@ -520,8 +578,10 @@ func extracts(name string, args []string) bool {
 		return !slices.Contains(args, "-l") && !slices.Contains(args, "-t")
 	case "cpio":
 		return hasFlag(args, "i", "extract")
-	case "7z":
+	case "7z", "7za", "7zz":
 		return len(args) > 0 && (args[0] == "x" || args[0] == "e")
+	case "unsquashfs":
+		return true
 	case "git":
 		// git pull, checkout, reset --hard ... write the repository's files into the
 		// work tree: the folder the command runs in.
@@ -717,7 +777,7 @@ func diskTool(name string, args []string) (Verdict, bool) {
 			}
 		}
 	case "badblocks", "nvme", "hdparm", "sg_format", "mdadm", "pvremove", "lvremove", "vgremove", "zpool", "zfs",
-		"dmsetup", "xfs_repair", "debugfs", "tune2fs", "resize2fs", "e2fsck", "btrfs", "flashrom", "efibootmgr":
+		"dmsetup", "xfs_repair", "debugfs", "tune2fs", "resize2fs", "e2fsck", "btrfs", "flashrom", "efibootmgr", "pvcreate", "partx", "delpart", "blkdiscard":
 		for _, a := range args {
 			bad := false
 			switch name {
@@ -731,10 +791,14 @@ func diskTool(name string, args []string) (Verdict, bool) {
 				bad = true
 			case "mdadm":
 				bad = a == "--zero-superblock" || a == "--create" || a == "-C"
-			case "pvremove", "lvremove", "vgremove":
+			case "pvremove", "lvremove", "vgremove", "blkdiscard", "delpart":
 				bad = true
+			case "pvcreate":
+				bad = strings.HasPrefix(a, "/dev/")
+			case "partx":
+				bad = a == "-d" || a == "--delete"
 			case "zpool":
-				bad = a == "destroy" || a == "labelclear"
+				bad = a == "destroy" || a == "labelclear" || a == "create" || a == "add" || a == "attach" || a == "replace"
 			case "zfs":
 				bad = a == "destroy"
 			case "dmsetup":
@@ -888,6 +952,8 @@ func ownProgram(name string, args []string) bool {
 			continue
 		case slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, a):
 			return false
+		case k == 0 && (a == "run" || a == "eval" || a == "x" || a == "exec" || a == "fsi") && (name == "deno" || name == "bun" || name == "uv" || name == "dotnet"):
+			continue // deno run -: the subcommand, then what it runs
 		default:
 			return true // a script file
 		}
@@ -901,9 +967,12 @@ func awkRunsInput(name string, args []string) bool {
 	if !strings.HasSuffix(name, "awk") {
 		return false
 	}
-	for _, a := range args {
+	for k, a := range args {
 		if strings.Contains(a, "system(") || strings.Contains(a, `| "sh"`) || strings.Contains(a, `| "bash"`) || strings.Contains(a, "|\"sh\"") {
 			return true
+		}
+		if (a == "-f" || a == "--file") && k+1 < len(args) && slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0"}, args[k+1]) {
+			return true // awk -f -: the program is what it reads
 		}
 	}
 	return false
@@ -930,7 +999,7 @@ func (w *watch) downloader(name string) bool { return slices.Contains(w.cfg.Down
 // through the wrappers and shells it starts), a command that destroys what it is
 // given.
 func findRemoves(an *Analysis, i int) bool {
-	if i+1 >= len(an.Commands) || an.Commands[i+1].Context != "wrapper:find" {
+	if i+1 >= len(an.Commands) || !strings.HasPrefix(an.Commands[i+1].Context, "wrapper:f") {
 		return false
 	}
 	for j := i + 1; j < len(an.Commands) && strings.HasPrefix(an.Commands[j].Context, "wrapper:"); j++ {
@@ -1100,7 +1169,7 @@ func (w *watch) holdsProtected(p string) bool {
 		return false
 	}
 	// The folder's own spellings are worked out once: "/x" stands for what it holds.
-	return w.protectedForms(w.forms(p, "")) || w.protectedForms(w.forms(strings.TrimSuffix(p, "/"), "/x"))
+	return w.protectedForms(w.forms(p, "")) || w.protectedForms(w.forms(strings.TrimSuffix(p, "/"), "/x")) || w.containsProtected(p)
 }
 
 // withoutLinks is c without the operands that name a symbolic link with no trailing
@@ -1193,6 +1262,21 @@ func (w *watch) shadows(t string) bool {
 		}
 	}
 	return slices.Contains([]string{"sudo", "su", "git", "ssh", "bash", "sh", "ls", "cd", "python", "python3", "node", "npm", "env"}, name)
+}
+
+// prefixOfProtected reports a path that a protected file's name begins with
+// (~/.bashr for ~/.bashrc): a tool that appends a suffix to it can write that file.
+func (w *watch) prefixOfProtected(p string) bool {
+	n := w.norm(p)
+	if n == "" || strings.HasSuffix(n, "/") {
+		return false
+	}
+	for _, pat := range w.cfg.ProtectedFiles {
+		if strings.HasPrefix(pat, n) && !strings.Contains(pat[len(n):], "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // containsProtected reports a folder below which a protected file lies
@@ -1540,6 +1624,8 @@ func writeTargets(name string, args []string) []string {
 		}
 	case "split", "csplit":
 		out = splitOutputs(name, args)
+	case "npm", "pnpm", "yarn", "pip", "pip3", "go", "gh", "ssh-copy-id":
+		out = toolConfigWrites(name, args)
 	case "touch", "mkisofs", "genisoimage":
 		if name == "touch" {
 			out = operands()
@@ -1625,6 +1711,36 @@ func operandsOf(args []string) []string {
 		ops = append(ops, a)
 	}
 	return ops
+}
+
+// toolConfigWrites are the user configs a tool's own command writes: npm config set
+// (~/.npmrc), pip config set, go env -w, gh config set and gh alias set, and
+// ssh-copy-id to this machine (~/.ssh/authorized_keys).
+func toolConfigWrites(name string, args []string) []string {
+	if len(args) < 2 {
+		return nil
+	}
+	switch {
+	case (name == "npm" || name == "pnpm") && args[0] == "config" && (args[1] == "set" || args[1] == "edit"),
+		name == "npm" && args[0] == "set":
+		return []string{"~/.npmrc"}
+	case name == "yarn" && args[0] == "config" && args[1] == "set":
+		return []string{"~/.yarnrc", "~/.yarnrc.yml"}
+	case strings.HasPrefix(name, "pip") && args[0] == "config" && (args[1] == "set" || args[1] == "edit"):
+		return []string{"~/.config/pip/pip.conf"}
+	case name == "go" && args[0] == "env" && slices.Contains(args, "-w"):
+		return []string{"~/.config/go/env"}
+	case name == "gh" && (args[0] == "config" && args[1] == "set" || args[0] == "alias" && (args[1] == "set" || args[1] == "import")):
+		return []string{"~/.config/gh/config.yml"}
+	case name == "ssh-copy-id":
+		for _, a := range operandsOf(args) {
+			host := a[strings.LastIndexByte(a, '@')+1:]
+			if host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1" {
+				return []string{"~/.ssh/authorized_keys"}
+			}
+		}
+	}
+	return nil
 }
 
 // splitOutputs are the first files split and csplit write: PREFIX followed by their
@@ -1890,6 +2006,23 @@ func extractInto(name string, args []string) string {
 					return v
 				}
 			}
+		}
+	case "7z", "7za", "7zz":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-o") && len(a) > 2 {
+				return a[2:]
+			}
+		}
+	case "unsquashfs":
+		for k, a := range args {
+			if (a == "-d" || a == "-dest") && k+1 < len(args) {
+				return args[k+1]
+			}
+		}
+	case "python", "python3":
+		// python3 -m tarfile -e ARCHIVE DIR, python3 -m zipfile -e ARCHIVE DIR.
+		if len(args) >= 5 && args[0] == "-m" && (args[1] == "tarfile" || args[1] == "zipfile") && (args[2] == "-e" || args[2] == "--extract") {
+			return args[4]
 		}
 	case "unzip", "patch":
 		for k, a := range args {

@@ -180,6 +180,9 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 			if a.s == "-C" && k+1 < len(args) {
 				z.script(args[k+1], name+" -C", proto)
 			}
+			if a.s == "-W" && k+1 < len(args) && args[k+1].known {
+				z.latent(args[k+1].s) // the word list is expanded: its $(...) runs
+			}
 		}
 	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
 		z.findExec(name, args, proto)
@@ -259,10 +262,14 @@ func (z *analyzer) wrapped(name string, args []word, spec wrapSpec, inner, proto
 		return
 	}
 	opts, rest := args[:min(i, len(args))], args[min(i, len(args)):]
-	if (name == "sudo" || name == "doas") && len(rest) > 0 && slices.ContainsFunc(opts, func(a word) bool {
+	if (name == "sudo" || name == "doas") && slices.ContainsFunc(opts, func(a word) bool {
 		return a.s == "-s" || a.s == "-i" || a.s == "--shell" || a.s == "--login"
 	}) {
-		z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
+		if len(rest) > 0 {
+			z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
+		} else {
+			z.shell("bash", nil, proto, stdin) // sudo -s: a shell reading standard input
+		}
 		return
 	}
 	z.wrapperDir(name, opts, &inner)
@@ -411,6 +418,9 @@ func (z *analyzer) loginCommand(name string, opts, rest []word, inner, proto Sim
 	}
 	if name == "sg" && len(rest) >= 2 && !strings.HasPrefix(rest[1].s, "-") {
 		z.script(join(rest[1:]), name, proto) // sg GROUP 'CMD'
+	}
+	if stdin != nil && !slices.ContainsFunc(rest, func(a word) bool { return a.s == "-c" || strings.HasPrefix(a.s, "--command") }) {
+		z.shell("sh", nil, proto, stdin) // su with no command: a login shell reading standard input
 	}
 }
 
@@ -1069,6 +1079,10 @@ var (
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// A command taken from a variable: awk's system(c), os.system(cmd).
+	computedCommand = regexp.MustCompile(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
+	// perl's unlink glob("/etc/*"), php's array_map('unlink', glob(...)).
+	unlinkGlob = regexp.MustCompile(`unlink[\s(,'"]*glob\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
 	// An f-string's replacement field: f"rm -rf {d}".
 	fString = regexp.MustCompile(`\{[^{}]*\}`)
 	// A reference to the home folder, and a file opened or written for writing.
@@ -1217,6 +1231,12 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		for _, f := range homeFiles(c) {
 			z.writesTo(name, f, proto)
 		}
+	}
+	if computedCommand.MatchString(c) {
+		z.unknown(name + "'s system() runs a command held in a variable, which cannot be known before it runs")
+	}
+	for _, m := range unlinkGlob.FindAllStringSubmatch(c, -1) {
+		z.command([]word{{s: "rm", known: true}, {s: "-f", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
 	}
 	if killAll.MatchString(c) {
 		z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)

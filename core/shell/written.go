@@ -55,6 +55,12 @@ func (z *analyzer) recordWrites(argv []word, reds []Redirect, stdin *word) {
 				z.write(ops[1], &src, false)
 			}
 		}
+	case "dd":
+		for _, a := range args {
+			if of, ok := strings.CutPrefix(a, "of="); ok {
+				z.write(of, stdin, false)
+			}
+		}
 	case "curl", "wget", "aria2c", "http", "xh", "sort", "uniq", "shuf", "openssl", "pv", "socat":
 		for _, f := range writeTargets(name, args) {
 			z.write(f, nil, false) // curl -o x.sh, sort -o f: text the line does not show
@@ -123,6 +129,13 @@ func (z *analyzer) runFile(runner, f string, proto SimpleCommand) bool {
 	return true
 }
 
+// buildFiles are the files a build tool runs code from, in the folder it runs in.
+var buildFiles = map[string][]string{"make": {"Makefile", "makefile", "GNUmakefile"}, "gmake": {"Makefile", "GNUmakefile"},
+	"pip": {"setup.py", "pyproject.toml"}, "pip3": {"setup.py", "pyproject.toml"}, "npm": {"package.json"},
+	"yarn": {"package.json"}, "pnpm": {"package.json"}, "cargo": {"build.rs", "Cargo.toml"}, "cmake": {"CMakeLists.txt"},
+	"just": {"justfile", "Justfile"}, "rake": {"Rakefile"}, "gradle": {"build.gradle", "build.gradle.kts"},
+	"mvn": {"pom.xml"}, "tox": {"tox.ini"}, "nox": {"noxfile.py"}, "pytest": {"conftest.py"}, "task": {"Taskfile.yml"}}
+
 // runsWritten analyses a command that runs a file the line wrote: ./x.sh directly, or
 // an interpreter or source given it as its script.
 func (z *analyzer) runsWritten(argv []word, proto SimpleCommand) {
@@ -130,6 +143,12 @@ func (z *analyzer) runsWritten(argv []word, proto SimpleCommand) {
 	if strings.Contains(argv[0].s, "/") {
 		if z.runFile(argv[0].s, argv[0].s, proto) {
 			return
+		}
+	}
+	for _, f := range buildFiles[name] {
+		// curl -o Makefile URL && make: the build runs what was downloaded.
+		if text, ok := z.writtenText(f); ok && !text.known {
+			z.unknown(fmt.Sprintf("%s runs %s, which the line wrote with text it does not show", name, f))
 		}
 	}
 	if !shells[name] && name != "source" && name != "." && !codeRunners[name] && !strings.HasPrefix(name, "python") {
