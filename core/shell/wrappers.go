@@ -703,13 +703,12 @@ func (z *analyzer) container(args []word, inner SimpleCommand) {
 	}
 	cmd := slices.Clone(args[k+1:])
 	mapped := false
-	for i, a := range cmd {
-		for in, host := range mounts {
-			// The path as a word, or inside one (sh -c 'rm -rf /h').
-			re := regexp.MustCompile(`(^|[\s'"=:;&|(])` + regexp.QuoteMeta(in) + `(/|$|[\s'";&|)])`)
-			if re.MatchString(a.s) {
+	for in, host := range mounts {
+		// The path as a word, or inside one (sh -c 'rm -rf /h').
+		re := regexp.MustCompile(`(^|[\s'"=:;&|(])` + regexp.QuoteMeta(in) + `(/|$|[\s'";&|)])`)
+		for i, a := range cmd {
+			if strings.Contains(a.s, in) && re.MatchString(a.s) {
 				cmd[i] = word{s: re.ReplaceAllString(a.s, "${1}"+strings.ReplaceAll(host, "$", "$$")+"${2}"), known: a.known}
-				a = cmd[i]
 				mapped = true
 			}
 		}

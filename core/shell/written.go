@@ -15,10 +15,11 @@ import (
 // unknown code when it is run: it fails closed, like bash -c "$(...)".
 
 // writtenKey is how a written file is known: its path from the line's working
-// directory when that is known, else as written.
+// directory when that is known, else as written (lexically: a file written and run
+// on one line is spelled alike, and this runs for every command).
 func (z *analyzer) writtenKey(p string) string {
-	if r := z.resolve(p); r != "" {
-		return r
+	if !path.IsAbs(p) && z.cwd != "" {
+		return path.Join(z.cwd, p)
 	}
 	return path.Clean(p)
 }
