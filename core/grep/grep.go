@@ -944,20 +944,7 @@ func (m *Engine) searchInverted(st *fileState, buf []byte, from int) {
 	for pos := from; pos < len(buf) && !st.done; {
 		le := lineEnd(buf, pos)
 		if !m.re.Match(buf[pos:le]) {
-			st.file.Matches++
-			if m.opt.MaxCount > 0 && st.file.Matches >= m.opt.MaxCount {
-				st.done = true
-			}
-			switch m.opt.Mode {
-			case FilesWithMatches:
-				st.done = true
-			case Content:
-				curLine += bytes.Count(buf[cur:pos], nl)
-				cur = pos
-				m.emitTo(st, buf, pos, curLine)
-				m.emit(st, buf, pos, le, curLine, true)
-				st.after = m.opt.After
-			}
+			cur, curLine = m.matchedLine(st, buf, pos, le, cur, curLine)
 		}
 		pos = le + 1
 	}

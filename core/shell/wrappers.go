@@ -1167,11 +1167,7 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		}
 	}
 	for _, m := range osSpawn.FindAllStringSubmatch(c, -1) {
-		var argv []word
-		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-			argv = append(argv, word{s: it[1] + it[2], known: true})
-		}
-		if len(argv) > 1 {
+		if argv := literals(m[1]); len(argv) > 1 {
 			z.command(argv[1:], inner, nil) // the program, then its argv with argv[0]
 		}
 	}
@@ -1184,23 +1180,12 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
 	}
 	for _, m := range argList.FindAllStringSubmatch(c, -1) {
-		var words []string
-		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-			words = append(words, it[1]+it[2])
-		}
-		var argv []word
-		for _, w := range words {
-			argv = append(argv, word{s: w, known: true})
-		}
-		if len(argv) > 0 {
+		if argv := literals(m[1]); len(argv) > 0 {
 			z.command(argv, inner, nil)
 		}
 	}
 	for _, m := range progArgs.FindAllStringSubmatch(c, -1) {
-		var argv []word
-		for _, it := range listItem.FindAllStringSubmatch(m[1], -1) {
-			argv = append(argv, word{s: it[1] + it[2], known: true})
-		}
+		argv := literals(m[1])
 		if len(argv) > 1 && argv[0].s == argv[1].s {
 			argv = argv[1:] // execvp("rm", ["rm", ...]): the name, then argv with argv[0]
 		}
@@ -1268,6 +1253,15 @@ func homeFiles(code string) []string {
 		if len(parts) > 1 {
 			consider(strings.Join(parts, "/"))
 		}
+	}
+	return out
+}
+
+// literals are the string literals of a list ("rm", '-rf', "/") as known words.
+func literals(list string) []word {
+	var out []word
+	for _, it := range listItem.FindAllStringSubmatch(list, -1) {
+		out = append(out, word{s: it[1] + it[2], known: true})
 	}
 	return out
 }
