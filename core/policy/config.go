@@ -272,12 +272,35 @@ func readConfigFile(file string, scope Scope, roots []string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, MaxConfigBytes))
 }
 
-// catchAll reports a rule whose pattern is everything: "*", or a path pattern for every
-// file ("**", "**/*", "/**").
-func catchAll(r *Rule) bool {
+// catchAll reports a rule that would decide every call of its kind in the project at
+// root: a pattern that is everything ("*", "**"), or one that matches the root itself
+// or a file in it that no rule about the project's own files would name (fs.read(/),
+// write({workspace}), bash(* *)).
+func catchAll(r *Rule, root string, env *Env) bool {
 	switch strings.TrimSpace(r.Pattern) {
 	case "", "*", "**", "**/*", "/**", "./**", "~/**":
 		return true
+	}
+	applet, capability := r.Permission, ""
+	if k, ok := capKinds[r.Permission]; ok || r.Permission == "*" {
+		applet = ""
+		capability = r.Permission
+		if r.Permission == "*" || k == kindPath {
+			capability = CapFSRead
+		}
+	}
+	probes := []Check{
+		{Applet: applet, Capability: capability, kind: kindPath, Path: root, Inside: true},
+		{Applet: applet, Capability: capability, kind: kindPath, Path: filepath.Join(root, "agentbox-probe.zz9"), Inside: true},
+		{Applet: applet, Capability: CapShellRun, kind: kindCommand, Argv: []string{"agentbox-probe-zz9", "x"}},
+	}
+	if r.Permission == "*" || r.Permission == CapFSWrite {
+		probes = append(probes, Check{Capability: CapFSWrite, kind: kindPath, Path: filepath.Join(root, "agentbox-probe.zz9"), Inside: true})
+	}
+	for i := range probes {
+		if ok, _, _ := r.match(&probes[i], env); ok {
+			return true
+		}
 	}
 	return false
 }
@@ -377,7 +400,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 			continue
 		}
 		for _, r := range rules {
-			if catchAll(r) {
+			if catchAll(r, root, &p.Env) {
 				// A repository must not switch the tool off: a rule that tightens
 				// everything at once is not a rule about this project's files.
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the rule %s %s(%s) covers every call, which a project config may not tighten; it was ignored (name the paths or commands it means)", file, r.Action, r.Permission, r.Pattern))

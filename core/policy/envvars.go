@@ -53,6 +53,20 @@ var CodeLoadingEnv = []string{
 	"CCACHE_PREFIX", "DISTCC_*", "MAKE", "PKG_CONFIG", "PKG_CONFIG_PATH", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK",
 	"GOINSECURE", "GOSUMDB", "GOPRIVATE", "GONOPROXY", "PIP_*", "UV_INDEX*", "UV_EXTRA_INDEX_URL", "UV_DEFAULT_INDEX",
 	"POETRY_REPOSITORIES_*", "YARN_*", "BUNDLE_*", "DOCKER_HOST", "FCEDIT", "SUDO_EDITOR",
+	// A fourth red team's list: tools' option variables that run programs (tar's
+	// --checkpoint-action, rsync's and cvs's remote shell), toolchains and caches a
+	// build takes programs from, interpreters' hooks, search paths for headers,
+	// libraries and configs.
+	"TAR_OPTIONS", "GZIP", "BZIP2", "XZ_OPT", "ZSTD_CLEVEL", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "SVN_SSH",
+	"KUBE_EDITOR", "GOROOT", "GOCACHE", "GOMODCACHE", "GOVCS", "GOPATH", "GOBIN", "PYTHONBREAKPOINT",
+	"PYTHONPYCACHEPREFIX", "PYTHONSAFEPATH", "DOTNET_STARTUP_HOOKS", "DOTNET_*", "COREHOST_TRACE*", "XDG_CONFIG_DIRS",
+	"XDG_DATA_DIRS", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "M4", "M4PATH", "CONFIG_SITE",
+	"RUSTDOCFLAGS", "CARGO_TARGET_*", "CMAKE_TOOLCHAIN_FILE", "CMAKE_PREFIX_PATH", "RUSTUP_TOOLCHAIN", "RUSTUP_HOME",
+	"GNUPGHOME", "COMPOSER_HOME", "PYENV_VERSION", "PYENV_ROOT", "RBENV_VERSION", "RBENV_ROOT", "NVM_DIR",
+	"HOSTALIASES",
+	"JAVA_HOME", "ANDROID_HOME", "PERL_MB_OPT", "PERL_MM_OPT", "PERL_LOCAL_LIB_ROOT", "GEM_SPEC_CACHE",
+	"MYPYPATH", "PYTHONEXECUTABLE", "VIRTUAL_ENV", "CONDA_PREFIX", "DENO_DIR", "BUN_INSTALL",
+	"ZDOTDIR", "INPUTRC", "TERMINFO", "TERMINFO_DIRS", "MAGIC", "GIT_TEMPLATE_DIR",
 }
 
 // gitHarmless are the GIT_* variables that only set names, dates and prompts.
@@ -83,7 +97,7 @@ func (p *Policy) envChecks(base Check, entries []string) []Check {
 	slices.Sort(entries)
 	for _, e := range entries {
 		n, v, known := strings.Cut(e, "=")
-		if !codeLoading(n, p.CodeEnv) || known && searchPath[n] && p.systemPaths(v) {
+		if n != "*" && (!codeLoading(n, p.CodeEnv) || known && searchPath[n] && p.systemPaths(v)) {
 			continue
 		}
 		c := base
@@ -114,6 +128,10 @@ func (p *Policy) decideEnv(c *Check) Decision {
 		return d
 	}
 	rule := fmt.Sprintf(`{"permission": %q, "pattern": %q, "action": "allow"}`, CapShellEnv, strings.ReplaceAll(name, `"`, ""))
+	if name == "*" {
+		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: "the line exports a variable whose name is computed at run time " +
+			"(export $x=...), which could be one of agentbox's own settings or one that loads code; write the name literally"}
+	}
 	if strings.HasPrefix(name, "AGENTBOX_") {
 		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: fmt.Sprintf(
 			"env sets %s, one of agentbox's own settings, which a command must not choose for an agentbox it calls; "+

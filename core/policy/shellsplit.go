@@ -25,6 +25,10 @@ func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, 
 		for _, t := range shell.WriteTargets(c.Argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
 		}
+		// Files the shell reads itself (source .env) are decided like < .env.
+		for _, t := range shell.ReadTargets(c.Argv) {
+			sc.Redirects = append(sc.Redirects, Redirect{Op: "<", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
+		}
 		out.Commands = append(out.Commands, sc)
 	}
 	return out, nil

@@ -495,6 +495,19 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 		if integer && as.Name != nil {
 			z.vars[as.Name.Value] = []word{{}}
 		}
+		if exported && as.Name == nil && as.Value != nil {
+			// export $x=v, export AGENTBOX${IFS}MODE=v: the name is what the word
+			// expands to; a name the line cannot know is recorded as "*".
+			if w := z.word(as.Value, false); !w.known || !strings.HasPrefix(w.s, "-") && w.s != "" {
+				name, _, _ := strings.Cut(w.s, "=")
+				switch {
+				case w.known && isEnvName(name):
+					z.exported = append(z.exported, w.s)
+				case !w.known:
+					z.exported = append(z.exported, "*")
+				}
+			}
+		}
 		if exported && as.Name != nil {
 			// export LD_PRELOAD=...; ls: every later command on the line gets it, as
 			// surely as from bash's env field, and is decided the same way.

@@ -630,7 +630,7 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 	}
 	targets := writeTargets(name, args)
 	if name == "git" {
-		targets = append(targets, gitConfigWrites(args)...) // git config --system, --global
+		targets = append(targets, gitConfigWrites(gitExpandAlias(args))...) // git config --system, --global
 	}
 	replaces := name == "mv" || name == "ln" || name == "split" || name == "csplit"
 	for _, t := range targets {

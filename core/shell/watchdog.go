@@ -1531,7 +1531,8 @@ func WriteTargets(argv []string) []string {
 		}
 		return out
 	case "git":
-		return append(gitConfigWrites(args), gitRepoWrites(args)...)
+		args = gitExpandAlias(args)
+		return append(append(gitConfigWrites(args), gitRepoWrites(args)...), gitOutputs(args)...)
 	case "pre-commit", "husky", "lefthook", "overcommit", "git-lfs":
 		// Hook installers write .git/hooks (husky: core.hooksPath in .git/config).
 		if slices.ContainsFunc(args, func(a string) bool { return a == "install" || a == "init" || a == "--install" }) {
@@ -1624,8 +1625,11 @@ func writeTargets(name string, args []string) []string {
 		}
 	case "split", "csplit":
 		out = splitOutputs(name, args)
-	case "npm", "pnpm", "yarn", "pip", "pip3", "go", "gh", "ssh-copy-id":
-		out = toolConfigWrites(name, args)
+	case "git":
+		out = gitOutputs(gitExpandAlias(args))
+	case "go", "gcc", "cc", "g++", "c++", "clang", "clang++", "ld", "tcc", "rustc", "cargo", "ssh-keygen", "pip", "pip3",
+		"npm", "pnpm", "yarn", "gh", "ssh-copy-id":
+		out = append(toolConfigWrites(name, args), buildOutputs(name, args)...)
 	case "touch", "mkisofs", "genisoimage":
 		if name == "touch" {
 			out = operands()
@@ -1711,6 +1715,135 @@ func operandsOf(args []string) []string {
 		ops = append(ops, a)
 	}
 	return ops
+}
+
+// ReadTargets are the files the shell itself reads for a command, which the policy
+// decides like the target of a < redirection: source FILE and . FILE, history -r FILE.
+func ReadTargets(argv []string) []string {
+	if len(argv) < 2 {
+		return nil
+	}
+	switch path.Base(argv[0]) {
+	case "source", ".":
+		return argv[1:2]
+	case "history":
+		for k, a := range argv[1:] {
+			if (a == "-r" || a == "-n") && k+2 < len(argv) {
+				return argv[k+2 : k+3]
+			}
+		}
+	}
+	return nil
+}
+
+// gitExpandAlias is git's arguments with an alias given on the line (-c alias.c=config)
+// replaced by what it stands for, so that git c core.hooksPath X is seen as git config.
+func gitExpandAlias(args []string) []string {
+	aliases := map[string]string{}
+	for k := 0; k+1 < len(args); k++ {
+		if args[k] == "-c" {
+			if key, val, ok := strings.Cut(args[k+1], "="); ok && strings.HasPrefix(strings.ToLower(key), "alias.") && !strings.HasPrefix(val, "!") {
+				aliases[key[len("alias."):]] = val
+			}
+		}
+	}
+	if len(aliases) == 0 {
+		return args
+	}
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env" {
+			k++
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if val, ok := aliases[a]; ok {
+			return append(append(slices.Clip(args[:k]), strings.Fields(val)...), args[k+1:]...)
+		}
+		break
+	}
+	return args
+}
+
+// gitOutputs are the files git subcommands write by option: log, diff and show
+// --output=F, format-patch -o DIR, archive -o F, bundle create F, checkout-index
+// --prefix=P, and the folder git init and git clone make.
+func gitOutputs(args []string) []string {
+	sub, rest := gitSubcommand(args)
+	var out []string
+	for k, a := range rest {
+		val, ok := "", false
+		switch {
+		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-directory=") || strings.HasPrefix(a, "--prefix="):
+			_, val, _ = strings.Cut(a, "=")
+			ok = sub != "checkout-index" || strings.HasPrefix(a, "--prefix=")
+		case (a == "--output" || a == "-o" || a == "--output-directory") && k+1 < len(rest) && sub != "checkout-index":
+			val, ok = rest[k+1], sub == "format-patch" || sub == "archive" || a == "--output"
+		}
+		if !ok {
+			continue
+		}
+		if sub == "format-patch" || sub == "checkout-index" {
+			val += map[bool]string{true: "x", false: "/x"}[strings.HasSuffix(val, "/") || sub == "checkout-index"] // a file in it
+		}
+		out = append(out, val)
+	}
+	switch ops := operandsOf(rest); {
+	case sub == "bundle" && len(ops) >= 2 && ops[0] == "create":
+		out = append(out, ops[1])
+	case sub == "init" && len(ops) >= 1:
+		out = append(out, ops[0])
+	case sub == "clone" && len(ops) >= 2:
+		out = append(out, ops[1])
+	}
+	return out
+}
+
+// buildOutputs are the files compilers and installers write by option: go build -o,
+// cc -o, rustc -o, cargo build --out-dir, pip install --target, ssh-keygen -f.
+func buildOutputs(name string, args []string) []string {
+	var out []string
+	dir := ""
+	for k, a := range args {
+		next := ""
+		if k+1 < len(args) {
+			next = args[k+1]
+		}
+		switch {
+		case name == "go" && a == "-C" && next != "":
+			dir = next
+		case a == "-o" && next != "" && buildsTo(name):
+			out = append(out, next)
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && buildsTo(name) && name != "go":
+			out = append(out, a[2:])
+		case (a == "--out-dir" || a == "--artifact-dir" || a == "--target-dir") && next != "" && name == "cargo":
+			out = append(out, next+"/x")
+		case (a == "--target" || a == "-t") && next != "" && strings.HasPrefix(name, "pip"),
+			(a == "--prefix" || a == "-C" && name == "pnpm") && next != "" && (name == "npm" || name == "pnpm" || name == "yarn"):
+			out = append(out, next+"/x")
+		case a == "-f" && next != "" && name == "ssh-keygen" && !slices.ContainsFunc(args, func(o string) bool {
+			return o == "-l" || o == "-y" || o == "-F" || o == "-R" || o == "-E" || o == "-H"
+		}):
+			out = append(out, next, next+".pub")
+		}
+	}
+	for i, f := range out {
+		if dir != "" && !path.IsAbs(f) && !strings.HasPrefix(f, "~") {
+			out[i] = path.Join(dir, f) // go build -C DIR -o F
+		}
+	}
+	return out
+}
+
+// buildsTo reports the compilers whose -o names the file they write.
+func buildsTo(name string) bool {
+	switch name {
+	case "go", "gcc", "cc", "g++", "c++", "clang", "clang++", "ld", "tcc", "rustc":
+		return true
+	}
+	return false
 }
 
 // toolConfigWrites are the user configs a tool's own command writes: npm config set
