@@ -3,12 +3,15 @@ package applets
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
+	"github.com/agentbox/agentbox/core/netguard"
 	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/shell"
 )
@@ -274,6 +277,15 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 		}
 	}
 	d, parts := pol.WithGrants(rules).Explain(req)
+	if req.Capability == core.CapNetFetch {
+		// fetch refuses an internal address before dialling unless a rule names the
+		// host: check answers the same.
+		host, port := fetchHostPort(req.Target)
+		if why := netguard.LiteralBlocked(host); why != "" && !privateAllowed(env, gate.CoreDecision(d), host, port) {
+			return &core.Result{Data: PermitCheck{Action: "deny", Resolved: "deny", Rule: "netguard", Scope: "netguard",
+				Reason: fmt.Sprintf("fetch refuses %s before dialling: a %s address; a rule or grant that names the host allows it", host, why)}}, nil
+		}
+	}
 	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String(), Watchdog: d.Watchdog}
 	out.Rule, out.Scope = ruleOf(d)
 	if d.Action == policy.Ask {
@@ -291,6 +303,21 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 		}
 	}
 	return &core.Result{Data: out}, nil
+}
+
+// fetchHostPort is the host and port of a fetch target: a URL or host[:port].
+func fetchHostPort(target string) (string, string) {
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		}
+		return u.Hostname(), port
+	}
+	if h, p, err := net.SplitHostPort(target); err == nil {
+		return h, p
+	}
+	return strings.Trim(target, "[]"), ""
 }
 
 // grantsFor turns a permission request into grants.

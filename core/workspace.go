@@ -102,7 +102,8 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 		if rp, ok := w.lexical(real); ok {
 			return rp, nil
 		}
-		return Path{}, Errorf(CodeOutsideWorkspace, "%s leads outside the workspace through a symlink (to %s); use a path inside the workspace (roots: %s)", abs, real, strings.Join(w.Roots, ", "))
+		// The resolved target is not named: it would tell whether a file exists outside.
+		return Path{}, Errorf(CodeOutsideWorkspace, "%s leads outside the workspace through a symlink; use a path inside the workspace (roots: %s)", abs, strings.Join(w.Roots, ", "))
 	}
 	// The path may name a root through a symlinked prefix (/tmp → /private/tmp): judge
 	// the real location of the longest existing prefix.

@@ -40,6 +40,24 @@ func (e *BlockedAddressError) Error() string {
 // address that carries an IPv4 address (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
 // Teredo) is judged by the IPv4 address it leads to as well, since a gateway or the
 // kernel may deliver it there.
+// LiteralBlocked is the reason fetch refuses host without dialling it: an IP literal
+// (brackets and a zone allowed) in a loopback, private, link-local, metadata or other
+// internal range, or a localhost name. "" when host is not one.
+func LiteralBlocked(host string) string {
+	h := strings.ToLower(strings.Trim(host, "[]"))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "localhost." {
+		return "loopback"
+	}
+	if i := strings.IndexByte(h, '%'); i >= 0 {
+		h = h[:i]
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
+		return ""
+	}
+	return blockedReason(a)
+}
+
 func blockedReason(a netip.Addr) string {
 	a = a.Unmap()
 	if why := plainBlockedReason(a); why != "" {
@@ -105,7 +123,10 @@ func plainBlockedReason(a netip.Addr) string {
 		return "carrier-grade NAT"
 	case netip.MustParsePrefix("0.0.0.0/8").Contains(a):
 		return "this-network"
-	case a == netip.MustParseAddr("100.100.100.200"), a == netip.MustParseAddr("fd00:ec2::254"):
+	case a == netip.MustParseAddr("100.100.100.200"), a == netip.MustParseAddr("fd00:ec2::254"),
+		a == netip.MustParseAddr("168.63.129.16"), a == netip.MustParseAddr("192.0.0.192"):
+		// Alibaba's and AWS's IPv6 metadata, Azure's platform endpoint (WireServer),
+		// Oracle Cloud's legacy metadata.
 		return "cloud metadata"
 	case siteLocal.Contains(a):
 		return "site-local"

@@ -316,6 +316,9 @@ func Load(src Sources, env Env) (*Policy, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	if env.Aliases == nil {
+		env.Aliases = loadAliases(env.Home, getenv("XDG_CONFIG_HOME"), env.Roots)
+	}
 	p := New(env, ModeDefault)
 	read := func(file string, scope Scope, mustExist bool) (*Section, []*Rule, error) {
 		data, err := readConfigFile(file, scope, env.Roots)

@@ -88,7 +88,7 @@ type commandVariant struct {
 // has a value (kubectl --username u delete); git's -c alias.NAME=VALUE applied to the
 // subcommand (git -c alias.p=push p is git push); and a tool's other spellings of a
 // subcommand (docker image push, npm pub).
-func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
+func withoutGlobalOptions(argv []string, partial []bool, aliases map[string]map[string]string) []commandVariant {
 	var out []commandVariant
 	if len(argv) == 0 {
 		return []commandVariant{{argv, partial}}
@@ -128,6 +128,15 @@ func withoutGlobalOptions(argv []string, partial []bool) []commandVariant {
 			continue
 		}
 		name := path.Base(v.argv[0])
+		if value, ok := aliases[name][v.argv[1]]; ok && (name == "git" || name == "cargo") {
+			// An alias from the tool's config files: git pp with [alias] pp = push.
+			words := strings.Fields(strings.TrimPrefix(value, "!"))
+			if strings.HasPrefix(value, "!") {
+				out = append(out, commandVariant{argv: words})
+			} else {
+				out = append(out, commandVariant{argv: append(append([]string{v.argv[0]}, words...), v.argv[2:]...)})
+			}
+		}
 		if name == "git" {
 			if value, ok := gitAlias(argv, v.argv[1]); ok {
 				words := strings.Fields(strings.TrimPrefix(value, "!"))

@@ -58,7 +58,7 @@ func TestWithoutGlobalOptions(t *testing.T) {
 		{[]string{"git", "--", "push"}, []string{"git", "push"}},
 		{[]string{"ls", "-l", "x"}, []string{"ls", "-l", "x"}},
 	} {
-		got := withoutGlobalOptions(tc.in, nil)[0].argv
+		got := withoutGlobalOptions(tc.in, nil, nil)[0].argv
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
 		}
@@ -74,11 +74,11 @@ func TestWithoutGlobalOptions(t *testing.T) {
 		{[]string{"git", "send-pack", "origin", "master"}, []string{"git", "push", "origin", "master"}},
 	} {
 		found := false
-		for _, v := range withoutGlobalOptions(tc.in, nil) {
+		for _, v := range withoutGlobalOptions(tc.in, nil, nil) {
 			found = found || slices.Equal(v.argv, tc.want)
 		}
 		if !found {
-			t.Errorf("%q: no form %q among %v", tc.in, tc.want, withoutGlobalOptions(tc.in, nil))
+			t.Errorf("%q: no form %q among %v", tc.in, tc.want, withoutGlobalOptions(tc.in, nil, nil))
 		}
 	}
 }

@@ -137,6 +137,11 @@ type Env struct {
 	// ReadRoots are read like the workspace (the session's sidecar folders): a read
 	// there is inside; a write is not.
 	ReadRoots []string
+	// Aliases are the subcommand aliases tools read from their config files (git's
+	// [alias] in ~/.gitconfig and the repository's .git/config, cargo's [alias] in
+	// .cargo/config.toml), by tool: a deny rule on git push holds for git pp when
+	// pp = push. Nil: none known.
+	Aliases map[string]map[string]string
 }
 
 // Compile checks and compiles one rule; the error says what is wrong with it.
@@ -252,7 +257,7 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 				// allow rule does not, since they can change what the command runs
 				// (git -c core.fsmonitor=...).
 				if res != sure && r.Action != Allow {
-					for _, v := range withoutGlobalOptions(c.Argv, c.Partial) {
+					for _, v := range withoutGlobalOptions(c.Argv, c.Partial, env.Aliases) {
 						res = max(res, r.cmd.match(v.argv, v.partial, false))
 					}
 				}
