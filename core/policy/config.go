@@ -272,6 +272,19 @@ func readConfigFile(file string, scope Scope, roots []string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, MaxConfigBytes))
 }
 
+// tightenWith adds an untrusted project's rules, which can only tighten, but not all
+// at once: a rule that would decide every call is not a rule about the project's own
+// files, and a repository must not switch the tool off, so it is dropped with a warning.
+func (p *Policy) tightenWith(rules []*Rule, file, root string) {
+	for _, r := range rules {
+		if catchAll(r, root, &p.Env) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the rule %s %s(%s) covers every call, which a project config may not tighten; it was ignored (name the paths or commands it means)", file, r.Action, r.Permission, r.Pattern))
+			continue
+		}
+		p.tighten = append(p.tighten, r)
+	}
+}
+
 // catchAll reports a rule that would decide every call of its kind in the project at
 // root: a pattern that is everything ("*", "**"), or one that matches the root itself
 // or a file in it that no rule about the project's own files would name (fs.read(/),
@@ -402,15 +415,7 @@ func Load(src Sources, env Env) (*Policy, error) {
 			p.add(rules...)
 			continue
 		}
-		for _, r := range rules {
-			if catchAll(r, root, &p.Env) {
-				// A repository must not switch the tool off: a rule that tightens
-				// everything at once is not a rule about this project's files.
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: the rule %s %s(%s) covers every call, which a project config may not tighten; it was ignored (name the paths or commands it means)", file, r.Action, r.Permission, r.Pattern))
-				continue
-			}
-			p.tighten = append(p.tighten, r)
-		}
+		p.tightenWith(rules, file, root)
 	}
 	if src.Mode != "" {
 		mode = src.Mode

