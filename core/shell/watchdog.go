@@ -209,6 +209,7 @@ type watch struct {
 	interp map[string]bool   // interpreter's answers for this line
 	// The lists as sets, built on first use: a line can hold hundreds of paths.
 	files, interpreters, denied *patternSet
+	folders                     map[string]bool // the folders that hold protected files (containsProtected)
 }
 
 // patternSet is a list of globs split for speed: the exact names in a map, the globs
@@ -928,7 +929,10 @@ var (
 // the fetch: exec(urlopen(URL).read()), eval(URI.open(URL).read), iex (irm URL).
 func evalsDownload(args []string) (string, bool) {
 	all := strings.Join(args, " ") // perl -MLWP::Simple -e 'eval get "https://x"'
-	if f := fetchCall.FindString(all); f != "" && evalCall.MatchString(all) {
+	if !evalCall.MatchString(all) {
+		return "", false // the rarer half first
+	}
+	if f := fetchCall.FindString(all); f != "" {
 		return f, true
 	}
 	return "", false
@@ -1291,12 +1295,19 @@ func (w *watch) containsProtected(p string) bool {
 	if n == "" {
 		return false
 	}
-	for _, pat := range w.cfg.ProtectedFiles {
-		if strings.HasPrefix(pat, n+"/") {
-			return true
+	if w.folders == nil {
+		// The folders above the protected files' patterns (~/.config/systemd/user/*
+		// gives ~/.config/systemd and ~/.config), once per line.
+		w.folders = map[string]bool{}
+		for _, pat := range w.cfg.ProtectedFiles {
+			for d := path.Dir(pat); d != "." && d != "/" && d != "~" && d != ""; d = path.Dir(d) {
+				if !strings.ContainsAny(d, "*?[") {
+					w.folders[d] = true
+				}
+			}
 		}
 	}
-	return false
+	return w.folders[n]
 }
 
 // forms are the spellings of a path the lists are matched against: as the file system
