@@ -3,8 +3,6 @@ package applets
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -186,8 +184,7 @@ func (e *Edit) load(env *core.Env, p core.Path, f io.ReadCloser, fi fs.FileInfo,
 		// did not touch.
 		return nil, "", format, core.Errorf(core.CodeBinaryFile, "%s is not valid %s, so editing it would change bytes outside the edit; fix its encoding first, or rewrite it with write", p.Abs, format.Encoding)
 	}
-	sum := sha256.Sum256(raw)
-	if err := checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, e.ExpectedSHA256); err != nil {
+	if err := checkStamp(env, core.StampOf(p.Abs, fi, raw), e.ExpectedSHA256); err != nil {
 		return nil, "", format, err
 	}
 	if len(ops) == 1 && ops[0].Old == "" {

@@ -238,7 +238,7 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 				sum := sha256.Sum256(f.Old)
 				stamp := core.FileStamp{Path: fp.Abs, Size: int64(len(f.Old)), SHA256: hex.EncodeToString(sum[:])}
 				if fi, err := env.WS.Stat(fp); err == nil {
-					stamp.ModTime = fi.ModTime()
+					stamp = core.StampOf(fp.Abs, fi, f.Old)
 				}
 				if err := checkStamp(env, stamp, ""); err != nil {
 					return nil, err

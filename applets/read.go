@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
@@ -54,9 +53,13 @@ type ReadResult struct {
 	Note       string `json:"note"`
 }
 
-// readHashMaxBytes: larger files are stamped by size and mtime only (a variable so that
-// tests can lower it).
-var readHashMaxBytes int64 = EditMaxFileBytes
+// readHashMaxBytes: larger files are stamped by their metadata unless it is racy (a
+// variable so that tests can lower it).
+var readHashMaxBytes int64 = 1 << 20
+
+// readClock is the time a read starts, compared with the file's timestamps (a variable
+// so that tests can read "later" than a file's ctime, which they cannot set).
+var readClock = time.Now
 
 // binaryExtensions are refused without looking at the content (reference 000). Built
 // on first use: every applet's start-up would pay for it otherwise.
@@ -76,37 +79,34 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	started := readClock()
 	p, f, fi, err := r.open(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 
-	// The stamp's hash lets write and edit detect a changed file. Hashing a file too
-	// large to edit would double the time of reading its head (SHA-256 runs at about
-	// 1.3 GB/s here, counting lines at several), so those are stamped by size and mtime.
-	var src io.Reader = f
-	hasher := sha256.New()
-	hashed := fi.Size() <= readHashMaxBytes
-	if hashed {
-		src = io.TeeReader(f, hasher)
+	// The stamp lets write and edit detect a changed file. Metadata is enough unless
+	// the file changed moments ago (see core.FileStamp.NeedsHash); small files are
+	// hashed anyway, which costs less than reading them and lets a touch pass.
+	// Hashing a big file would cost more than reading its end (SHA-256 runs at about
+	// 1.3 GB/s here, counting lines at several).
+	stamp := core.MetaStamp(p.Abs, fi)
+	hashed := fi.Size() <= readHashMaxBytes || stamp.NeedsHash(started)
+	w := &readWindow{first: first, last: last, limit: r.Limit, maxBytes: r.MaxBytes,
+		res: ReadResult{Path: p.Abs, StartLine: first}}
+	var lineNo int
+	if lm := loadLineMap(env, stamp, hashed); lm != nil {
+		lineNo, err = w.readMapped(ctx, f, lm)
+	} else {
+		lineNo, err = w.readWhole(ctx, env, f, &stamp, hashed)
 	}
-	br := bufio.NewReaderSize(src, 256<<10)
-	text, enc, err := decodeText(br, p.Abs)
+	if err != nil && ctx.Err() != nil {
+		return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
+	}
 	if err != nil {
 		return nil, err
 	}
-	w := &readWindow{first: first, last: last, limit: r.Limit, maxBytes: r.MaxBytes,
-		res: ReadResult{Path: p.Abs, Encoding: enc, StartLine: first}}
-	lineNo, err := skipLines(ctx, text, first-1)
-	if err == nil {
-		lineNo = w.collect(text, lineNo)
-		lineNo, err = w.countRest(ctx, text, lineNo)
-	}
-	if err != nil {
-		return nil, core.Errorf(core.CodeInterrupted, "read of %s was interrupted", p.Abs)
-	}
-	_, _ = io.Copy(io.Discard, br) // the hash covers the whole file even for UTF-16
 	res := w.finish(lineNo)
 	result := &core.Result{Data: res}
 	if w.cut || w.full != nil {
@@ -115,10 +115,6 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		result.Data = res
 		result.Spilled(env.Session.Spill("read", w.full.Bytes()))
-	}
-	stamp := core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}
-	if hashed {
-		stamp.SHA256 = hex.EncodeToString(hasher.Sum(nil))
 	}
 	_ = env.Session.RecordRead(stamp)
 	return result, nil
@@ -178,12 +174,13 @@ func decodeText(br *bufio.Reader, path string) (*bufio.Reader, string, error) {
 	return br, enc, nil
 }
 
-// skipLines skips n lines fast: it counts newlines in whole buffers, never splitting
-// lines into strings (a far offset in a huge file costs one pass at memory speed). It
-// returns the number of lines skipped, fewer at the end of the file.
-func skipLines(ctx context.Context, text *bufio.Reader, n int) (int, error) {
+// skip skips n lines fast: it counts newlines in whole buffers, never splitting lines
+// into strings (a far offset in a huge file costs one pass at memory speed), noting
+// their line endings. It returns the number of lines skipped, fewer at the end of the
+// file.
+func (w *readWindow) skip(ctx context.Context, text *bufio.Reader, n int) (int, error) {
 	lineNo := 0
-	partial := false
+	partial, prevCR := false, false
 	for lineNo < n {
 		if _, err := text.Peek(1); err != nil {
 			if partial {
@@ -193,10 +190,26 @@ func skipLines(ctx context.Context, text *bufio.Reader, n int) (int, error) {
 		}
 		buf, _ := text.Peek(text.Buffered())
 		consumed := 0
-		for lineNo < n {
+		if c := bytes.Count(buf, []byte{'\n'}); lineNo+c < n {
+			// The whole buffer is before the window: count it in one vectorized pass.
+			lineNo += c
+			consumed = len(buf)
+			crlf := bytes.Count(buf, []byte("\r\n"))
+			if prevCR && buf[0] == '\n' {
+				crlf++
+			}
+			w.sawCRLF = w.sawCRLF || crlf > 0
+			w.sawLF = w.sawLF || c > crlf
+		}
+		for lineNo < n && consumed < len(buf) {
 			j := bytes.IndexByte(buf[consumed:], '\n')
 			if j < 0 {
 				break
+			}
+			if cr := consumed+j > 0 && buf[consumed+j-1] == '\r' || consumed+j == 0 && prevCR; cr {
+				w.sawCRLF = true
+			} else {
+				w.sawLF = true
 			}
 			consumed += j + 1
 			lineNo++
@@ -205,6 +218,7 @@ func skipLines(ctx context.Context, text *bufio.Reader, n int) (int, error) {
 			consumed = len(buf)
 		}
 		partial = consumed > 0 && buf[consumed-1] != '\n'
+		prevCR = consumed > 0 && buf[consumed-1] == '\r'
 		_, _ = text.Discard(consumed)
 		if ctx.Err() != nil {
 			return lineNo, ctx.Err()
@@ -223,6 +237,7 @@ type readWindow struct {
 	out             bytes.Buffer
 	full            *bytes.Buffer // the untruncated window, kept only once something was cut
 	cut             bool          // maxBytes was reached
+	bufSize         int           // of the read buffers
 	sawCRLF, sawLF  bool
 }
 
@@ -318,7 +333,7 @@ func (w *readWindow) add(lineNo int, line []byte, dropped int) {
 // finishes the hash) without keeping them, and notes their line endings: the reported
 // line ending describes the whole file, not just the window.
 func (w *readWindow) countRest(ctx context.Context, text *bufio.Reader, lineNo int) (int, error) {
-	rest := make([]byte, 256<<10)
+	rest := make([]byte, max(w.bufSize, 4096))
 	lastByteNewline := true
 	for {
 		n, err := text.Read(rest)

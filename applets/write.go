@@ -115,15 +115,16 @@ func checkUnchanged(env *core.Env, p core.Path, expected string) (core.Expectati
 	}
 	defer f.Close()
 	if last, ok, _ := env.Session.LastRead(p.Abs); expected == "" && ok && last.SHA256 == "" {
-		// read stamped this (huge) file by size and mtime; hashing it would prove nothing more.
-		return core.Expectation{}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime()}, "")
+		// read stamped this file by its metadata; hashing it would prove nothing more.
+		return core.Expectation{}, checkStamp(env, core.MetaStamp(p.Abs, fi), "")
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return core.Expectation{}, core.Errorf(core.CodeIOError, "reading %s to check it: %v", p.Abs, err)
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	return core.Expectation{Set: true, SHA256: sum}, checkStamp(env, core.FileStamp{Path: p.Abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: sum}, expected)
+	current := core.MetaStamp(p.Abs, fi)
+	current.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return core.Expectation{Set: true, SHA256: current.SHA256}, checkStamp(env, current, expected)
 }
 
 // checkStamp compares a file's current stamp with the caller's expected hash and with

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core/filelock"
@@ -276,8 +277,19 @@ func (s *Session) LoadJSON(name string, v any) error {
 	return nil
 }
 
-// SaveJSON writes a small state file of the session atomically (0600).
+// SaveJSON writes a small state file of the session atomically (0600) and durably.
 func (s *Session) SaveJSON(name string, v any) error {
+	return s.saveJSON(name, v, true)
+}
+
+// SaveRecord writes a state file that costs nothing to lose, atomically but without
+// waiting for the disk: a read's stamp or a line map, written on every read. After a
+// crash such a file may be empty; its readers then count it as missing or stale.
+func (s *Session) SaveRecord(name string, v any) error {
+	return s.saveJSON(name, v, false)
+}
+
+func (s *Session) saveJSON(name string, v any, durable bool) error {
 	p, err := s.Path(name)
 	if err != nil {
 		return err
@@ -286,24 +298,102 @@ func (s *Session) SaveJSON(name string, v any) error {
 	if err != nil {
 		return Errorf(CodeInternal, "cannot encode session state: %v", err)
 	}
-	if err := renameio.WriteFile(p, b, 0o600); err != nil {
+	if durable {
+		err = renameio.WriteFile(p, b, 0o600, renameio.WithTempDir(filepath.Dir(p)))
+	} else {
+		err = writeThenRename(p, b)
+	}
+	if err != nil {
 		return Errorf(CodeIOError, "cannot write session state %s: %v", p, err)
 	}
 	return nil
 }
 
-// FileStamp identifies a version of a file for conflict detection.
+// writeThenRename replaces p by a temporary file holding b (0600), unsynced.
+func writeThenRename(p string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// FileStamp identifies a version of a file for conflict detection. Like git's index it
+// holds the file's metadata (size, mtime, ctime, inode, device), which a read gets for
+// free; the content's hash is added where metadata cannot be trusted alone (see
+// NeedsHash), so reading the end of a huge file never hashes all of it.
 type FileStamp struct {
 	Path    string    `json:"path"`
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"mtime"`
+	CTime   time.Time `json:"ctime,omitzero"`
+	Inode   uint64    `json:"inode,omitempty"`
+	Device  uint64    `json:"device,omitempty"`
 	SHA256  string    `json:"sha256"`
+}
+
+// RacyWindow is how close to the moment of a read a file's timestamps must be for the
+// read to distrust them (git's "racily clean" entries): a change in the same clock tick,
+// or within the 1-2 s granularity of some file systems, leaves them unchanged. Clocks of
+// network file systems that run ahead fall in it too.
+const RacyWindow = 2 * time.Second
+
+// MetaStamp is the stamp of a file's metadata, without a hash.
+func MetaStamp(abs string, fi fs.FileInfo) FileStamp {
+	st := FileStamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime().UTC()} // UTC: no time zone to load
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.CTime = time.Unix(sys.Ctim.Unix()).UTC()
+		st.Inode = sys.Ino
+		st.Device = uint64(sys.Dev) // uint32 on some architectures
+	}
+	return st
 }
 
 // StampOf computes the stamp of content read from a file with the given info.
 func StampOf(abs string, fi fs.FileInfo, content []byte) FileStamp {
+	st := MetaStamp(abs, fi)
 	sum := sha256.Sum256(content)
-	return FileStamp{Path: abs, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}
+	st.SHA256 = hex.EncodeToString(sum[:])
+	return st
+}
+
+// NeedsHash reports whether a read at time now must hash the content for its stamp to
+// be trusted: the file's timestamps are within RacyWindow of now (a change in the same
+// tick would not show), or the platform gave no ctime and inode to compare.
+func (st FileStamp) NeedsHash(now time.Time) bool {
+	if st.Inode == 0 || st.CTime.IsZero() {
+		return true
+	}
+	latest := st.ModTime
+	if st.CTime.After(latest) {
+		latest = st.CTime
+	}
+	return !latest.Before(now.Add(-RacyWindow))
+}
+
+// SameMetadata reports whether two stamps describe the same version of a file by
+// metadata alone; fields an older record lacks are not compared.
+func (st FileStamp) SameMetadata(o FileStamp) bool {
+	if st.Size != o.Size || !st.ModTime.Equal(o.ModTime) {
+		return false
+	}
+	if !st.CTime.IsZero() && !o.CTime.IsZero() && !st.CTime.Equal(o.CTime) {
+		return false
+	}
+	if st.Inode != 0 && o.Inode != 0 && (st.Inode != o.Inode || st.Device != o.Device) {
+		return false
+	}
+	return true
 }
 
 func readRecordName(abs string) string {
@@ -313,7 +403,10 @@ func readRecordName(abs string) string {
 
 // RecordRead remembers that this session saw a version of a file.
 func (s *Session) RecordRead(st FileStamp) error {
-	return s.SaveJSON(readRecordName(st.Path), st)
+	if last, ok, err := s.LastRead(st.Path); err == nil && ok && last.SHA256 == st.SHA256 && last.SameMetadata(st) && last.Inode == st.Inode && last.CTime.Equal(st.CTime) {
+		return nil // a read of an unchanged file: the record stands
+	}
+	return s.SaveRecord(readRecordName(st.Path), st)
 }
 
 // LastRead returns the session's record of a file, if any.
@@ -329,16 +422,24 @@ func (s *Session) LastRead(abs string) (FileStamp, bool, error) {
 // has changed since. current is the file's present stamp.
 func (s *Session) CheckFresh(current FileStamp) error {
 	last, ok, err := s.LastRead(current.Path)
-	if err != nil || !ok {
-		return err
+	if err != nil {
+		// A record torn by a crash (see SaveRecord): reading again writes a new one.
+		return Errorf(CodeConflict, "this session's record of reading %s cannot be used (%v); read the file again, then redo the change", current.Path, AsError(err).Message)
 	}
-	if last.SHA256 == "" {
-		// A read of a file too large to hash cheaply records no hash: size and mtime decide.
-		if last.Size == current.Size && last.ModTime.Equal(current.ModTime) {
+	if !ok {
+		return nil
+	}
+	switch {
+	case last.SHA256 != "" && current.SHA256 != "":
+		if last.SHA256 == current.SHA256 {
 			return nil
 		}
-	} else if last.SHA256 == current.SHA256 {
-		return nil
+	case last.SHA256 == "":
+		// The read trusted metadata (not racy, see NeedsHash): any change to it counts,
+		// a touch included, since the content seen then cannot be compared now.
+		if last.SameMetadata(current) {
+			return nil
+		}
 	}
 	return Errorf(CodeConflict, "%s changed since this session read it (it was %d bytes at %s, it is %d bytes at %s); read it again and redo the change on the current content",
 		current.Path, last.Size, last.ModTime.Format(time.RFC3339), current.Size, current.ModTime.Format(time.RFC3339))

@@ -95,3 +95,42 @@ func TestErrorEnvelopeBounded(t *testing.T) {
 		t.Errorf("a small error changed: %+v", small)
 	}
 }
+
+func TestStampNeedsHashAndSameMetadata(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	old := FileStamp{Path: "/f", Size: 10, ModTime: now.Add(-time.Hour), CTime: now.Add(-time.Hour), Inode: 7, Device: 1}
+	if old.NeedsHash(now) {
+		t.Error("an hour-old file is not racy")
+	}
+	for name, st := range map[string]FileStamp{
+		"mtime in the window":  {Size: 10, ModTime: now.Add(-time.Second), CTime: now.Add(-time.Hour), Inode: 7},
+		"ctime in the window":  {Size: 10, ModTime: now.Add(-time.Hour), CTime: now.Add(-time.Second), Inode: 7},
+		"mtime in the future":  {Size: 10, ModTime: now.Add(time.Hour), CTime: now.Add(-time.Hour), Inode: 7},
+		"no inode or ctime":    {Size: 10, ModTime: now.Add(-time.Hour)},
+		"exactly at the edges": {Size: 10, ModTime: now.Add(-RacyWindow), CTime: now.Add(-time.Hour), Inode: 7},
+	} {
+		if !st.NeedsHash(now) {
+			t.Errorf("%s: want NeedsHash", name)
+		}
+	}
+	if !old.SameMetadata(old) {
+		t.Error("a stamp has the same metadata as itself")
+	}
+	legacy := FileStamp{Size: 10, ModTime: old.ModTime} // a record written before ctime and inode were kept
+	if !legacy.SameMetadata(old) || !old.SameMetadata(legacy) {
+		t.Error("fields a record lacks are not compared")
+	}
+	for name, change := range map[string]func(*FileStamp){
+		"size":   func(s *FileStamp) { s.Size++ },
+		"mtime":  func(s *FileStamp) { s.ModTime = s.ModTime.Add(time.Nanosecond) },
+		"ctime":  func(s *FileStamp) { s.CTime = s.CTime.Add(time.Nanosecond) },
+		"inode":  func(s *FileStamp) { s.Inode++ },
+		"device": func(s *FileStamp) { s.Device++ },
+	} {
+		other := old
+		change(&other)
+		if old.SameMetadata(other) {
+			t.Errorf("a different %s is a different version", name)
+		}
+	}
+}

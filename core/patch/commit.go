@@ -150,7 +150,7 @@ func writeJournal(path string, writes []*write) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, data, 0o600)
+	return renameio.WriteFile(path, data, 0o600, renameio.WithTempDir(filepath.Dir(path)))
 }
 
 // Recovery reports what Recover did.
@@ -244,7 +244,7 @@ func (o OSFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
 	if mode == 0 {
 		mode = 0o644
 	}
-	return renameio.WriteFile(p, data, mode)
+	return renameio.WriteFile(p, data, mode, renameio.WithTempDir(filepath.Dir(p)))
 }
 
 // Remove implements FS.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The permission section of a config file (user, project or manifest):
@@ -330,7 +331,8 @@ func Load(src Sources, env Env) (*Policy, error) {
 		getenv = os.Getenv
 	}
 	if env.Aliases == nil {
-		env.Aliases = loadAliases(env.Home, getenv("XDG_CONFIG_HOME"), env.Roots)
+		home, xdg, roots := env.Home, getenv("XDG_CONFIG_HOME"), env.Roots
+		env.Aliases = sync.OnceValue(func() map[string]map[string]string { return loadAliases(home, xdg, roots) })
 	}
 	p := New(env, ModeDefault)
 	read := func(file string, scope Scope, mustExist bool) (*Section, []*Rule, error) {

@@ -71,7 +71,7 @@ func (s *Store) locked(exclusive bool, fn func([]Grant) ([]Grant, bool, error)) 
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(s.file(), append(data, '\n'), 0o600); err != nil {
+	if err := renameio.WriteFile(s.file(), append(data, '\n'), 0o600, renameio.WithTempDir(filepath.Dir(s.file()))); err != nil {
 		return fmt.Errorf("grant store: writing %s: %w", s.file(), err)
 	}
 	return nil

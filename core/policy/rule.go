@@ -140,8 +140,16 @@ type Env struct {
 	// Aliases are the subcommand aliases tools read from their config files (git's
 	// [alias] in ~/.gitconfig and the repository's .git/config, cargo's [alias] in
 	// .cargo/config.toml), by tool: a deny rule on git push holds for git pp when
-	// pp = push. Nil: none known.
-	Aliases map[string]map[string]string
+	// pp = push. A function, called only when a command is decided, so that other
+	// calls never read those files. Nil: none known.
+	Aliases func() map[string]map[string]string
+}
+
+func (e Env) aliases() map[string]map[string]string {
+	if e.Aliases == nil {
+		return nil
+	}
+	return e.Aliases()
 }
 
 // Compile checks and compiles one rule; the error says what is wrong with it.
@@ -257,7 +265,7 @@ func (r *Rule) match(c *Check, env *Env) (ok bool, exact bool, literal int) {
 				// allow rule does not, since they can change what the command runs
 				// (git -c core.fsmonitor=...).
 				if res != sure && r.Action != Allow {
-					for _, v := range withoutGlobalOptions(c.Argv, c.Partial, env.Aliases) {
+					for _, v := range withoutGlobalOptions(c.Argv, c.Partial, env.aliases()) {
 						res = max(res, r.cmd.match(v.argv, v.partial, false))
 					}
 				}

@@ -799,7 +799,7 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 				if home, ok := z.vars["HOME"]; ok && !quoted && p == w.Parts[0] && (p.Value == "~" || strings.HasPrefix(p.Value, "~/")) {
 					appendAll(home)
 					v = v[1:]
-				} else if m := dirTilde.FindStringSubmatch(v); m != nil && !quoted && p == w.Parts[0] {
+				} else if m := dirTilde().FindStringSubmatch(v); m != nil && !quoted && p == w.Parts[0] {
 					// ~+ is $PWD, ~- is $OLDPWD, ~N and ~+N the folder stack.
 					switch m[1] {
 					case "+", "0", "+0":
@@ -1787,7 +1787,7 @@ func (z *analyzer) words(w *syntax.Word) []word {
 }
 
 // dirTilde matches bash's directory tildes at a word's start: ~+, ~-, ~N, ~+N, ~-N.
-var dirTilde = regexp.MustCompile(`^~([+-][0-9]*|[0-9]+)(/|$)`)
+var dirTilde = lazyRegexp(`^~([+-][0-9]*|[0-9]+)(/|$)`)
 
 // quotedPart reports a word with a quoted part ("", ”, "$X"), which stays a word even
 // when it is empty.

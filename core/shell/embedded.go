@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -136,7 +135,7 @@ func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *
 		}
 	}
 	for _, t := range texts {
-		for _, m := range sqliteShell.FindAllStringSubmatch(t.s, -1) {
+		for _, m := range sqliteShell().FindAllStringSubmatch(t.s, -1) {
 			z.script(word{s: strings.Trim(strings.Join(m[1:], ""), `'"`), known: t.known}, name+" .shell", proto)
 		}
 	}
@@ -160,7 +159,7 @@ func (z *analyzer) m4(args []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	for _, t := range texts {
-		for _, m := range m4Syscmd.FindAllStringSubmatch(t.s, -1) {
+		for _, m := range m4Syscmd().FindAllStringSubmatch(t.s, -1) {
 			z.script(word{s: strings.NewReplacer("`", "", "'", "").Replace(m[1]), known: t.known}, "m4 syscmd", proto)
 		}
 	}
@@ -472,13 +471,13 @@ func (z *analyzer) exCommand(name string, w word, proto SimpleCommand, stdin *wo
 	if !w.known || depth > 4 {
 		return
 	}
-	for _, m := range shellCall.FindAllStringSubmatch(w.s, -1) {
+	for _, m := range shellCall().FindAllStringSubmatch(w.s, -1) {
 		z.script(word{s: strings.Join(m[1:], ""), known: true}, name+" system()", proto)
 	}
-	for _, m := range vimLibcall.FindAllStringSubmatch(w.s, -1) {
+	for _, m := range vimLibcall().FindAllStringSubmatch(w.s, -1) {
 		z.script(word{s: m[1] + m[2], known: true}, name+" libcall()", proto)
 	}
-	if vimJobList.MatchString(w.s) {
+	if vimJobList().MatchString(w.s) {
 		z.unknown(name + " starts a job from a list the line does not spell out")
 	}
 	for _, c := range splitBar(w.s) {
@@ -490,7 +489,7 @@ func (z *analyzer) exCommand(name string, w word, proto SimpleCommand, stdin *wo
 func (z *analyzer) exOne(name, c string, proto SimpleCommand, stdin *word, depth int) {
 	c = strings.TrimLeft(c, ": \t")
 	for {
-		m := exModifier.FindString(c)
+		m := exModifier().FindString(c)
 		if m == "" {
 			break
 		}
@@ -534,7 +533,7 @@ func (z *analyzer) exOne(name, c string, proto SimpleCommand, stdin *word, depth
 			}
 		}
 	case exAbbrev(verb, "se", "set") || exAbbrev(verb, "setl", "setlocal") || exAbbrev(verb, "setg", "setglobal"):
-		for _, m := range vimPrgOption.FindAllStringSubmatch(arg, -1) {
+		for _, m := range vimPrgOption().FindAllStringSubmatch(arg, -1) {
 			z.script(word{s: strings.ReplaceAll(m[1], `\ `, " "), known: true}, name+" :set", proto)
 		}
 	case exAbbrev(verb, "so", "source") || exAbbrev(verb, "ru", "runtime"):
@@ -574,7 +573,7 @@ func splitBar(s string) []string {
 			i++ // an escaped bar belongs to the command
 		case c == '|':
 			seg := strings.TrimLeft(s[start:i], ": \t")
-			if takesRest.MatchString(seg) {
+			if takesRest().MatchString(seg) {
 				return append(out, s[start:])
 			}
 			out = append(out, s[start:i])
@@ -585,15 +584,15 @@ func splitBar(s string) []string {
 }
 
 var (
-	exModifier = regexp.MustCompile(`^(?:sil(?:e(?:n(?:t)?)?)?|keepa(?:lt)?|noa(?:utocmd)?|keepj(?:umps)?|lockm(?:arks)?|vert(?:ical)?|bel(?:owright)?|abo(?:veleft)?|tab|hid(?:e)?|uns(?:ilent)?|nos(?:wapfile)?|san(?:dbox)?|verb(?:ose)?)!?(?:\s+|$)`)
+	exModifier = lazyRegexp(`^(?:sil(?:e(?:n(?:t)?)?)?|keepa(?:lt)?|noa(?:utocmd)?|keepj(?:umps)?|lockm(?:arks)?|vert(?:ical)?|bel(?:owright)?|abo(?:veleft)?|tab|hid(?:e)?|uns(?:ilent)?|nos(?:wapfile)?|san(?:dbox)?|verb(?:ose)?)!?(?:\s+|$)`)
 	// Commands whose argument runs to the end of the line, bars included.
-	takesRest = regexp.MustCompile(`^(?:[%.$,0-9'<>+\-\s]*!|(?:r|re|rea|read|w|wr|wri|writ|write)\s+!|norm(?:a(?:l)?)?!?\s)`)
+	takesRest = lazyRegexp(`^(?:[%.$,0-9'<>+\-\s]*!|(?:r|re|rea|read|w|wr|wri|writ|write)\s+!|norm(?:a(?:l)?)?!?\s)`)
 	// :set makeprg=CMD and the other options that name a command.
-	vimPrgOption = regexp.MustCompile(`(?:makeprg|mp|grepprg|gp|shell|sh|equalprg|ep|formatprg|fp|keywordprg|kp|diffexpr|patchexpr)[+^]?=((?:\\ |[^ ])+)`)
+	vimPrgOption = lazyRegexp(`(?:makeprg|mp|grepprg|gp|shell|sh|equalprg|ep|formatprg|fp|keywordprg|kp|diffexpr|patchexpr)[+^]?=((?:\\ |[^ ])+)`)
 	// libcall("libc.so.6", "system", "CMD").
-	vimLibcall = regexp.MustCompile(`libcall(?:nr)?\s*\([^,]+,\s*["']system["']\s*,\s*(?:"([^"]*)"|'([^']*)')`)
+	vimLibcall = lazyRegexp(`libcall(?:nr)?\s*\([^,]+,\s*["']system["']\s*,\s*(?:"([^"]*)"|'([^']*)')`)
 	// job_start([...]) with a list that is not all literals.
-	vimJobList = regexp.MustCompile(`(?:job_start|jobstart|term_start|termopen)\s*\(\s*\[[^\]]*[$a-zA-Z_][^\]"']*\]`)
+	vimJobList = lazyRegexp(`(?:job_start|jobstart|term_start|termopen)\s*\(\s*\[[^\]]*[$a-zA-Z_][^\]"']*\]`)
 )
 
 // vimString is the value of a vim string literal ("...\r" with escapes, '...'), when
@@ -653,10 +652,10 @@ func (z *analyzer) writesTo(name, target string, proto SimpleCommand) {
 // sqliteShell finds sqlite3's dot commands that run a shell command: .shell CMD and
 // .system CMD (any prefix of two letters or more), the '|CMD' form of .output, .once,
 // .read and .import, and SQL's edit(TEXT, EDITOR), which runs EDITOR.
-var sqliteShell = regexp.MustCompile(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'[^']*'|"[^"]*"|[^,()]+)\s*,\s*(?:'([^']*)'|"([^"]*)")`)
+var sqliteShell = lazyRegexp(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'[^']*'|"[^"]*"|[^,()]+)\s*,\s*(?:'([^']*)'|"([^"]*)")`)
 
 // m4Syscmd finds m4's syscmd(CMD) and esyscmd(CMD).
-var m4Syscmd = regexp.MustCompile(`e?syscmd\(([^)]*)\)`)
+var m4Syscmd = lazyRegexp(`e?syscmd\(([^)]*)\)`)
 
 // m4ReadsStdin reports m4 reading its input from standard input: no file operands,
 // or - among them.

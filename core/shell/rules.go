@@ -3,8 +3,10 @@ package shell
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The watchdog's judgement of one simple command, in the order it is made: where its
@@ -693,4 +695,10 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 		}
 	}
 	return Verdict{}, false
+}
+
+// lazyRegexp compiles a pattern on first use: compiled at package init, the watchdog's
+// patterns cost every applet's start-up a couple of milliseconds, the bash applet's too.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -6,7 +6,6 @@ import (
 	"os/user"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -898,7 +897,7 @@ func (w *watch) tempCleanup(roots *SimpleCommand, expr []string) bool {
 	return false
 }
 
-var runsLine = regexp.MustCompile(`\b(?:system|exec|eval|qx)\b|` + "`")
+var runsLine = lazyRegexp(`\b(?:system|exec|eval|qx)\b|` + "`")
 
 // evalsStdin reports a one-liner that evaluates what it reads on stdin: exec(input()),
 // eval(sys.stdin.read()), eval STDIN.read, eval(stream_get_contents(STDIN)).
@@ -909,7 +908,7 @@ func evalsStdin(args []string) bool {
 			return true
 		}
 		// perl -ne 'system $_', ruby -ne 'system $_': each line read runs.
-		if strings.Contains(a, "$_") && runsLine.MatchString(a) {
+		if strings.Contains(a, "$_") && runsLine().MatchString(a) {
 			return true
 		}
 	}
@@ -919,20 +918,20 @@ func evalsStdin(args []string) bool {
 var (
 	// A one-liner's network fetch: urlopen, requests.get, open-uri, LWP, fetch(),
 	// file_get_contents of a URL, PowerShell's Invoke-WebRequest and DownloadString.
-	fetchCall = regexp.MustCompile(`urlopen|urlretrieve|requests\.get|httpx\.get|http\.client|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|\bget\s*\(?\s*["']https?:|\bfetch\(|https?\.get\(|file_get_contents\(\s*["']https?:|curl_exec|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|DownloadString|WebClient`)
+	fetchCall = lazyRegexp(`urlopen|urlretrieve|requests\.get|httpx\.get|http\.client|open-uri|URI\.open|Net::HTTP|LWP|HTTP::Tiny|\bget\s*\(?\s*["']https?:|\bfetch\(|https?\.get\(|file_get_contents\(\s*["']https?:|curl_exec|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|DownloadString|WebClient`)
 	// Code run from a value: exec(), eval, new Function, instance_eval, vm's run
 	// functions, PowerShell's Invoke-Expression.
-	evalCall = regexp.MustCompile(`\bexec\s*\(|\beval\b|\bFunction\s*\(|instance_eval|class_eval|runInThisContext|runInNewContext|Invoke-Expression|\biex\b|\bcompile\s*\(`)
+	evalCall = lazyRegexp(`\bexec\s*\(|\beval\b|\bFunction\s*\(|instance_eval|class_eval|runInThisContext|runInNewContext|Invoke-Expression|\biex\b|\bcompile\s*\(`)
 )
 
 // evalsDownload reports a one-liner that fetches code and evaluates it, and names
 // the fetch: exec(urlopen(URL).read()), eval(URI.open(URL).read), iex (irm URL).
 func evalsDownload(args []string) (string, bool) {
 	all := strings.Join(args, " ") // perl -MLWP::Simple -e 'eval get "https://x"'
-	if !evalCall.MatchString(all) {
+	if !evalCall().MatchString(all) {
 		return "", false // the rarer half first
 	}
-	if f := fetchCall.FindString(all); f != "" {
+	if f := fetchCall().FindString(all); f != "" {
 		return f, true
 	}
 	return "", false
@@ -1351,7 +1350,7 @@ func (w *watch) protectedForms(forms []string) bool {
 
 // sedWrite finds sed's w and W commands and the s///w flag: what follows is a file
 // sed writes.
-var sedWrite = regexp.MustCompile(`(?:^|[;\n}]|[0-9$/]\s*)[wW]\s*([^;\n\s][^;\n]*)`)
+var sedWrite = lazyRegexp(`(?:^|[;\n}]|[0-9$/]\s*)[wW]\s*([^;\n\s][^;\n]*)`)
 
 // lvmDevice reports a device two levels below /dev (LVM's /dev/VG/LV, /dev/cciss/c0d0,
 // /dev/zvol/pool/vol), leaving out the folders of pseudo-devices a command may write
@@ -1426,7 +1425,7 @@ func (w *watch) norm(p string) string {
 	if !path.IsAbs(p) && w.dir != "" && !strings.HasPrefix(p, "~") {
 		p = w.dir + "/" + p
 	}
-	if m := procRoot.FindStringSubmatch(p); m != nil {
+	if m := procRoot().FindStringSubmatch(p); m != nil {
 		// /proc/PID/root is that process's /, /proc/self/cwd the command's folder, and
 		// another process's cwd could be anything: judged as /.
 		switch {
@@ -1446,7 +1445,7 @@ func (w *watch) norm(p string) string {
 }
 
 // procRoot matches /proc/PID/root and /proc/PID/cwd, and what follows them.
-var procRoot = regexp.MustCompile(`^/proc/(self|thread-self|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
+var procRoot = lazyRegexp(`^/proc/(self|thread-self|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
 
 // realPath resolves .. and symlinks against the file system for the longest part of
 // p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
@@ -2166,7 +2165,7 @@ func inPlaceTargets(name string, args, operands []string) []string {
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
-			for _, m := range sedWrite.FindAllStringSubmatch(a, -1) {
+			for _, m := range sedWrite().FindAllStringSubmatch(a, -1) {
 				out = append(out, strings.TrimSpace(m[1]))
 			}
 		}

@@ -115,7 +115,7 @@ var shells = map[string]bool{
 // unwrap reports the command a wrapper runs, recursively (sudo env nohup rm ...).
 func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	name := base(argv[0].s)
-	if procExe.MatchString(argv[0].s) {
+	if procExe().MatchString(argv[0].s) {
 		name = "bash" // /proc/self/exe is the shell running the line
 	}
 	args := argv[1:]
@@ -1082,57 +1082,57 @@ var codeRunners = map[string]bool{"perl": true, "ruby": true, "node": true, "nod
 	"Rscript": true, "R": true, "julia": true, "tclsh": true, "pypy": true, "pypy3": true, "ipython": true,
 	"ipython3": true, "irb": true, "pwsh": true, "powershell": true, "guile": true, "expect": true, "wish": true}
 
-var procExe = regexp.MustCompile(`^/proc/(self|\d+)/exe$`)
+var procExe = lazyRegexp(`^/proc/(self|\d+)/exe$`)
 
 var (
 	// A shell command in a string literal handed to a function that runs one:
 	// system("rm -rf /"), os.system('...'), exec('...'), execSync("..."), popen, qx.
-	shellCall = regexp.MustCompile(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx|run|call|Popen|spawn|passthru|shell_exec|proc_open|execute|execFileSync|exec_command|systemlist|jobstart|job_start|termopen|term_start|shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|start-process-shell-command)\s*\(?\s*[fFrRbB]{0,2}(?:"""([\s\S]*?)"""|'''([\s\S]*?)'''|"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
+	shellCall = lazyRegexp(`(?:system|popen|exec|execSync|spawnSync|check_output|check_call|getoutput|getstatusoutput|qx|run|call|Popen|spawn|passthru|shell_exec|proc_open|execute|execFileSync|exec_command|systemlist|jobstart|job_start|termopen|term_start|shell-command|shell-command-to-string|async-shell-command|call-process-shell-command|start-process-shell-command)\s*\(?\s*[fFrRbB]{0,2}(?:"""([\s\S]*?)"""|'''([\s\S]*?)'''|"([^"]*)"|'([^']*)'|q\(([^)]*)\))`)
 	// What follows a command string that makes it longer at run time: "rm -rf " + home,
 	// "rm -rf %s" % d, "...".format(d).
-	joinedLater = regexp.MustCompile(`^\s*(?:\+|%|\.format\(|\.\.|\.\s*\$)`)
+	joinedLater = lazyRegexp(`^\s*(?:\+|%|\.format\(|\.\.|\.\s*\$)`)
 	// Perl's pipes and word lists: open(F, "CMD|"), open(my $f, "-|", "CMD"),
 	// system qw(rm -rf /).
-	perlPipe = regexp.MustCompile(`open\s*\(?\s*[^,;]+,\s*["'](?:-\||\|-)["']\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*[^,;]+,\s*(?:"\|?([^"|]*)\|?"|'\|?([^'|]*)\|?')\s*[,)]?`)
-	wordList = regexp.MustCompile(`(?:system|exec)\s*\(?\s*qw\s*(?:\(([^)]*)\)|\[([^\]]*)\]|\{([^}]*)\}|/([^/]*)/)`)
+	perlPipe = lazyRegexp(`open\s*\(?\s*[^,;]+,\s*["'](?:-\||\|-)["']\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*[^,;]+,\s*(?:"\|?([^"|]*)\|?"|'\|?([^'|]*)\|?')\s*[,)]?`)
+	wordList = lazyRegexp(`(?:system|exec)\s*\(?\s*qw\s*(?:\(([^)]*)\)|\[([^\]]*)\]|\{([^}]*)\}|/([^/]*)/)`)
 	// awk's pipes: print "CMD" | "sh", "CMD" | getline, print | "CMD".
-	awkPipe = regexp.MustCompile(`"([^"]*)"\s*\|\s*"(?:sh|bash|zsh|dash|/bin/sh|/bin/bash)"|"([^"]*)"\s*\|&?\s*getline|\|&?\s*"([^"]*)"`)
+	awkPipe = lazyRegexp(`"([^"]*)"\s*\|\s*"(?:sh|bash|zsh|dash|/bin/sh|/bin/bash)"|"([^"]*)"\s*\|&?\s*getline|\|&?\s*"([^"]*)"`)
 	// Python's os.spawnlp(os.P_WAIT, "rm", "rm", "-rf", "/") and os.execlp("rm", "rm", ...).
-	osSpawn = regexp.MustCompile(`os\.(?:spawn|exec)[lv]p?e?\s*\(\s*(?:os\.P_\w+\s*,\s*)?((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'))*)`)
+	osSpawn = lazyRegexp(`os\.(?:spawn|exec)[lv]p?e?\s*\(\s*(?:os\.P_\w+\s*,\s*)?((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'))*)`)
 	// Tcl's exec and expect's spawn: exec rm -rf /etc.
-	tclExec = regexp.MustCompile(`(?:^|[\s;\[{])(?:exec|spawn)\s+([^;\]\n}]+)`)
+	tclExec = lazyRegexp(`(?:^|[\s;\[{])(?:exec|spawn)\s+([^;\]\n}]+)`)
 	// Commands in backticks or quote-like operators: perl and ruby `rm -rf /`, qx{},
 	// %x(), julia run(`...`).
-	backtick = regexp.MustCompile("`([^`]*)`|qx\\{([^}]*)\\}|%x\\(([^)]*)\\)|qx\\(([^)]*)\\)")
+	backtick = lazyRegexp("`([^`]*)`|qx\\{([^}]*)\\}|%x\\(([^)]*)\\)|qx\\(([^)]*)\\)")
 	// A command given as a list of literals: subprocess.run(['rm','-rf','/']),
 	// spawnSync("rm", ["-rf", "/"]), os.execvp("rm", ["rm", ...]), Bun.spawnSync([...]).
-	argList  = regexp.MustCompile(`\[\s*((?:(?:"[^"]*"|'[^']*')\s*,\s*)+(?:"[^"]*"|'[^']*'))\s*,?\s*\]`)
-	listItem = regexp.MustCompile(`"([^"]*)"|'([^']*)'`)
+	argList  = lazyRegexp(`\[\s*((?:(?:"[^"]*"|'[^']*')\s*,\s*)+(?:"[^"]*"|'[^']*'))\s*,?\s*\]`)
+	listItem = lazyRegexp(`"([^"]*)"|'([^']*)'`)
 	// A program and its arguments given apart: spawnSync("rm", ["-rf", "/"]), perl
 	// exec "rm", "-rf", "/", system("rm", "-rf", "/").
-	progArgs = regexp.MustCompile(`(?:spawn|spawnSync|execFile|execFileSync|Popen|execvp|execv|execl|run|exec|system)\s*\(?\s*((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'|\[[^\]]*\]))+)`)
+	progArgs = lazyRegexp(`(?:spawn|spawnSync|execFile|execFileSync|Popen|execvp|execv|execl|run|exec|system)\s*\(?\s*((?:"[^"]*"|'[^']*')(?:\s*,\s*(?:"[^"]*"|'[^']*'|\[[^\]]*\]))+)`)
 	// A tree deleted from a string literal: shutil.rmtree('/'), FileUtils.rm_rf("/"),
 	// rmtree "/", fs.rmSync('/', {recursive: true}), remove_tree('/'), unlink("/",
 	// recursive=TRUE), Remove-Item -Recurse /; the home folder by any spelling.
-	treeDelete = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|\brm|delete-directory|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:__import__\(\s*['"]os['"]\s*\)|os)\.environ\[\s*['"]HOME['"]\s*\]|(?:os\.getenv|os\.environ\.get)\(\s*['"]HOME['"]\s*\)|Path\(\s*['"]~['"]\s*\)\.expanduser\(\)|process\.env(?:\.HOME|\[\s*['"]HOME['"]\s*\])|(?:pathlib\.)?Path\.home\(\)|(?:(?:require\(\s*['"]os['"]\s*\)|os)\.)?homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
+	treeDelete = lazyRegexp(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rmdirSync|removeSync|RemoveAll|\.rm|\brm|delete-directory|unlink|Remove-Item\s+-Recurse(?:\s+-Force)?|rmdir)\s*\(?\s*(?:path\s*=\s*)?(?:"([^"]*)"|'([^']*)'|(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(?:__import__\(\s*['"]os['"]\s*\)|os)\.environ\[\s*['"]HOME['"]\s*\]|(?:os\.getenv|os\.environ\.get)\(\s*['"]HOME['"]\s*\)|Path\(\s*['"]~['"]\s*\)\.expanduser\(\)|process\.env(?:\.HOME|\[\s*['"]HOME['"]\s*\])|(?:pathlib\.)?Path\.home\(\)|(?:(?:require\(\s*['"]os['"]\s*\)|os)\.)?homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|\$ENV\{HOME\}|/))`)
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
-	fileWrite = regexp.MustCompile(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	fileWrite = lazyRegexp(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
 	// An alias of a tree deleter: from shutil import rmtree as r.
-	rmtreeAlias = regexp.MustCompile(`import\s+(?:rmtree|rm_rf|remove_tree)\s+as\s+(\w+)`)
+	rmtreeAlias = lazyRegexp(`import\s+(?:rmtree|rm_rf|remove_tree)\s+as\s+(\w+)`)
 	// A command taken from a variable: awk's system(c), os.system(cmd).
-	computedCommand = regexp.MustCompile(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
+	computedCommand = lazyRegexp(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
 	// perl's unlink glob("/etc/*"), php's array_map('unlink', glob(...)).
-	unlinkGlob = regexp.MustCompile(`unlink[\s(,'"]*glob\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
+	unlinkGlob = lazyRegexp(`unlink[\s(,'"]*glob\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
 	// An f-string's replacement field: f"rm -rf {d}".
-	fString = regexp.MustCompile(`\{[^{}]*\}`)
+	fString = lazyRegexp(`\{[^{}]*\}`)
 	// A reference to the home folder, and a file opened or written for writing.
-	homeRef   = regexp.MustCompile(`(?i)home|expanduser|~/`)
-	writeMode = regexp.MustCompile(`['"](?:[wa]b?\+?|r\+b?)['"]|['"]\+?>>?|appendFile|writeFile|write_text|write_bytes|File\.write|file_put_contents|shutil\.copy|copyfile|symlink|\.rename\(|\.replace\(`)
+	homeRef   = lazyRegexp(`(?i)home|expanduser|~/`)
+	writeMode = lazyRegexp(`['"](?:[wa]b?\+?|r\+b?)['"]|['"]\+?>>?|appendFile|writeFile|write_text|write_bytes|File\.write|file_put_contents|shutil\.copy|copyfile|symlink|\.rename\(|\.replace\(`)
 	// A run of string literals joined by +, / or a comma: ".ssh" / "authorized_keys".
-	literalRun = regexp.MustCompile(`(?:"[^"\n]*"|'[^'\n]*')(?:\s*[,/+]\s*(?:"[^"\n]*"|'[^'\n]*'))*`)
+	literalRun = lazyRegexp(`(?:"[^"\n]*"|'[^'\n]*')(?:\s*[,/+]\s*(?:"[^"\n]*"|'[^'\n]*'))*`)
 	// Signals to every process: os.kill(-1, 9), kill 9, -1, process.kill(-1).
-	killAll = regexp.MustCompile(`kill(?:pg)?\s*\(\s*-?1\s*[,)]|kill\s+['"]?\w+['"]?\s*(?:,|=>)\s*-?1\b|Process\.kill\(\s*[^,]+,\s*-?1\s*\)|process\.kill\(\s*-?1\b`)
+	killAll = lazyRegexp(`kill(?:pg)?\s*\(\s*-?1\s*[,)]|kill\s+['"]?\w+['"]?\s*(?:,|=>)\s*-?1\b|Process\.kill\(\s*[^,]+,\s*-?1\s*\)|process\.kill\(\s*-?1\b`)
 )
 
 // oneLiner analyses what an interpreter's one-liner shows as literals: each shell
@@ -1175,7 +1175,7 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin
 func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 	inner := proto
 	inner.Context = "wrapper:" + name
-	for _, m := range shellCall.FindAllStringSubmatchIndex(c, -1) {
+	for _, m := range shellCall().FindAllStringSubmatchIndex(c, -1) {
 		cmd, fstring := "", false
 		for g := 2; g+1 < len(m); g += 2 {
 			if m[g] >= 0 {
@@ -1185,21 +1185,21 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 			}
 		}
 		if fstring {
-			cmd = fString.ReplaceAllString(cmd, `"$$(:)"`) // f"rm -rf {d}": computed
+			cmd = fString().ReplaceAllString(cmd, `"$$(:)"`) // f"rm -rf {d}": computed
 		}
-		if joinedLater.MatchString(c[m[1]:]) {
+		if joinedLater().MatchString(c[m[1]:]) {
 			cmd += ` "$(:)"` // "rm -rf " + home: the rest is computed
 		}
 		z.script(word{s: cmd, known: true}, name, proto)
 	}
-	for _, re := range []*regexp.Regexp{perlPipe, awkPipe} {
+	for _, re := range []*regexp.Regexp{perlPipe(), awkPipe()} {
 		for _, m := range re.FindAllStringSubmatch(c, -1) {
 			if cmd := strings.Join(m[1:], ""); strings.TrimSpace(cmd) != "" {
 				z.script(word{s: cmd, known: true}, name, proto)
 			}
 		}
 	}
-	for _, m := range wordList.FindAllStringSubmatch(c, -1) {
+	for _, m := range wordList().FindAllStringSubmatch(c, -1) {
 		var argv []word
 		for _, f := range strings.Fields(strings.Join(m[1:], "")) {
 			argv = append(argv, word{s: f, known: true})
@@ -1208,25 +1208,25 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 			z.command(argv, inner, nil)
 		}
 	}
-	for _, m := range osSpawn.FindAllStringSubmatch(c, -1) {
+	for _, m := range osSpawn().FindAllStringSubmatch(c, -1) {
 		if argv := literals(m[1]); len(argv) > 1 {
 			z.command(argv[1:], inner, nil) // the program, then its argv with argv[0]
 		}
 	}
 	if name == "tclsh" || name == "expect" || name == "wish" {
-		for _, m := range tclExec.FindAllStringSubmatch(c, -1) {
+		for _, m := range tclExec().FindAllStringSubmatch(c, -1) {
 			z.script(word{s: m[1], known: true}, name+" exec", proto)
 		}
 	}
-	for _, m := range backtick.FindAllStringSubmatch(c, -1) {
+	for _, m := range backtick().FindAllStringSubmatch(c, -1) {
 		z.script(word{s: strings.Join(m[1:], ""), known: true}, name, proto)
 	}
-	for _, m := range argList.FindAllStringSubmatch(c, -1) {
+	for _, m := range argList().FindAllStringSubmatch(c, -1) {
 		if argv := literals(m[1]); len(argv) > 0 {
 			z.command(argv, inner, nil)
 		}
 	}
-	for _, m := range progArgs.FindAllStringSubmatch(c, -1) {
+	for _, m := range progArgs().FindAllStringSubmatch(c, -1) {
 		argv := literals(m[1])
 		if len(argv) > 1 && argv[0].s == argv[1].s {
 			argv = argv[1:] // execvp("rm", ["rm", ...]): the name, then argv with argv[0]
@@ -1235,11 +1235,11 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 			z.command(argv, inner, nil)
 		}
 	}
-	if m := rmtreeAlias.FindStringSubmatch(c); m != nil {
+	if m := rmtreeAlias().FindStringSubmatch(c); m != nil {
 		// from shutil import rmtree as r; r("/"): the alias deletes trees too.
 		c = regexp.MustCompile(`\b`+regexp.QuoteMeta(m[1])+`\s*\(`).ReplaceAllString(c, "rmtree(")
 	}
-	for _, m := range treeDelete.FindAllStringSubmatch(c, -1) {
+	for _, m := range treeDelete().FindAllStringSubmatch(c, -1) {
 		target := m[1] + m[2]
 		if m[3] != "" {
 			target = m[3]
@@ -1249,26 +1249,26 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		}
 		z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: target, known: true}}, inner, nil)
 	}
-	for _, m := range fileWrite.FindAllStringSubmatch(c, -1) {
+	for _, m := range fileWrite().FindAllStringSubmatch(c, -1) {
 		sc := inner
 		sc.Argv = []string{name}
 		sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
 		z.add(sc)
 	}
-	if homeRef.MatchString(c) && writeMode.MatchString(c) {
+	if homeRef().MatchString(c) && writeMode().MatchString(c) {
 		// open(os.path.expanduser("~") + "/.bashrc", "a"), Path.home() / ".ssh" /
 		// "authorized_keys": a start-up file written by a path built from home.
 		for _, f := range homeFiles(c) {
 			z.writesTo(name, f, proto)
 		}
 	}
-	if computedCommand.MatchString(c) {
+	if computedCommand().MatchString(c) {
 		z.unknown(name + "'s system() runs a command held in a variable, which cannot be known before it runs")
 	}
-	for _, m := range unlinkGlob.FindAllStringSubmatch(c, -1) {
+	for _, m := range unlinkGlob().FindAllStringSubmatch(c, -1) {
 		z.command([]word{{s: "rm", known: true}, {s: "-f", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
 	}
-	if killAll.MatchString(c) {
+	if killAll().MatchString(c) {
 		z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
 	}
 }
@@ -1290,9 +1290,9 @@ func homeFiles(code string) []string {
 			out = append(out, "~/"+path.Clean(rel))
 		}
 	}
-	for _, run := range literalRun.FindAllString(code, -1) {
+	for _, run := range literalRun().FindAllString(code, -1) {
 		var parts []string
-		for _, it := range listItem.FindAllStringSubmatch(run, -1) {
+		for _, it := range listItem().FindAllStringSubmatch(run, -1) {
 			consider(it[1] + it[2])
 			parts = append(parts, it[1]+it[2])
 		}
@@ -1306,7 +1306,7 @@ func homeFiles(code string) []string {
 // literals are the string literals of a list ("rm", '-rf', "/") as known words.
 func literals(list string) []word {
 	var out []word
-	for _, it := range listItem.FindAllStringSubmatch(list, -1) {
+	for _, it := range listItem().FindAllStringSubmatch(list, -1) {
 		out = append(out, word{s: it[1] + it[2], known: true})
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -202,7 +201,7 @@ func (z *analyzer) buildFile(f, text string, proto SimpleCommand) {
 	case strings.HasSuffix(base, ".py"):
 		z.codeLiterals("python3", text, proto)
 	case base == "CMakeLists.txt":
-		for _, m := range cmakeCommand.FindAllStringSubmatch(text, -1) {
+		for _, m := range cmakeCommand().FindAllStringSubmatch(text, -1) {
 			z.script(word{s: m[1], known: true}, base, proto)
 		}
 	default:
@@ -211,7 +210,7 @@ func (z *analyzer) buildFile(f, text string, proto SimpleCommand) {
 }
 
 // cmakeCommand finds the COMMAND of execute_process and add_custom_command.
-var cmakeCommand = regexp.MustCompile(`COMMAND\s+([^)\n]*)`)
+var cmakeCommand = lazyRegexp(`COMMAND\s+([^)\n]*)`)
 
 // binDirs are the folders commands are found in by name.
 var binDirs = []string{"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"}

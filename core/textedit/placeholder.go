@@ -3,6 +3,7 @@ package textedit
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Models that tire of copying code write an omission placeholder instead
@@ -15,18 +16,24 @@ import (
 var (
 	// The unmistakable forms open the comment with the vocabulary: "// ... existing
 	// code ...", not "// Loading existing config...".
-	placeholderStrict = regexp.MustCompile(`(?i)^(\.\.\.|…)?\s*(keep |the |all )?(existing|rest|remaining|unchanged|previous|other|same|omitted|original)\b`)
-	placeholderRest   = regexp.MustCompile(`(?i)^(the )?(rest|remainder)( of( the)? (file|code|methods|functions|class|implementation|body|lines|content))?( (is|are|remains?|stays?))? unchanged\.?$`)
+	placeholderStrict = lazyRegexp(`(?i)^(\.\.\.|…)?\s*(keep |the |all )?(existing|rest|remaining|unchanged|previous|other|same|omitted|original)\b`)
+	placeholderRest   = lazyRegexp(`(?i)^(the )?(rest|remainder)( of( the)? (file|code|methods|functions|class|implementation|body|lines|content))?( (is|are|remains?|stays?))? unchanged\.?$`)
 	// With an ellipsis, one of these words anywhere marks a placeholder: "// ... existing
 	// code ...", "// ... b() and c() unchanged ...", "// ... snip ...".
-	placeholderWord = regexp.MustCompile(`(?i)\b(existing|rest|remaining|remainder|unchanged|previous|other|same|omitted|original|snip|snipped|elided|truncated)\b`)
+	placeholderWord = lazyRegexp(`(?i)\b(existing|rest|remaining|remainder|unchanged|previous|other|same|omitted|original|snip|snipped|elided|truncated)\b`)
 	// Without one, the comment must say it outright: "// Existing code here", "// rest of
 	// the function unchanged", "# [existing code]".
-	placeholderPhrase = regexp.MustCompile(`(?i)^((keep|the|all) )?(existing|previous|original|remaining) (code|implementation|methods|functions|content|lines)\b|^(the )?(rest|remainder)\b.*\b(unchanged|same|as before|omitted|here|follows? unchanged)\.?$|^(snip|snipped|omitted|elided)\b`)
-	commentLeader     = regexp.MustCompile(`^(//+|#+|/\*+|\*+|<!--|--|;+|%+|\(|\[)\s*`)
-	commentTrailer    = regexp.MustCompile(`\s*(\*+/|-->|\)|\])$`)
-	onlyDots          = regexp.MustCompile(`^(\.\s*){3,}$|^…+$`)
+	placeholderPhrase = lazyRegexp(`(?i)^((keep|the|all) )?(existing|previous|original|remaining) (code|implementation|methods|functions|content|lines)\b|^(the )?(rest|remainder)\b.*\b(unchanged|same|as before|omitted|here|follows? unchanged)\.?$|^(snip|snipped|omitted|elided)\b`)
+	commentLeader     = lazyRegexp(`^(//+|#+|/\*+|\*+|<!--|--|;+|%+|\(|\[)\s*`)
+	commentTrailer    = lazyRegexp(`\s*(\*+/|-->|\)|\])$`)
+	onlyDots          = lazyRegexp(`^(\.\s*){3,}$|^…+$`)
 )
+
+// lazyRegexp compiles a pattern on first use: case-insensitive patterns cost
+// milliseconds to compile, which every applet's start-up would pay at package init.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // Placeholder returns the first line of text that is an omission placeholder and is
 // not also a line of old, where text drops a line old holds; or "".
@@ -37,16 +44,16 @@ func Placeholder(old, text string) string {
 		if t == "" || strings.Contains(old, t) {
 			continue
 		}
-		if onlyDots.MatchString(t) && drops {
+		if onlyDots().MatchString(t) && drops {
 			return t // a bare "..." where code was
 		}
-		body := commentLeader.ReplaceAllString(t, "")
+		body := commentLeader().ReplaceAllString(t, "")
 		if body == t {
 			continue // code, not a comment: fmt.Println("loading existing data...")
 		}
-		body = strings.TrimSpace(commentTrailer.ReplaceAllString(body, ""))
+		body = strings.TrimSpace(commentTrailer().ReplaceAllString(body, ""))
 		dots := strings.Contains(body, "...") || strings.Contains(body, "…")
-		if dots && len(body) < 80 && placeholderStrict.MatchString(body) || placeholderRest.MatchString(body) {
+		if dots && len(body) < 80 && placeholderStrict().MatchString(body) || placeholderRest().MatchString(body) {
 			return t
 		}
 		if !drops {
@@ -54,13 +61,13 @@ func Placeholder(old, text string) string {
 		}
 		body = strings.TrimSpace(strings.NewReplacer("(", " ", ")", " ", "[", " ", "]", " ").Replace(body))
 		switch {
-		case body == "" || onlyDots.MatchString(body):
+		case body == "" || onlyDots().MatchString(body):
 			return t // "# ...", "/* ... */"
-		case dots && len(body) < 80 && placeholderWord.MatchString(body) && (strings.HasPrefix(body, ".") || strings.HasPrefix(body, "…") || placeholderWord.FindStringIndex(body)[0] == 0):
+		case dots && len(body) < 80 && placeholderWord().MatchString(body) && (strings.HasPrefix(body, ".") || strings.HasPrefix(body, "…") || placeholderWord().FindStringIndex(body)[0] == 0):
 			// "... b() and c() unchanged ...", "existing code ...", not "Loading
 			// existing config...".
 			return t
-		case placeholderPhrase.MatchString(strings.Trim(body, ".… ")):
+		case placeholderPhrase().MatchString(strings.Trim(body, ".… ")):
 			return t
 		}
 	}
