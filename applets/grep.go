@@ -271,6 +271,13 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 	// Content entries are made here; a file or count entry is made from its File when
 	// shown or spilled (a million matching files are not held twice).
 	var all []grepEntry
+	if opt.Mode == grep.Content {
+		n := 0
+		for i := range found.Files {
+			n += len(found.Files[i].Lines) + 1 // a separator at most per file, if no context
+		}
+		all = make([]grepEntry, 0, n)
+	}
 	for i := range found.Files {
 		f := &found.Files[i]
 		res.TotalMatches += f.Matches
@@ -344,7 +351,11 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		result.ExitCode = 1 // grep's and ripgrep's "nothing matched"
 	}
 	if (res.More > 0 || res.Partial != "") && !g.Quiet {
-		result.Spilled(env.Session.SpillLines("grep", n, func(i int) string { return g.render(opt.Mode, entry(i)) }))
+		render := func(i int) string { return g.render(opt.Mode, entry(i)) }
+		if from == 0 && to == n {
+			render = func(i int) string { return lines[i] } // the page is everything: rendered once
+		}
+		result.Spilled(env.Session.SpillLines("grep", n, render))
 	}
 	return result, nil
 }
@@ -476,18 +487,26 @@ func (g *Grep) render(mode grep.Mode, e grepEntry) string {
 	case e.sep == 0:
 		return "--"
 	}
-	text := strings.ToValidUTF8(e.text, "\uFFFD")
-	if e.cut > 0 {
-		text += fmt.Sprintf(" … [%d more bytes]", e.cut)
-	}
-	prefix := e.path + string(e.sep)
-	if g.bare {
-		prefix = "" // one file or standard input: lines print bare, as grep and rg print them
+	// One allocation per line: a heavy search renders a hundred thousand of them.
+	var b strings.Builder
+	b.Grow(len(e.path) + len(e.text) + 16)
+	if !g.bare { // one file or standard input: lines print bare, as grep and rg print them
+		b.WriteString(e.path)
+		b.WriteByte(e.sep)
 	}
 	if g.LineNumbers {
-		return prefix + strconv.Itoa(e.num) + string(e.sep) + text
+		b.WriteString(strconv.Itoa(e.num))
+		b.WriteByte(e.sep)
 	}
-	return prefix + text
+	if utf8.ValidString(e.text) {
+		b.WriteString(e.text)
+	} else {
+		b.WriteString(strings.ToValidUTF8(e.text, "\uFFFD"))
+	}
+	if e.cut > 0 {
+		fmt.Fprintf(&b, " … [%d more bytes]", e.cut)
+	}
+	return b.String()
 }
 
 // splitList splits a comma- or space-separated list.

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 )
@@ -50,17 +49,29 @@ func ErrorEnvelope(e *Error, d int64) Envelope {
 }
 
 // WriteJSON prints the envelope as one line of JSON. HTML escaping is off: the reader
-// is a program or a model, not a browser.
+// is a program or a model, not a browser. The encoder builds the whole line before its
+// one Write (no second copy of a large result), so an envelope that cannot be encoded
+// has written nothing when the fallback is written.
 func (env Envelope) WriteJSON(w io.Writer) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	cw := &countingWriter{w: w}
+	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(env); err != nil {
+	err := enc.Encode(env)
+	if err != nil && !cw.wrote {
 		// Data that cannot be encoded is an applet bug; still answer with an envelope.
-		buf.Reset()
 		fallback := ErrorEnvelope(Errorf(CodeInternal, "the result could not be encoded as JSON: %v", err), 0)
-		_ = json.NewEncoder(&buf).Encode(fallback)
+		return json.NewEncoder(w).Encode(fallback)
 	}
-	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// countingWriter tells a write error from an encoding error.
+type countingWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.wrote = true
+	return c.w.Write(p)
 }

@@ -1,7 +1,10 @@
 package core
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -181,3 +184,26 @@ type benchRead struct {
 }
 
 func (*benchRead) Run(context.Context, *Env) (*Result, error) { return nil, nil }
+
+// An envelope whose data cannot be encoded answers with an internal error envelope and
+// nothing else on the line; a failing writer's error is returned, not papered over.
+func TestWriteJSONFallbackAndWriteErrors(t *testing.T) {
+	var buf bytes.Buffer
+	if err := OutputEnvelope(&Result{Data: map[string]any{"f": func() {}}}, 0).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil || got["type"] != "error" || !strings.Contains(got["error_text"].(string), "could not be encoded") {
+		t.Fatalf("want one internal error envelope, got %q (%v)", buf.String(), err)
+	}
+	if strings.Count(buf.String(), "\n") != 1 {
+		t.Fatalf("want one line, got %q", buf.String())
+	}
+	if err := OutputEnvelope(&Result{Data: "x"}, 0).WriteJSON(failingWriter{}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("want the writer's error, got %v", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -30,6 +30,10 @@ const (
 	edgeNoBound                   // \B
 	edgeLineStart                 // ^ (the line is the text)
 	edgeLineEnd                   // $
+	// edgeNotWord: the line's edge or a character that is not an ASCII word character,
+	// what word mode's (?:^|\W) and (?:\W|$) ask around the pattern. A byte from 0x80
+	// up ends or starts a non-ASCII rune (or an invalid byte), which \W matches.
+	edgeNotWord
 )
 
 type verdict uint8
@@ -165,6 +169,8 @@ func (g edge) check(neighbour int, inner byte) verdict {
 		return isOrNot(across == (g.kind == edgeBoundary))
 	case edgeLineStart, edgeLineEnd:
 		return isOrNot(neighbour < 0)
+	case edgeNotWord:
+		return isOrNot(neighbour < 0 || !isWordByte(byte(neighbour)))
 	}
 	return unsure
 }

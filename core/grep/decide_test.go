@@ -2,7 +2,10 @@ package grep
 
 import (
 	"bytes"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestDecider checks which patterns get a decider and that its verdicts agree with Go's
@@ -82,6 +85,55 @@ func TestDecider(t *testing.T) {
 		}
 		if decided == 0 {
 			t.Errorf("%q: no line decided without the regexp", pat)
+		}
+	}
+}
+
+// FuzzWordLiteral compares word mode's decided literal hits (rg -w err) with the
+// regexp it stands for, line by line: neighbours that are word bytes, punctuation,
+// non-ASCII runes, invalid bytes and line edges, and literals that begin or end in a
+// non-word character.
+func FuzzWordLiteral(f *testing.F) {
+	text := "err\nerror err_x xerr\n(err) errerr err\n\u00e9err\u00e9 \xfferr\xff\nstderr\nerr\r\n-err- foo(err)\n"
+	for _, lit := range []string{"err", "foo(", "-err", "\u00e9err", "r e", "e"} {
+		f.Add(lit, text)
+	}
+	f.Fuzz(func(t *testing.T, lit, text string) {
+		if lit == "" || strings.ContainsAny(lit, "\n\x00") || strings.ContainsRune(text, 0) || !utf8.ValidString(lit) {
+			return
+		}
+		m, err := Compile(Options{Pattern: lit, FixedStrings: true, Word: true, Mode: Count})
+		if err != nil {
+			return
+		}
+		m.re2 = nil
+		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		m.searchChunk(&worker{}, st, []byte(text), 0, true)
+		want := 0
+		lines := strings.Split(text, "\n")
+		if strings.HasSuffix(text, "\n") || text == "" {
+			lines = lines[:len(lines)-1]
+		}
+		for _, l := range lines {
+			if m.re.MatchString(l) {
+				want++
+			}
+		}
+		if st.file.Matches != want {
+			t.Fatalf("word literal %q: %d matching lines, regexp says %d", lit, st.file.Matches, want)
+		}
+	})
+}
+
+// A literal in word mode is decided by its neighbours alone.
+func TestWordLiteralHasDecider(t *testing.T) {
+	for pat, want := range map[string]bool{"err": true, "foo bar": true, `err\w`: false, "a|b": false} {
+		m, err := Compile(Options{Pattern: pat, Word: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.sure != nil && m.sure.before.kind == edgeNotWord; got != want {
+			t.Errorf("%q: word decider %v, want %v", pat, got, want)
 		}
 	}
 }

@@ -242,8 +242,13 @@ func Compile(opt Options) (*Engine, error) {
 		}
 		if !m.exact && !m.fold && !opt.Multiline {
 			m.before, m.after = neighbours(parsed.Simplify(), lits)
-			if !opt.Word && len(lits) == 1 {
+			switch {
+			case !opt.Word && len(lits) == 1:
 				m.sure = newDecider(parsed.Simplify(), lits[0])
+			case opt.Word && len(lits) == 1 && info.exact != nil && info.complete && sameSet(info.exact, lits, false):
+				// A literal in word mode (rg -w err): the bytes on each side decide
+				// every hit, so the regexp never runs.
+				m.sure = &decider{before: edge{kind: edgeNotWord}, after: edge{kind: edgeNotWord}}
 			}
 		}
 	} else if score(lits) == 1 && len(lits) == 1 && !m.fold && !opt.Multiline {
