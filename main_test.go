@@ -17,6 +17,11 @@ import (
 // TestMain maps `agentbox` and every applet name and alias to the real main, so the
 // scripts exercise subcommand dispatch and argv[0] dispatch alike.
 func TestMain(m *testing.M) {
+	// No test starts grep's background index builds unless it asks for them
+	// (AGENTBOX_INDEX=on): a build of a scale test's tree would outlive the test.
+	if os.Getenv("AGENTBOX_INDEX") == "" {
+		os.Setenv("AGENTBOX_INDEX", "off")
+	}
 	run := func() { os.Exit(cli.Main(os.Args, applets.All, cli.OSEnv())) }
 	cmds := map[string]func(){"agentbox": run, "ab-skill": run}
 	for _, s := range applets.All {

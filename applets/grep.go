@@ -187,7 +187,9 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	g.bare = g.shell && !fi.IsDir() && !g.WithFilename
 	defer grep.PauseGC(SearchGCLimit)()
+	ix := openGrepIndex(env, p.Abs, m)
 	found, err := m.Search(ctx, p.Abs)
+	ix.done(env, found)
 	if err == nil && g.shell && !fi.IsDir() && found.Binary == 1 && fi.Size() <= GrepStdinMax {
 		// A binary file named at a shell: grep and rg say whether it matches.
 		if data, rerr := env.WS.ReadFile(p); rerr == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/agentbox/agentbox/cli/flags"
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
+	"github.com/agentbox/agentbox/core/index"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/mattn/go-isatty"
@@ -176,6 +177,8 @@ func Main(args []string, specs []core.Spec, host Host) int {
 		return listApplets(host, table, rest[1:])
 	case "install":
 		return install(host, table, rest[1:])
+	case "index":
+		return indexCmd(host, rest[1:])
 	}
 	if ref, _ := table.Resolve(dialect, rest[0]); ref != nil {
 		return runApplet(ref, "agentbox "+rest[0], rest[1:], table, host)
@@ -539,8 +542,9 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 // runHelper runs a re-exec'd helper (background job supervisor, sandbox) when args
 // name one; such a process never returns from here.
 func runHelper(args []string) {
-	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker) {
+	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker || args[1] == index.Marker) {
 		proc.Hook()
 		sandbox.Hook()
+		index.Hook()
 	}
 }

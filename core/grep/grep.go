@@ -163,7 +163,27 @@ type Engine struct {
 	switched     atomic.Bool
 	re2Once      sync.Once
 	runs, volume atomic.Int64 // regexp runs and bytes searched with the tentative prefilter
+	// prune, when set, is asked about every file before it is read (core/index): skip
+	// means the file need not be read, because it holds none of the literals (it
+	// counts as searched without a match) or, binary, because a search would count it
+	// as binary unread.
+	prune func(path string) (skip, binary bool)
 }
+
+// PruneLiterals returns literals one of which every match holds, ASCII case folded
+// where the search folds case, for an index to prune files by (core/index); ok is
+// false when the search cannot be pruned that way: no literal, an inverted search
+// (a file without the literal matches on every line), multiline, or a one-byte
+// prefilter.
+func (m *Engine) PruneLiterals() (lits [][]byte, ok bool) {
+	if len(m.lits) == 0 || m.tentative || m.opt.Invert || m.opt.Multiline {
+		return nil, false
+	}
+	return m.lits, true
+}
+
+// SetPrune installs the index's answer (see Engine.prune); call before Search.
+func (m *Engine) SetPrune(prune func(path string) (skip, binary bool)) { m.prune = prune }
 
 // Compile checks the options and prepares the pattern. Errors say where a pattern
 // breaks and what to do instead.
@@ -537,6 +557,15 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 	searchOne := func(path, rel string, d fs.DirEntry) {
 		if halt() {
 			return
+		}
+		if m.prune != nil {
+			if skip, binary := m.prune(path); skip && binary {
+				nbin.Add(1)
+				return
+			} else if skip {
+				nsrch.Add(1) // it holds none of the literals: searched, no match
+				return
+			}
 		}
 		w := workers.Get().(*worker)
 		f, status := m.searchFile(w, path, &lines, &cut, halt)

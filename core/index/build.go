@@ -1,0 +1,303 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentbox/agentbox/core/grep"
+	"github.com/agentbox/agentbox/core/walk"
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
+)
+
+// BuildOptions say what a build covers and how much memory it may hold.
+type BuildOptions struct {
+	Walk         walk.Options // the files covered: grep's default walk
+	MaxPostings  int          // (trigram, file) pairs per segment; 0: 8 Mi (64 MB while building)
+	MaxFileBytes int64        // larger files are left to the search; 0: 16 MiB
+	// RacyWindow replaces the package's RacyWindow when non-zero; negative: none
+	// (tests that build right after writing their files).
+	RacyWindow time.Duration
+}
+
+// countingSortMin is the segment size from which postings are grouped by a counting
+// sort (a variable so that tests run that path on small trees).
+var countingSortMin = 1 << 20
+
+// ErrBusy: another process is building this index.
+var ErrBusy = errors.New("index: another build of this index is running")
+
+// Build indexes the files under root into the index folder of root, replacing the
+// index there: text files with their trigrams, binary ones (a NUL byte in the first
+// grep.ChunkSize bytes) as binary. UTF-16 files, files with a NUL only further in,
+// files over MaxFileBytes and files changed within RacyWindow of the start are left
+// out: searches read them.
+func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta, error) {
+	root = filepath.Clean(root)
+	if opt.MaxPostings <= 0 {
+		opt.MaxPostings = 8 << 20
+	}
+	if opt.MaxFileBytes <= 0 {
+		opt.MaxFileBytes = 16 << 20
+	}
+	dir := Dir(cacheHome, root)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return Meta{}, err
+	}
+	lock := flock.New(dir + ".lock")
+	ok, err := lock.TryLock()
+	if err != nil {
+		return Meta{}, err
+	}
+	if !ok {
+		return Meta{}, ErrBusy
+	}
+	defer lock.Unlock()
+
+	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
+	b.meta = Meta{Root: root, Built: b.start}
+	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
+		if e.IsDir || !e.D.Type().IsRegular() {
+			return nil
+		}
+		return b.add(e.Path, e.Rel)
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = b.flush()
+	}
+	if err != nil {
+		b.removeOwn()
+		return Meta{}, err
+	}
+	data, _ := json.MarshalIndent(b.meta, "", "  ")
+	if err := renameio.WriteFile(filepath.Join(dir, "meta.json"), data, 0o600, renameio.WithTempDir(dir)); err != nil {
+		b.removeOwn()
+		return Meta{}, err
+	}
+	// The old segments go; a search that opened them keeps its mapping until it ends.
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".idx") && !slices.Contains(b.meta.Segments, e.Name()) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return b.meta, nil
+}
+
+type builder struct {
+	dir   string
+	opt   BuildOptions
+	start time.Time
+	id    string
+
+	mu     sync.Mutex
+	meta   Meta
+	paths  []string
+	recs   []record
+	binary []bool
+	pairs  []uint64 // trigram<<32 | file id, ids ascending
+	counts []uint32 // scratch of flush, kept between segments
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{seen: newBitset(1 << 24)} }}
+
+type scratch struct {
+	seen bitset
+	tris []uint32
+}
+
+// add reads one file and records its trigrams, unless it is left to the search.
+func (b *builder) add(path, rel string) error {
+	var st unix.Stat_t
+	if lstat(path, &st) != nil || st.Size > b.opt.MaxFileBytes || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil
+	}
+	rec := recordOf(&st)
+	if rec.racy(b.start, b.opt.RacyWindow) {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || lstat(path, &st) != nil || recordOf(&st) != rec || int64(len(data)) != rec.size {
+		return nil // unreadable, or changed while read
+	}
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		return nil // UTF-16: the search decodes it
+	}
+	isBinary := false
+	if z := bytes.IndexByte(data, 0); z >= 0 {
+		if z >= grep.ChunkSize {
+			return nil // a NUL past the first chunk: what the search makes of it depends on its mode
+		}
+		isBinary = true // the search counts it as binary, unread: no postings needed
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	sc.tris = sc.tris[:0]
+	for i := 0; !isBinary && i+3 <= len(data); i++ {
+		t := trigram(data[i], data[i+1], data[i+2])
+		if !sc.seen.has(t) {
+			sc.seen.set(t)
+			sc.tris = append(sc.tris, t)
+		}
+	}
+	for _, t := range sc.tris {
+		sc.seen[t/64] = 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.pairs)+len(sc.tris) > b.opt.MaxPostings && len(b.paths) > 0 {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	id := uint64(len(b.paths))
+	b.paths = append(b.paths, rel)
+	b.recs = append(b.recs, rec)
+	b.binary = append(b.binary, isBinary)
+	for _, t := range sc.tris {
+		b.pairs = append(b.pairs, uint64(t)<<32|id)
+	}
+	b.meta.Files++
+	b.meta.Bytes += rec.size
+	b.meta.Postings += int64(len(sc.tris))
+	return nil
+}
+
+// flush writes the files gathered so far as one segment.
+func (b *builder) flush() error {
+	if len(b.paths) == 0 {
+		return nil
+	}
+	data := b.encode()
+	name := fmt.Sprintf("seg-%s-%d.idx", b.id, len(b.meta.Segments))
+	if err := renameio.WriteFile(filepath.Join(b.dir, name), data, 0o600, renameio.WithTempDir(b.dir)); err != nil {
+		return err
+	}
+	b.meta.Segments = append(b.meta.Segments, name)
+	b.paths, b.recs, b.binary, b.pairs = b.paths[:0], b.recs[:0], b.binary[:0], b.pairs[:0]
+	return nil
+}
+
+// encode lays out the segment (see segment.go). Postings are grouped by trigram with
+// each trigram's ids ascending: sorting the pairs does it, and for a large segment a
+// counting sort over the 2^24 trigrams does it faster.
+func (b *builder) encode() []byte {
+	var tris, postings []byte
+	ntris := 0
+	emit := func(t uint32, ids func(yield func(uint32))) {
+		tris = binary.LittleEndian.AppendUint32(tris, t)
+		tris = binary.LittleEndian.AppendUint32(tris, uint32(len(postings)))
+		ntris++
+		prev := uint32(0)
+		ids(func(id uint32) {
+			postings = binary.AppendUvarint(postings, uint64(id-prev))
+			prev = id
+		})
+	}
+	if len(b.pairs) < countingSortMin {
+		slices.Sort(b.pairs) // trigram-major, id-minor
+		for i := 0; i < len(b.pairs); {
+			j := i
+			for j < len(b.pairs) && b.pairs[j]>>32 == b.pairs[i]>>32 {
+				j++
+			}
+			run := b.pairs[i:j]
+			emit(uint32(run[0]>>32), func(yield func(uint32)) {
+				for _, p := range run {
+					yield(uint32(p))
+				}
+			})
+			i = j
+		}
+	} else {
+		if b.counts == nil {
+			b.counts = make([]uint32, 1<<24+1)
+		} else {
+			clear(b.counts)
+		}
+		for _, p := range b.pairs {
+			b.counts[p>>32+1]++
+		}
+		for t := 1; t <= 1<<24; t++ {
+			b.counts[t] += b.counts[t-1]
+		}
+		sorted := make([]uint32, len(b.pairs)) // ids by trigram, in the order they came
+		for _, p := range b.pairs {
+			t := p >> 32
+			sorted[b.counts[t]] = uint32(p)
+			b.counts[t]++
+		}
+		// b.counts[t] is now the end of trigram t's ids and the start of t+1's.
+		start := uint32(0)
+		for t := 0; t < 1<<24; t++ {
+			end := b.counts[t]
+			if end == start {
+				continue
+			}
+			run := sorted[start:end]
+			emit(uint32(t), func(yield func(uint32)) {
+				for _, id := range run {
+					yield(id)
+				}
+			})
+			start = end
+		}
+	}
+	n := len(b.paths)
+	byPath := make([]uint32, n)
+	for i := range byPath {
+		byPath[i] = uint32(i)
+	}
+	slices.SortFunc(byPath, func(x, y uint32) int { return strings.Compare(b.paths[x], b.paths[y]) })
+	var paths []byte
+	out := make([]byte, 0, headerSize+n*(recordSize+4)+len(tris)+len(postings))
+	out = append(out, magic...)
+	pathsLen := 0
+	for _, p := range b.paths {
+		pathsLen += len(p)
+	}
+	for _, v := range []int{n, ntris, pathsLen, len(postings)} {
+		out = binary.LittleEndian.AppendUint32(out, uint32(v))
+	}
+	for i, r := range b.recs {
+		out = binary.LittleEndian.AppendUint64(out, uint64(r.size))
+		out = binary.LittleEndian.AppendUint64(out, uint64(r.mtime))
+		out = binary.LittleEndian.AppendUint64(out, uint64(r.ctime))
+		out = binary.LittleEndian.AppendUint64(out, r.ino)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(paths)))
+		pl := uint32(len(b.paths[i]))
+		if b.binary[i] {
+			pl |= binaryFlag
+		}
+		out = binary.LittleEndian.AppendUint32(out, pl)
+		paths = append(paths, b.paths[i]...)
+	}
+	for _, id := range byPath {
+		out = binary.LittleEndian.AppendUint32(out, id)
+	}
+	out = append(out, tris...)
+	out = append(out, paths...)
+	return append(out, postings...)
+}
+
+// removeOwn deletes the segments this build wrote, after a failure.
+func (b *builder) removeOwn() {
+	for _, name := range b.meta.Segments {
+		os.Remove(filepath.Join(b.dir, name))
+	}
+}

@@ -1,0 +1,207 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildNow builds the index of root at once (files just written are not racy here).
+func buildNow(t *testing.T, cache, root string, opt BuildOptions) Meta {
+	t.Helper()
+	opt.RacyWindow = -1 // a file written before the build is recorded
+	m, err := Build(context.Background(), cache, root, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A file is skipped only when it holds no literal (in any ASCII case) and is as the
+// index recorded it; everything else is searched. Several segments (a tiny posting
+// budget) answer as one.
+func TestPrunerNeverSkipsAMatch(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	r := rand.New(rand.NewPCG(7, 8))
+	words := []string{"alpha", "beta", "Gamma", "delta", "errFoo", "ERRBAR", "x", "yz", "ünïcode"}
+	files := map[string]string{}
+	for i := range 300 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(" \n"[r.IntN(2)])
+		}
+		files[fmt.Sprintf("d%d/f%03d.txt", i%7, i)] = b.String()
+	}
+	files["bin.dat"] = "alpha\x00beta"
+	files["utf16.txt"] = "\xff\xfea\x00l\x00"
+	files["late-nul.txt"] = strings.Repeat("gamma\n", 200000) + "\x00" // NUL past the first chunk
+	writeTree(t, root, files)
+	for _, c := range []struct{ maxPostings, countingSortMin int }{{0, countingSortMin}, {50, countingSortMin}, {0, 0}} {
+		maxPostings := c.maxPostings
+		old := countingSortMin
+		countingSortMin = c.countingSortMin
+		m := buildNow(t, cache, root, BuildOptions{MaxPostings: maxPostings})
+		countingSortMin = old
+		if maxPostings == 50 && len(m.Segments) < 5 {
+			t.Fatalf("want many segments with a posting budget of 50, got %d", len(m.Segments))
+		}
+		if m.Files != 301 {
+			t.Fatalf("recorded %d files, want the 300 text files and bin.dat (UTF-16 and a late NUL left out)", m.Files)
+		}
+		ix, err := Open(cache, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range [][]string{{"alpha"}, {"gamma"}, {"errfoo", "errbar"}, {"ünïcode"}, {"nothere"}, {"elta be"}} {
+			var lits [][]byte
+			for _, l := range q {
+				lits = append(lits, []byte(l))
+			}
+			p := ix.Pruner(lits)
+			skipped := 0
+			for name, body := range files {
+				holds := false
+				for _, l := range q {
+					holds = holds || bytes.Contains(bytes.ToLower([]byte(body)), []byte(strings.ToLower(l)))
+				}
+				skip, binary := p.Skip(filepath.Join(root, name))
+				if name == "bin.dat" {
+					if !skip || !binary {
+						t.Fatalf("%v: bin.dat: skip %v binary %v, want a binary skip", q, skip, binary)
+					}
+					continue
+				}
+				if binary || (name == "utf16.txt" || name == "late-nul.txt") && skip {
+					t.Fatalf("%v: %s: skip %v binary %v", q, name, skip, binary)
+				}
+				if skip && holds {
+					t.Fatalf("%v: %s holds a literal but was skipped", q, name)
+				}
+				if skip {
+					skipped++
+				}
+			}
+			if q[0] == "nothere" && skipped != 300 {
+				t.Fatalf("an absent literal skips every recorded file, got %d", skipped)
+			}
+		}
+		if ix.Pruner([][]byte{[]byte("ab")}) != nil {
+			t.Fatal("a literal shorter than a trigram cannot prune")
+		}
+		ix.Close()
+	}
+}
+
+// Changes behind the index's back: an edited, a replaced, a touched, a new and a
+// renamed file are all searched, never skipped on the old record.
+func TestPrunerSeesChangedFiles(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "nothing\n", "b.txt": "nothing\n", "c.txt": "nothing\n", "d.txt": "nothing\n"})
+	buildNow(t, cache, root, BuildOptions{})
+	time.Sleep(20 * time.Millisecond) // a new clock tick for the changes
+	writeTree(t, root, map[string]string{"a.txt": "needle!\n", "new.txt": "needle\n"})
+	os.Rename(filepath.Join(root, "b.txt"), filepath.Join(root, "b2.txt"))
+	os.WriteFile(filepath.Join(root, "b.txt"), []byte("needle\n"), 0o644)
+	if f, err := os.OpenFile(filepath.Join(root, "c.txt"), os.O_WRONLY, 0); err == nil {
+		f.WriteAt([]byte("needl"), 0) // same size
+		f.Close()
+	}
+	ix, err := Open(cache, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	p := ix.Pruner([][]byte{[]byte("needle")})
+	for _, name := range []string{"a.txt", "b.txt", "c.txt", "new.txt"} {
+		if skip, _ := p.Skip(filepath.Join(root, name)); skip {
+			t.Errorf("%s changed since the build but was skipped", name)
+		}
+	}
+	if skip, _ := p.Skip(filepath.Join(root, "d.txt")); !skip {
+		t.Error("the unchanged d.txt lacks the literal and should be skipped")
+	}
+	if p.Changed.Load() < 3 || p.Unknown.Load() < 1 {
+		t.Errorf("changed %d, unknown %d", p.Changed.Load(), p.Unknown.Load())
+	}
+}
+
+// A file changed within RacyWindow of the build's start is not recorded.
+func TestRacyFilesAreNotRecorded(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"fresh.txt": "x\n"})
+	m, err := Build(context.Background(), cache, root, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Files != 0 {
+		t.Fatalf("a file written just now was recorded: %+v", m)
+	}
+}
+
+// A second build while one runs gives way; a rebuild replaces the old segments.
+func TestBuildLockAndReplace(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "hello\n"})
+	m1 := buildNow(t, cache, root, BuildOptions{})
+	m2 := buildNow(t, cache, root, BuildOptions{})
+	entries, _ := os.ReadDir(Dir(cache, root))
+	n := 0
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".idx") {
+			n++
+		}
+	}
+	if n != len(m2.Segments) || m1.Segments[0] == m2.Segments[0] {
+		t.Fatalf("old segments left: %d files for %d segments", n, len(m2.Segments))
+	}
+}
+
+// FuzzOpenSegment: no bytes make opening or querying a segment panic or read outside it.
+func FuzzOpenSegment(f *testing.F) {
+	root, cache := f.TempDir(), f.TempDir()
+	for name, body := range map[string]string{"a.txt": "hello world\n", "b/c.go": "package c\nfunc main() {}\n"} {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	m, err := Build(context.Background(), cache, root, BuildOptions{RacyWindow: -1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	valid, _ := os.ReadFile(filepath.Join(Dir(cache, root), m.Segments[0]))
+	f.Add(valid)
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseSegment(data)
+		if err != nil {
+			return
+		}
+		for _, rel := range []string{"a.txt", "b/c.go", "", "zz"} {
+			if id, ok := s.lookup(rel); ok {
+				_ = s.record(id)
+			}
+		}
+		c := s.candidates([][]uint32{trigramsOf([]byte("hello")), trigramsOf([]byte("func"))})
+		_ = c.count()
+	})
+}

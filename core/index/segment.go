@@ -1,0 +1,274 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+	"os"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"syscall"
+)
+
+// A segment file, little endian:
+//
+//	magic    "abidx01\n"
+//	nfiles   uint32, ntris uint32, pathsLen uint32, postingsLen uint32
+//	records  nfiles x {size, mtime, ctime int64; ino uint64; pathOff, pathLen uint32} (40 bytes);
+//	         the top bit of pathLen marks a binary file (binaryFlag), which has no postings
+//	byPath   nfiles x uint32: file ids in path order (binary search)
+//	tris     ntris x {trigram uint32; postOff uint32}, trigrams ascending
+//	paths    pathsLen bytes
+//	postings postingsLen bytes: per trigram, its file ids ascending as uvarint gaps
+//
+// The file is mapped read-only and checked once on opening, so a lookup never reads
+// outside it whatever the bytes say (FuzzOpenSegment).
+const (
+	magic      = "abidx01\n"
+	headerSize = len(magic) + 16
+	recordSize = 40
+	triSize    = 8
+	binaryFlag = 1 << 31
+)
+
+type segment struct {
+	data     []byte
+	nfiles   int
+	ntris    int
+	records  []byte
+	byPath   []byte
+	tris     []byte
+	paths    []byte
+	postings []byte
+	mapped   bool
+}
+
+func openSegment(path string) (*segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < int64(headerSize) || fi.Size() > 1<<32 {
+		return nil, errors.New("index: segment has a bad size")
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseSegment(data)
+	if err != nil {
+		_ = syscall.Munmap(data)
+		return nil, err
+	}
+	s.mapped = true
+	return s, nil
+}
+
+func (s *segment) close() {
+	if s.mapped && s.data != nil {
+		_ = syscall.Munmap(s.data)
+	}
+	s.data = nil
+}
+
+var errCorrupt = errors.New("index: segment is corrupt")
+
+// parseSegment checks the layout and every offset, so that lookups need no checks.
+func parseSegment(data []byte) (*segment, error) {
+	if len(data) < headerSize || string(data[:len(magic)]) != magic {
+		return nil, errCorrupt
+	}
+	h := data[len(magic):]
+	nfiles, ntris := int(binary.LittleEndian.Uint32(h)), int(binary.LittleEndian.Uint32(h[4:]))
+	pathsLen, postLen := int64(binary.LittleEndian.Uint32(h[8:])), int64(binary.LittleEndian.Uint32(h[12:]))
+	need := int64(headerSize) + int64(nfiles)*(recordSize+4) + int64(ntris)*triSize + pathsLen + postLen
+	if need != int64(len(data)) {
+		return nil, errCorrupt
+	}
+	s := &segment{data: data, nfiles: nfiles, ntris: ntris}
+	off := headerSize
+	take := func(n int) []byte {
+		b := data[off : off+n]
+		off += n
+		return b
+	}
+	s.records = take(nfiles * recordSize)
+	s.byPath = take(nfiles * 4)
+	s.tris = take(ntris * triSize)
+	s.paths = take(int(pathsLen))
+	s.postings = take(int(postLen))
+	for i := 0; i < nfiles; i++ {
+		r := s.records[i*recordSize:]
+		po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^binaryFlag
+		if int64(po)+int64(pl) > pathsLen {
+			return nil, errCorrupt
+		}
+		if id := binary.LittleEndian.Uint32(s.byPath[i*4:]); int(id) >= nfiles {
+			return nil, errCorrupt
+		}
+	}
+	prev := int64(-1)
+	for i := 0; i < ntris; i++ {
+		t, po := binary.LittleEndian.Uint32(s.tris[i*triSize:]), binary.LittleEndian.Uint32(s.tris[i*triSize+4:])
+		if int64(t) <= prev || t >= 1<<24 || int64(po) > postLen || i > 0 && po < s.postOff(i-1) {
+			return nil, errCorrupt
+		}
+		prev = int64(t)
+	}
+	return s, nil
+}
+
+func (s *segment) pathID(i int) uint32 { return binary.LittleEndian.Uint32(s.byPath[i*4:]) }
+
+// path returns the file's path; the bytes of the mapping, not a copy.
+func (s *segment) path(id uint32) []byte {
+	r := s.records[int(id)*recordSize:]
+	po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^binaryFlag
+	return s.paths[po : po+pl]
+}
+
+// binary reports whether the file has a NUL byte in its first grep.ChunkSize bytes,
+// which makes a search count it as binary unread.
+func (s *segment) binary(id uint32) bool {
+	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:])&binaryFlag != 0
+}
+
+func (s *segment) record(id uint32) record {
+	r := s.records[int(id)*recordSize:]
+	return record{
+		size:  int64(binary.LittleEndian.Uint64(r)),
+		mtime: int64(binary.LittleEndian.Uint64(r[8:])),
+		ctime: int64(binary.LittleEndian.Uint64(r[16:])),
+		ino:   binary.LittleEndian.Uint64(r[24:]),
+	}
+}
+
+// lookup finds the id of the file at rel (slash-separated, relative to the root).
+func (s *segment) lookup(rel string) (uint32, bool) {
+	// string(b) in a comparison does not copy.
+	i := sort.Search(s.nfiles, func(i int) bool { return string(s.path(s.pathID(i))) >= rel })
+	if i < s.nfiles && string(s.path(s.pathID(i))) == rel {
+		return s.pathID(i), true
+	}
+	return 0, false
+}
+
+func (s *segment) postOff(i int) uint32 {
+	return binary.LittleEndian.Uint32(s.tris[i*triSize+4:])
+}
+
+// posting returns the file ids holding trigram t.
+func (s *segment) posting(t uint32) []uint32 {
+	i := sort.Search(s.ntris, func(i int) bool { return binary.LittleEndian.Uint32(s.tris[i*triSize:]) >= t })
+	if i >= s.ntris || binary.LittleEndian.Uint32(s.tris[i*triSize:]) != t {
+		return nil
+	}
+	end := uint32(len(s.postings))
+	if i+1 < s.ntris {
+		end = s.postOff(i + 1)
+	}
+	b := s.postings[s.postOff(i):end]
+	var ids []uint32
+	id := uint64(0)
+	for len(b) > 0 {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 {
+			break
+		}
+		b = b[n:]
+		id += gap
+		if id >= uint64(s.nfiles) {
+			break // ids past the table would be corrupt: they are dropped, never used
+		}
+		ids = append(ids, uint32(id))
+	}
+	return ids
+}
+
+// candidates returns the files that hold every trigram of at least one of the literals.
+func (s *segment) candidates(lits [][]uint32) bitset {
+	out := newBitset(s.nfiles)
+	for _, tris := range lits {
+		var ids []uint32
+		for i, t := range tris {
+			p := s.posting(t)
+			if i == 0 {
+				ids = p
+			} else {
+				ids = intersect(ids, p)
+			}
+			if len(ids) == 0 {
+				break
+			}
+		}
+		for _, id := range ids {
+			out.set(id)
+		}
+	}
+	return out
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// trigramsOf returns the distinct trigrams of a literal, ASCII case folded, ascending.
+func trigramsOf(lit []byte) []uint32 {
+	if len(lit) < 3 {
+		return nil
+	}
+	var out []uint32
+	for i := 0; i+3 <= len(lit); i++ {
+		out = append(out, trigram(lit[i], lit[i+1], lit[i+2]))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func trigram(a, b, c byte) uint32 {
+	return uint32(lower(a))<<16 | uint32(lower(b))<<8 | uint32(lower(c))
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) set(i uint32)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) count() (n int) {
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) add()        { c.n.Add(1) }
+func (c *counter) Load() int64 { return c.n.Load() }

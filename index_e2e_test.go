@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A search of a big enough tree starts a background build of its index and returns
+// without waiting; later searches use it and answer exactly as without it, also after
+// a file changed behind agentbox's back.
+func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
+	bin := agentboxBinary(t)
+	root, cache, state := t.TempDir(), t.TempDir(), t.TempDir()
+	for i := range 60 {
+		body := "hay\n"
+		if i%10 == 0 {
+			body = "needle\n"
+		}
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%02d.txt", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // older than the build's racy window
+	grep := func(index string) string {
+		t.Helper()
+		cmd := exec.Command(bin, "grep")
+		cmd.Dir = root
+		cmd.Stdin = bytes.NewReader([]byte(`{"pattern":"needle","output_mode":"count"}`))
+		cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + cache, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_INDEX=" + index, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("grep: %v\n%s", err, out)
+		}
+		var env struct {
+			Data struct {
+				Counts        []string `json:"counts"`
+				FilesSearched int      `json:"files_searched"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(out, &env); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(env.Data.Counts, env.Data.FilesSearched)
+	}
+	want := grep("off")
+	if got := grep("50"); got != want { // 60 files >= 50: starts the build
+		t.Fatalf("first search: %s, want %s", got, want)
+	}
+	matches, _ := filepath.Glob(filepath.Join(cache, "agentbox", "index", "*", "meta.json"))
+	for deadline := time.Now().Add(20 * time.Second); len(matches) == 0 && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+		matches, _ = filepath.Glob(filepath.Join(cache, "agentbox", "index", "*", "meta.json"))
+	}
+	if len(matches) == 0 {
+		t.Fatal("no index was built in the background")
+	}
+	var meta struct{ Files int }
+	if b, err := os.ReadFile(matches[0]); err != nil || json.Unmarshal(b, &meta) != nil || meta.Files != 60 {
+		t.Fatalf("the index records %d files (%v), want 60", meta.Files, err)
+	}
+	if got := grep("50"); got != want {
+		t.Fatalf("search with the index: %s, want %s", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(root, "f01.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want = grep("off")
+	if got := grep("50"); got != want {
+		t.Fatalf("after a change behind agentbox's back: %s, want %s", got, want)
+	}
+}
