@@ -1,7 +1,8 @@
 // Package cli is agentbox's front end: the process boundary (Host), dispatch on argv[0]
 // or the first argument, the global flags, JSON or shell mode, the call's Env with the
 // policy gate, and the envelope or text written back. It also runs the re-exec'd
-// helpers (job supervisor, sandbox) and `agentbox install`. The applets and core never
+// helpers (job supervisor, sandbox, index builder), `agentbox install` and `agentbox
+// index`. The applets and core never
 // see the process: everything reaches them through core.Env.
 package cli
 
@@ -213,6 +214,7 @@ Usage:
   agentbox APPLET [flags] [args]     a person at a shell
   echo '{...}' | agentbox APPLET     an agent: one JSON object in, one JSON envelope out
   agentbox --list | --version | install --links DIR [--prefix P]
+  agentbox index [--remove] [DIR]    build (or remove) grep's index of DIR now
   agentbox help APPLET               an applet's flags, defaults and a JSON example
 
 Global flags (any applet): --json, --text, --root DIR, --session ID,

@@ -207,3 +207,29 @@ func realTemp(t *testing.T) string {
 	}
 	return r
 }
+
+// `agentbox index DIR` builds grep's index in the cache folder and says what it holds;
+// --remove deletes it; a stray flag is a usage error.
+func TestIndexCommand(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	env := map[string]string{"XDG_CACHE_HOME": cache}
+	var out bytes.Buffer
+	host := Host{Stdout: &out, Stderr: &out, Getenv: func(k string) string { return env[k] }, Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
+	if code := Main([]string{"agentbox", "index", dir}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "indexed "+dir) {
+		t.Fatalf("index: %d %s", code, out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "agentbox", "index", "*", "meta.json")); len(m) != 1 {
+		t.Fatalf("want one index in the cache folder, got %v", m)
+	}
+	out.Reset()
+	if code := Main([]string{"agentbox", "index", "--remove"}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "removed") {
+		t.Fatalf("index --remove: %d %s", code, out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(cache, "agentbox", "index", "*", "meta.json")); len(m) != 0 {
+		t.Fatalf("the index is still there: %v", m)
+	}
+	if code := Main([]string{"agentbox", "index", "--frobnicate"}, testSpecs, host); code != ExitUsage {
+		t.Fatalf("a stray flag: exit %d, want %d", code, ExitUsage)
+	}
+}

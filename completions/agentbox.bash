@@ -6,7 +6,7 @@ _agentbox() {
   applet="${COMP_WORDS[0]##*/}"
   if [[ $applet == agentbox ]]; then
     if [[ $COMP_CWORD -eq 1 ]]; then
-      COMPREPLY=($(compgen -W "read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask task mcp --list --version --help install help" -- "$cur"))
+      COMPREPLY=($(compgen -W "read write edit ls glob grep bash fetch search patch plan todo skill prompt permit ask task mcp --list --version --help install index help" -- "$cur"))
       return
     fi
     applet="${COMP_WORDS[1]}"

@@ -148,11 +148,14 @@ func (b *builder) add(path, rel string) error {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	sc.tris = sc.tris[:0]
-	for i := 0; !isBinary && i+3 <= len(data); i++ {
-		t := trigram(data[i], data[i+1], data[i+2])
-		if !sc.seen.has(t) {
-			sc.seen.set(t)
-			sc.tris = append(sc.tris, t)
+	if !isBinary && len(data) >= 3 {
+		t := uint32(lower(data[0]))<<8 | uint32(lower(data[1])) // rolled: one fold per byte
+		for _, c := range data[2:] {
+			t = (t<<8 | uint32(lower(c))) & (1<<24 - 1)
+			if w, bit := &sc.seen[t/64], uint64(1)<<(t%64); *w&bit == 0 {
+				*w |= bit
+				sc.tris = append(sc.tris, t)
+			}
 		}
 	}
 	for _, t := range sc.tris {
