@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,9 +133,9 @@ func (b *builder) add(path, rel string) error {
 	if rec.racy(b.start, b.opt.RacyWindow) {
 		return nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, rec.size)
 	if err != nil || lstat(path, &st) != nil || recordOf(&st) != rec || int64(len(data)) != rec.size {
-		return nil // unreadable, or changed while read
+		return nil // unreadable, replaced by something else, or changed while read
 	}
 	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
 		return nil // UTF-16: the search decodes it
@@ -274,7 +276,7 @@ func (b *builder) encode() []byte {
 	for _, p := range b.paths {
 		pathsLen += len(p)
 	}
-	for _, v := range []int{n, ntris, pathsLen, len(postings)} {
+	for _, v := range []int{n, ntris, pathsLen, len(postings), 0} { // the checksum last, below
 		out = binary.LittleEndian.AppendUint32(out, uint32(v))
 	}
 	for i, r := range b.recs {
@@ -295,7 +297,9 @@ func (b *builder) encode() []byte {
 	}
 	out = append(out, tris...)
 	out = append(out, paths...)
-	return append(out, postings...)
+	out = append(out, postings...)
+	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:], castagnoli))
+	return out
 }
 
 // removeOwn deletes the segments this build wrote, after a failure.
@@ -303,4 +307,15 @@ func (b *builder) removeOwn() {
 	for _, name := range b.meta.Segments {
 		os.Remove(filepath.Join(b.dir, name))
 	}
+}
+
+// readRegular reads a file the walk found, without blocking if it was replaced by a
+// FIFO or a device in the meantime; at most size+1 bytes (a longer file has changed).
+func readRegular(path string, size int64) ([]byte, error) {
+	f, _, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, size+1))
 }

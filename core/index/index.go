@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,7 +69,12 @@ type Index struct {
 // read (the caller then searches without one).
 func Open(cacheHome, root string) (*Index, error) {
 	dir := Dir(cacheHome, root)
-	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	f, _, err := openRegular(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	f.Close()
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,14 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -192,6 +195,10 @@ func FuzzOpenSegment(f *testing.F) {
 	f.Add(valid)
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= headerSize {
+			// Past the checksum, so that the layout checks behind it are what is fuzzed.
+			binary.LittleEndian.PutUint32(data[headerSize-4:], crc32.Checksum(data[headerSize:], castagnoli))
+		}
 		s, err := parseSegment(data)
 		if err != nil {
 			return
@@ -204,4 +211,60 @@ func FuzzOpenSegment(f *testing.F) {
 		c := s.candidates([][]uint32{trigramsOf([]byte("hello")), trigramsOf([]byte("func"))})
 		_ = c.count()
 	})
+}
+
+// A segment damaged on disk (a flipped byte anywhere, a truncated tail) is not opened,
+// so no search prunes by it; a FIFO or a folder where meta.json or a segment should be
+// fails the opening at once instead of blocking it.
+func TestDamagedIndexIsNotUsed(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "a needle\n", "b.txt": "hay\n"})
+	m := buildNow(t, cache, root, BuildOptions{})
+	seg := filepath.Join(Dir(cache, root), m.Segments[0])
+	good, _ := os.ReadFile(seg)
+	for _, at := range []int{headerSize, len(good) / 2, len(good) - 1} {
+		bad := append([]byte(nil), good...)
+		bad[at] ^= 0x40
+		os.WriteFile(seg, bad, 0o600)
+		if ix, err := Open(cache, root); err == nil {
+			ix.Close()
+			t.Fatalf("a segment with byte %d flipped was opened", at)
+		}
+	}
+	os.WriteFile(seg, good[:len(good)-8], 0o600)
+	if _, err := Open(cache, root); err == nil {
+		t.Fatal("a truncated segment was opened")
+	}
+	os.WriteFile(seg, good, 0o600)
+	for _, name := range []string{"meta.json", m.Segments[0]} {
+		p := filepath.Join(Dir(cache, root), name)
+		saved, _ := os.ReadFile(p)
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			ix, err := Open(cache, root)
+			if err == nil {
+				ix.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Fatalf("an index with a FIFO for %s was opened", name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("opening an index with a FIFO for %s blocked", name)
+		}
+		os.Remove(p)
+		os.WriteFile(p, saved, 0o600)
+	}
+	if ix, err := Open(cache, root); err != nil {
+		t.Fatalf("the repaired index does not open: %v", err)
+	} else {
+		ix.Close()
+	}
 }

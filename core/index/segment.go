@@ -3,18 +3,22 @@ package index
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/bits"
 	"os"
 	"slices"
 	"sort"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A segment file, little endian:
 //
-//	magic    "abidx01\n"
+//	magic    "abidx02\n"
 //	nfiles   uint32, ntris uint32, pathsLen uint32, postingsLen uint32
+//	crc      uint32: CRC-32C of everything after the header
 //	records  nfiles x {size, mtime, ctime int64; ino uint64; pathOff, pathLen uint32} (40 bytes);
 //	         the top bit of pathLen marks a binary file (binaryFlag), which has no postings
 //	byPath   nfiles x uint32: file ids in path order (binary search)
@@ -22,11 +26,12 @@ import (
 //	paths    pathsLen bytes
 //	postings postingsLen bytes: per trigram, its file ids ascending as uvarint gaps
 //
-// The file is mapped read-only and checked once on opening, so a lookup never reads
+// The file is mapped read-only and checked once on opening: its checksum (a segment
+// damaged on disk must not drop a match) and every offset, so a lookup never reads
 // outside it whatever the bytes say (FuzzOpenSegment).
 const (
-	magic      = "abidx01\n"
-	headerSize = len(magic) + 16
+	magic      = "abidx02\n"
+	headerSize = len(magic) + 20
 	recordSize = 40
 	triSize    = 8
 	binaryFlag = 1 << 31
@@ -45,15 +50,11 @@ type segment struct {
 }
 
 func openSegment(path string) (*segment, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	if fi.Size() < int64(headerSize) || fi.Size() > 1<<32 {
 		return nil, errors.New("index: segment has a bad size")
 	}
@@ -79,6 +80,26 @@ func (s *segment) close() {
 
 var errCorrupt = errors.New("index: segment is corrupt")
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli) // computed by the CPU's CRC32 instruction
+
+// openRegular opens a file of the index for reading, refusing anything but a regular
+// file without blocking on it (a FIFO put in the cache folder must not hang a search).
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("index: " + path + " is not a regular file")
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
 // parseSegment checks the layout and every offset, so that lookups need no checks.
 func parseSegment(data []byte) (*segment, error) {
 	if len(data) < headerSize || string(data[:len(magic)]) != magic {
@@ -88,7 +109,7 @@ func parseSegment(data []byte) (*segment, error) {
 	nfiles, ntris := int(binary.LittleEndian.Uint32(h)), int(binary.LittleEndian.Uint32(h[4:]))
 	pathsLen, postLen := int64(binary.LittleEndian.Uint32(h[8:])), int64(binary.LittleEndian.Uint32(h[12:]))
 	need := int64(headerSize) + int64(nfiles)*(recordSize+4) + int64(ntris)*triSize + pathsLen + postLen
-	if need != int64(len(data)) {
+	if need != int64(len(data)) || crc32.Checksum(data[headerSize:], castagnoli) != binary.LittleEndian.Uint32(h[16:]) {
 		return nil, errCorrupt
 	}
 	s := &segment{data: data, nfiles: nfiles, ntris: ntris}
