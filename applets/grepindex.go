@@ -1,7 +1,6 @@
 package applets
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -43,9 +42,7 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine) *grepIndex {
 			break
 		}
 	}
-	if g.cache = env.Getenv("XDG_CACHE_HOME"); g.cache == "" && env.Getenv("HOME") != "" {
-		g.cache = filepath.Join(env.Getenv("HOME"), ".cache")
-	}
+	g.cache = index.CacheHome(env.Getenv)
 	if g.root == "" || g.cache == "" {
 		return g
 	}

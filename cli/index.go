@@ -44,14 +44,9 @@ func indexCmd(host Host, args []string) int {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	cache := host.Getenv("XDG_CACHE_HOME")
+	cache := index.CacheHome(host.Getenv)
 	if cache == "" {
-		if home := host.Getenv("HOME"); home != "" {
-			cache = filepath.Join(home, ".cache")
-		}
-	}
-	if cache == "" {
-		fmt.Fprintln(host.Stderr, "agentbox index: no cache folder: set XDG_CACHE_HOME or HOME")
+		fmt.Fprintln(host.Stderr, "agentbox index: no cache folder: set XDG_CACHE_HOME or HOME to an absolute path")
 		return ExitToolError
 	}
 	if remove {

@@ -57,6 +57,12 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Meta{}, err
 	}
+	if fi, err := os.Lstat(dir + ".lock"); err == nil && !fi.Mode().IsRegular() {
+		// Opening a FIFO would block the build forever: whatever it is, it is no lock.
+		if err := os.RemoveAll(dir + ".lock"); err != nil {
+			return Meta{}, err
+		}
+	}
 	lock := flock.New(dir + ".lock")
 	ok, err := lock.TryLock()
 	if err != nil {

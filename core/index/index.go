@@ -49,6 +49,19 @@ func Dir(cacheHome, root string) string {
 	return filepath.Join(cacheHome, "agentbox", "index", hex.EncodeToString(sum[:12]))
 }
 
+// CacheHome is the cache folder indexes live under: XDG_CACHE_HOME when it is an
+// absolute path (the XDG rule: a relative one is ignored), else ~/.cache; "" when
+// neither is known.
+func CacheHome(getenv func(string) string) string {
+	if c := getenv("XDG_CACHE_HOME"); filepath.IsAbs(c) {
+		return c
+	}
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, ".cache")
+	}
+	return ""
+}
+
 // Meta is an index's meta.json.
 type Meta struct {
 	Root     string    `json:"root"`

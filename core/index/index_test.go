@@ -268,3 +268,39 @@ func TestDamagedIndexIsNotUsed(t *testing.T) {
 		ix.Close()
 	}
 }
+
+// A FIFO where the build's lock file goes does not hang the build.
+func TestBuildWithAFIFOForItsLock(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "x\n"})
+	os.MkdirAll(filepath.Dir(Dir(cache, root)), 0o700)
+	if err := syscall.Mkfifo(Dir(cache, root)+".lock", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Build(context.Background(), cache, root, BuildOptions{RacyWindow: -1})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the build blocked on a FIFO lock file")
+	}
+}
+
+// A relative XDG_CACHE_HOME is ignored (the XDG rule), so an index never lands in the
+// searched tree; no absolute home means no cache.
+func TestCacheHome(t *testing.T) {
+	for _, c := range []struct{ xdg, home, want string }{
+		{"/c", "/h", "/c"}, {"rel/c", "/h", "/h/.cache"}, {"", "/h", "/h/.cache"}, {"rel", "rel", ""}, {"", "", ""},
+	} {
+		got := CacheHome(func(k string) string { return map[string]string{"XDG_CACHE_HOME": c.xdg, "HOME": c.home}[k] })
+		if got != c.want {
+			t.Errorf("XDG_CACHE_HOME=%q HOME=%q: %q, want %q", c.xdg, c.home, got, c.want)
+		}
+	}
+}
