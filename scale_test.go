@@ -64,6 +64,13 @@ type scaleRun struct {
 // an upper bound.
 func runScale(t *testing.T, bin, root, applet, req string, extraEnv ...string) *scaleRun {
 	t.Helper()
+	return runScaleArgs(t, bin, root, []string{applet}, req, extraEnv...)
+}
+
+// runScaleArgs is runScale with the whole argument list (`index --json DIR`).
+func runScaleArgs(t *testing.T, bin, root string, args []string, req string, extraEnv ...string) *scaleRun {
+	t.Helper()
+	applet := strings.Join(args, " ")
 	state := filepath.Join(root, ".state")
 	env := append(os.Environ(), "AGENTBOX_ROOT="+root, "XDG_STATE_HOME="+state, "AGENTBOX_SESSION=scale", "AGENTBOX_HEADLESS=1")
 	env = append(env, extraEnv...)
@@ -77,9 +84,9 @@ func runScale(t *testing.T, bin, root, applet, req string, extraEnv ...string) *
 		f.Close()
 		rssFile = f.Name()
 		defer os.Remove(rssFile)
-		cmd = exec.Command(timeBin, "-f", "%M", "-o", rssFile, bin, applet)
+		cmd = exec.Command(timeBin, append([]string{"-f", "%M", "-o", rssFile, bin}, args...)...)
 	} else {
-		cmd = exec.Command(bin, applet)
+		cmd = exec.Command(bin, args...)
 	}
 	cmd.Dir = root
 	cmd.Env = env
@@ -354,6 +361,32 @@ func TestScaleMillionFiles(t *testing.T) {
 		}
 		if n := r.spilled(t, "ls depth"); n != all {
 			t.Errorf("the output_path holds %d entries, want %d", n, all)
+		}
+	})
+	t.Run("index", func(t *testing.T) {
+		// grep's index over the million files: its build's memory stays bounded (segments
+		// of at most 8 Mi postings), and a search with it answers as grep_rare did. The
+		// build's racy window is 2 s: the tree must be older for every file to be recorded.
+		time.Sleep(2100 * time.Millisecond)
+		cache := t.TempDir()
+		b := runScaleArgs(t, bin, root, []string{"index", "--json", root}, "", "XDG_CACHE_HOME="+cache)
+		b.checkRSS(t, "index build", treeRSSLimitKiB)
+		var rep struct {
+			Files      int   `json:"files"`
+			TextBytes  int64 `json:"text_bytes"`
+			IndexBytes int64 `json:"index_bytes"`
+		}
+		b.data(t, &rep)
+		t.Logf("index: %d files, %d bytes of text, index %d bytes (%.0f%%)", rep.Files, rep.TextBytes, rep.IndexBytes, 100*float64(rep.IndexBytes)/float64(max(rep.TextBytes, 1)))
+		if rep.Files != total {
+			t.Errorf("the index records %d files, want %d", rep.Files, total)
+		}
+		req := `{"pattern":"` + scaleRareMarker + `","output_mode":"content"}`
+		with := runScale(t, bin, root, "grep", req, "XDG_CACHE_HOME="+cache, "AGENTBOX_INDEX=on")
+		with.checkRSS(t, "grep with the index", treeRSSLimitKiB)
+		without := runScale(t, bin, root, "grep", req)
+		if string(with.Data) != string(without.Data) {
+			t.Errorf("with the index: %.300s\nwithout: %.300s", with.Data, without.Data)
 		}
 	})
 	t.Run("budget", func(t *testing.T) {

@@ -214,7 +214,7 @@ Usage:
   agentbox APPLET [flags] [args]     a person at a shell
   echo '{...}' | agentbox APPLET     an agent: one JSON object in, one JSON envelope out
   agentbox --list | --version | install --links DIR [--prefix P]
-  agentbox index [--remove] [DIR]    build (or remove) grep's index of DIR now
+  agentbox index [--remove] [--json] [DIR]  build (or remove) grep's index of DIR now
   agentbox help APPLET               an applet's flags, defaults and a JSON example
 
 Global flags (any applet): --json, --text, --root DIR, --session ID,

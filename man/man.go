@@ -58,7 +58,7 @@ func header(name, summary string) string {
 func mainPage(specs []core.Spec) string {
 	var b strings.Builder
 	b.WriteString(header("agentbox", "the tool layer of a coding agent, in one binary"))
-	b.WriteString(".SH SYNOPSIS\n.nf\nagentbox APPLET [flags] [args]\necho '{...}' | agentbox APPLET\nagentbox \\-\\-list | \\-\\-version | install \\-\\-links DIR [\\-\\-prefix P]\nagentbox index [\\-\\-remove] [DIR]\n.fi\n")
+	b.WriteString(".SH SYNOPSIS\n.nf\nagentbox APPLET [flags] [args]\necho '{...}' | agentbox APPLET\nagentbox \\-\\-list | \\-\\-version | install \\-\\-links DIR [\\-\\-prefix P]\nagentbox index [\\-\\-remove] [\\-\\-json] [DIR]\n.fi\n")
 	b.WriteString(".SH DESCRIPTION\n" + esc("agentbox carries the built-in tools of an LLM coding agent as applets. An agent sends one JSON object on stdin (the applet name followed by no arguments, stdin not a terminal) and reads one JSON envelope {type, data | error_text, metadata} on stdout. A person uses flags and arguments and gets text. Linked under an applet's name (or with a prefix, ab-read), the binary runs that applet.") + "\n")
 	b.WriteString(".SH APPLETS\n")
 	for _, s := range specs {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type BuildOptions struct {
 // countingSortMin is the segment size from which postings are grouped by a counting
 // sort (a variable so that tests run that path on small trees).
 var countingSortMin = 1 << 20
+
+// buildMemoryLimit is the Go heap limit while a build runs.
+const buildMemoryLimit = 256 << 20
 
 // ErrBusy: another process is building this index.
 var ErrBusy = errors.New("index: another build of this index is running")
@@ -73,6 +77,9 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	}
 	defer lock.Unlock()
 
+	// The live heap peaks near 200 MB (a segment's postings, sorted, and its encoding);
+	// without a limit the collector lets the heap double past that.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
 	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
 	b.meta = Meta{Root: root, Built: b.start}
 	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
@@ -139,8 +146,8 @@ func (b *builder) add(path, rel string) error {
 	if rec.racy(b.start, b.opt.RacyWindow) {
 		return nil
 	}
-	data, err := readRegular(path, rec.size)
-	if err != nil || lstat(path, &st) != nil || recordOf(&st) != rec || int64(len(data)) != rec.size {
+	data, err := readRegular(path, rec)
+	if err != nil {
 		return nil // unreadable, replaced by something else, or changed while read
 	}
 	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
@@ -315,13 +322,24 @@ func (b *builder) removeOwn() {
 	}
 }
 
-// readRegular reads a file the walk found, without blocking if it was replaced by a
-// FIFO or a device in the meantime; at most size+1 bytes (a longer file has changed).
-func readRegular(path string, size int64) ([]byte, error) {
+// readRegular reads the file at path if it is still the one rec describes, before and
+// after the reading (fstat of the open file), without blocking if it was replaced by a
+// FIFO or a device in the meantime.
+func readRegular(path string, rec record) ([]byte, error) {
 	f, _, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, size+1))
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || recordOf(&st) != rec {
+		return nil, errChanged
+	}
+	data, err := io.ReadAll(io.LimitReader(f, rec.size+1))
+	if err != nil || unix.Fstat(int(f.Fd()), &st) != nil || recordOf(&st) != rec || int64(len(data)) != rec.size {
+		return nil, errChanged
+	}
+	return data, nil
 }
+
+var errChanged = errors.New("index: the file changed while it was read")
