@@ -5,11 +5,12 @@
 // mtime, ctime, inode). A search whose pattern requires one of a set of literals asks
 // the index which files hold every trigram of at least one literal; any other file
 // whose metadata is still what the index recorded cannot match and is counted as
-// searched without being opened. Everything else is searched as without an index:
-// files the index does not know (new, binary, too large, racily changed at build
-// time), files whose metadata changed (edited by agentbox or behind its back), and
-// every file of a search whose pattern has no literal of three bytes or more. So the
-// answer is always exactly a full scan's, however old the index.
+// searched without being opened (a file the index knows as binary is counted as
+// binary, as a search would). Everything else is searched as without an index: files
+// the index does not know (new, UTF-16, too large, racily changed at build time),
+// files whose metadata changed (edited by agentbox or behind its back), and every file
+// of a search whose pattern has no literal of three bytes or more. So the answer is
+// always exactly a full scan's, however old the index.
 //
 // An index lives in the user's cache folder, keyed by the root it covers, as a
 // meta.json naming one or more segment files; a segment holds a bounded number of
@@ -133,9 +134,11 @@ type Pruner struct {
 	Unknown, Changed, Pruned counter
 }
 
-// Pruner returns the pruner for a search under root (the index's root or a folder in
-// it) whose every match holds one of lits; fold: the search ignores ASCII case. It
-// returns nil when the literals cannot prune: one of them is shorter than a trigram.
+// Pruner returns the pruner for a search under the index's root (or a folder in it)
+// whose every match holds one of lits, in any ASCII case (the trigrams are folded, so
+// a case-sensitive search is pruned as a case-insensitive one would be: a little less,
+// never wrongly). It returns nil when the literals cannot prune: one of them is
+// shorter than a trigram.
 func (ix *Index) Pruner(lits [][]byte) *Pruner {
 	if len(lits) == 0 {
 		return nil
