@@ -218,14 +218,16 @@ func (b *builder) encode() []byte {
 	var tris, postings []byte
 	ntris := 0
 	emit := func(t uint32, ids func(yield func(uint32))) {
-		tris = binary.LittleEndian.AppendUint32(tris, t)
-		tris = binary.LittleEndian.AppendUint32(tris, uint32(len(postings)))
-		ntris++
+		start := len(postings)
 		prev := uint32(0)
 		ids(func(id uint32) {
 			postings = binary.AppendUvarint(postings, uint64(id-prev))
 			prev = id
 		})
+		tris = binary.LittleEndian.AppendUint32(tris, t)
+		tris = binary.LittleEndian.AppendUint32(tris, uint32(start))
+		tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli))
+		ntris++
 	}
 	if len(b.pairs) < countingSortMin {
 		slices.Sort(b.pairs) // trigram-major, id-minor
@@ -311,7 +313,7 @@ func (b *builder) encode() []byte {
 	out = append(out, tris...)
 	out = append(out, paths...)
 	out = append(out, postings...)
-	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:], castagnoli))
+	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:len(out)-len(postings)], castagnoli))
 	return out
 }
 

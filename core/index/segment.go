@@ -16,24 +16,27 @@ import (
 
 // A segment file, little endian:
 //
-//	magic    "abidx02\n"
+//	magic    "abidx03\n"
 //	nfiles   uint32, ntris uint32, pathsLen uint32, postingsLen uint32
-//	crc      uint32: CRC-32C of everything after the header
+//	crc      uint32: CRC-32C of everything between the header and the postings
 //	records  nfiles x {size, mtime, ctime int64; ino uint64; pathOff, pathLen uint32} (40 bytes);
 //	         the top bit of pathLen marks a binary file (binaryFlag), which has no postings
 //	byPath   nfiles x uint32: file ids in path order (binary search)
-//	tris     ntris x {trigram uint32; postOff uint32}, trigrams ascending
+//	tris     ntris x {trigram, postOff, postCRC uint32}, trigrams ascending; postCRC is
+//	         the CRC-32C of the trigram's postings, checked when they are read
 //	paths    pathsLen bytes
 //	postings postingsLen bytes: per trigram, its file ids ascending as uvarint gaps
 //
-// The file is mapped read-only and checked once on opening: its checksum (a segment
-// damaged on disk must not drop a match) and every offset, so a lookup never reads
-// outside it whatever the bytes say (FuzzOpenSegment).
+// The file is mapped read-only and checked once on opening: the checksum of its tables
+// (a segment damaged on disk must not drop a match) and every offset, so a lookup never
+// reads outside it whatever the bytes say (FuzzOpenSegment). A posting list's own
+// checksum is checked when a search reads it, so a search pays for the lists it uses,
+// not for the whole file; a damaged list makes the segment prune nothing.
 const (
-	magic      = "abidx02\n"
+	magic      = "abidx03\n"
 	headerSize = len(magic) + 20
 	recordSize = 40
-	triSize    = 8
+	triSize    = 12
 	binaryFlag = 1 << 31
 )
 
@@ -109,7 +112,7 @@ func parseSegment(data []byte) (*segment, error) {
 	nfiles, ntris := int(binary.LittleEndian.Uint32(h)), int(binary.LittleEndian.Uint32(h[4:]))
 	pathsLen, postLen := int64(binary.LittleEndian.Uint32(h[8:])), int64(binary.LittleEndian.Uint32(h[12:]))
 	need := int64(headerSize) + int64(nfiles)*(recordSize+4) + int64(ntris)*triSize + pathsLen + postLen
-	if need != int64(len(data)) || crc32.Checksum(data[headerSize:], castagnoli) != binary.LittleEndian.Uint32(h[16:]) {
+	if need != int64(len(data)) || crc32.Checksum(data[headerSize:int64(len(data))-postLen], castagnoli) != binary.LittleEndian.Uint32(h[16:]) {
 		return nil, errCorrupt
 	}
 	s := &segment{data: data, nfiles: nfiles, ntris: ntris}
@@ -184,32 +187,32 @@ func (s *segment) postOff(i int) uint32 {
 	return binary.LittleEndian.Uint32(s.tris[i*triSize+4:])
 }
 
-// posting returns the file ids holding trigram t.
-func (s *segment) posting(t uint32) []uint32 {
+// posting returns the file ids holding trigram t; ok is false when the list is damaged
+// (its checksum differs), and then nothing may be pruned by it.
+func (s *segment) posting(t uint32) (ids []uint32, ok bool) {
 	i := sort.Search(s.ntris, func(i int) bool { return binary.LittleEndian.Uint32(s.tris[i*triSize:]) >= t })
 	if i >= s.ntris || binary.LittleEndian.Uint32(s.tris[i*triSize:]) != t {
-		return nil
+		return nil, true
 	}
 	end := uint32(len(s.postings))
 	if i+1 < s.ntris {
 		end = s.postOff(i + 1)
 	}
 	b := s.postings[s.postOff(i):end]
-	var ids []uint32
+	if crc32.Checksum(b, castagnoli) != binary.LittleEndian.Uint32(s.tris[i*triSize+8:]) {
+		return nil, false
+	}
 	id := uint64(0)
 	for len(b) > 0 {
 		gap, n := binary.Uvarint(b)
-		if n <= 0 {
-			break
+		id += gap
+		if n <= 0 || id >= uint64(s.nfiles) || len(ids) > 0 && gap == 0 {
+			return nil, false // not a list this code wrote: it prunes nothing
 		}
 		b = b[n:]
-		id += gap
-		if id >= uint64(s.nfiles) {
-			break // ids past the table would be corrupt: they are dropped, never used
-		}
 		ids = append(ids, uint32(id))
 	}
-	return ids
+	return ids, true
 }
 
 // candidates returns the files that hold every trigram of at least one of the literals.
@@ -218,7 +221,10 @@ func (s *segment) candidates(lits [][]uint32) bitset {
 	for _, tris := range lits {
 		var ids []uint32
 		for i, t := range tris {
-			p := s.posting(t)
+			p, ok := s.posting(t)
+			if !ok {
+				return allSet(s.nfiles) // a damaged list: this segment prunes nothing
+			}
 			if i == 0 {
 				ids = p
 			} else {
@@ -279,6 +285,14 @@ func lower(c byte) byte {
 type bitset []uint64
 
 func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func allSet(n int) bitset {
+	b := newBitset(n)
+	for i := range b {
+		b[i] = ^uint64(0)
+	}
+	return b
+}
 
 func (b bitset) set(i uint32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i uint32) bool { return b[i/64]&(1<<(i%64)) != 0 }
