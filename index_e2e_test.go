@@ -74,4 +74,27 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 	if got := grep("50"); got != want {
 		t.Fatalf("after a change behind agentbox's back: %s, want %s", got, want)
 	}
+
+	// An index that can no longer be read (damaged, or written by an older agentbox)
+	// is replaced by the next big search once it is older than the rebuild interval.
+	segs, _ := filepath.Glob(filepath.Join(filepath.Dir(matches[0]), "*.idx"))
+	for _, s := range segs {
+		os.WriteFile(s, []byte("abidx01\nnot an index"), 0o600)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(matches[0], old, old)
+	if got := grep("50"); got != want {
+		t.Fatalf("with a damaged index: %s, want %s", got, want)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if fi, err := os.Stat(matches[0]); err == nil && fi.ModTime().After(old.Add(time.Minute)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the damaged index was not rebuilt")
+		}
+	}
+	if got := grep("50"); got != want {
+		t.Fatalf("with the rebuilt index: %s, want %s", got, want)
+	}
 }

@@ -27,6 +27,7 @@ type grepIndex struct {
 	root, cache string
 	ix          *index.Index
 	pruner      *index.Pruner
+	unreadable  bool // there is an index, but it cannot be opened (damaged, an older format)
 }
 
 // openGrepIndex opens the index for a search of abs with m and installs its pruner in
@@ -52,6 +53,7 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine) *grepIndex {
 	}
 	ix, err := index.Open(g.cache, g.root)
 	if err != nil {
+		g.unreadable = index.Exists(g.cache, g.root)
 		return g
 	}
 	g.ix = ix
@@ -75,6 +77,11 @@ func (g *grepIndex) done(env *core.Env, found *grep.Result) {
 		return
 	}
 	switch {
+	case g.unreadable:
+		// Replaced by a build, no more often than a stale one is.
+		if built, ok := index.Built(g.cache, g.root); ok && env.Now().Sub(built) < indexRebuildAfter {
+			return
+		}
 	case g.ix == nil:
 		if index.Exists(g.cache, g.root) {
 			return // there is one; this search could not use it

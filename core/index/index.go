@@ -231,8 +231,17 @@ func Remove(cacheHome, root string) error {
 
 // Exists reports whether root has an index (readable or not).
 func Exists(cacheHome, root string) bool {
-	_, err := os.Stat(filepath.Join(Dir(cacheHome, root), "meta.json"))
-	return err == nil
+	_, ok := Built(cacheHome, root)
+	return ok
+}
+
+// Built returns when root's index was last written (its meta.json's mtime).
+func Built(cacheHome, root string) (time.Time, bool) {
+	fi, err := os.Stat(filepath.Join(Dir(cacheHome, root), "meta.json"))
+	if err != nil {
+		return time.Time{}, false
+	}
+	return fi.ModTime(), true
 }
 
 // Size is the bytes the index of root takes on disk.
