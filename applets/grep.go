@@ -187,7 +187,10 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	g.bare = g.shell && !fi.IsDir() && !g.WithFilename
 	defer grep.PauseGC(SearchGCLimit)()
-	ix := openGrepIndex(env, p.Abs, m)
+	ix := &grepIndex{}
+	if fi.IsDir() { // one file is read at once: opening an index would cost more
+		ix = openGrepIndex(env, p.Abs, m)
+	}
 	found, err := m.Search(ctx, p.Abs)
 	ix.done(env, found)
 	if err == nil && g.shell && !fi.IsDir() && found.Binary == 1 && fi.Size() <= GrepStdinMax {

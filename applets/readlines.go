@@ -117,14 +117,14 @@ func (w *readWindow) readMapped(ctx context.Context, f io.Reader, lm *lineMap) (
 	}
 	w.res.Encoding = enc
 	lineNo := 0
+	// Without a seekable file the count starts at the top, only slower.
 	if mark, ok := lm.markBefore(w.first - 1); ok {
 		if s, ok := f.(io.Seeker); ok {
-			if _, err := s.Seek(mark.Offset, io.SeekStart); err == nil {
-				text = bufio.NewReaderSize(f, 64<<10)
-				lineNo = mark.Lines
-			} else {
+			if _, err := s.Seek(mark.Offset, io.SeekStart); err != nil {
 				return 0, core.Errorf(core.CodeIOError, "cannot seek in %s: %v", lm.Stamp.Path, err)
 			}
+			text = bufio.NewReaderSize(f, 64<<10)
+			lineNo = mark.Lines
 		}
 	}
 	skipped, err := w.skip(ctx, text, w.first-1-lineNo)

@@ -2,8 +2,8 @@
 // or the first argument, the global flags, JSON or shell mode, the call's Env with the
 // policy gate, and the envelope or text written back. It also runs the re-exec'd
 // helpers (job supervisor, sandbox, index builder), `agentbox install` and `agentbox
-// index`. The applets and core never
-// see the process: everything reaches them through core.Env.
+// index`. The applets and core never see the process: everything reaches them through
+// core.Env.
 package cli
 
 import (
@@ -541,8 +541,8 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 	}, nil
 }
 
-// runHelper runs a re-exec'd helper (background job supervisor, sandbox) when args
-// name one; such a process never returns from here.
+// runHelper runs a re-exec'd helper (background job supervisor, sandbox, grep's index
+// builder) when args name one; such a process never returns from here.
 func runHelper(args []string) {
 	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker || args[1] == index.Marker) {
 		proc.Hook()

@@ -232,4 +232,24 @@ func TestIndexCommand(t *testing.T) {
 	if code := Main([]string{"agentbox", "index", "--frobnicate"}, testSpecs, host); code != ExitUsage {
 		t.Fatalf("a stray flag: exit %d, want %d", code, ExitUsage)
 	}
+
+	// Without DIR, the workspace roots grep keys its indexes by: AGENTBOX_ROOT's.
+	other := t.TempDir()
+	env["AGENTBOX_ROOT"] = other
+	out.Reset()
+	if code := Main([]string{"agentbox", "index"}, testSpecs, host); code != 0 || !strings.Contains(out.String(), "indexed "+other) {
+		t.Fatalf("index with AGENTBOX_ROOT: %d %s", code, out.String())
+	}
+	// A folder that is not there, or a file: an error envelope with --json, exit 1.
+	for _, bad := range []string{filepath.Join(dir, "missing"), filepath.Join(dir, "a.txt")} {
+		out.Reset()
+		code := Main([]string{"agentbox", "index", "--json", bad}, testSpecs, host)
+		var env struct {
+			Type      string `json:"type"`
+			ErrorText string `json:"error_text"`
+		}
+		if code != ExitToolError || json.Unmarshal(out.Bytes(), &env) != nil || env.Type != "error" || !strings.Contains(env.ErrorText, "not a directory") {
+			t.Fatalf("index --json %s: exit %d, %s", bad, code, out.String())
+		}
+	}
 }

@@ -396,6 +396,13 @@ func (st FileStamp) SameMetadata(o FileStamp) bool {
 	return true
 }
 
+// identical reports whether two stamps hold the same values, every field compared
+// (SameMetadata skips what an older record lacks; such a record is rewritten whole).
+func (st FileStamp) identical(o FileStamp) bool {
+	return st.Path == o.Path && st.Size == o.Size && st.ModTime.Equal(o.ModTime) && st.CTime.Equal(o.CTime) &&
+		st.Inode == o.Inode && st.Device == o.Device && st.SHA256 == o.SHA256
+}
+
 func readRecordName(abs string) string {
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join("reads", hex.EncodeToString(sum[:16])+".json")
@@ -403,7 +410,7 @@ func readRecordName(abs string) string {
 
 // RecordRead remembers that this session saw a version of a file.
 func (s *Session) RecordRead(st FileStamp) error {
-	if last, ok, err := s.LastRead(st.Path); err == nil && ok && last.SHA256 == st.SHA256 && last.SameMetadata(st) && last.Inode == st.Inode && last.CTime.Equal(st.CTime) {
+	if last, ok, err := s.LastRead(st.Path); err == nil && ok && last.identical(st) {
 		return nil // a read of an unchanged file: the record stands
 	}
 	return s.SaveRecord(readRecordName(st.Path), st)
