@@ -161,4 +161,17 @@ func TestConcurrentTodoAndJobs(t *testing.T) {
 			t.Errorf("job %d is missing from the list: %.1000s", i, out)
 		}
 	}
+	// The jobs end before the test does: a supervisor still writing its exit record
+	// into the session folder would make the temporary folder's removal fail.
+	for i, env := range res {
+		data, _ := env["data"].(map[string]any)
+		job, _ := data["job"].(map[string]any)
+		id, _ := job["id"].(string)
+		if id == "" {
+			continue
+		}
+		if out, err := c.cmd("shared", "bash", map[string]any{"action": "wait", "job_id": id, "wait_ms": 30000}).Output(); err != nil || !strings.Contains(string(out), `"exit_code":0`) {
+			t.Errorf("job %d (%s) did not end: %v %.500s", i, id, err, out)
+		}
+	}
 }

@@ -84,8 +84,9 @@ func (c *crashEnv) cmd(session, applet string, req any) *exec.Cmd {
 	cmd := exec.Command(c.bin, applet)
 	cmd.Dir = c.root
 	cmd.Stdin = strings.NewReader(string(b))
+	// PATH without testscript's applet links: bash there is this test binary.
 	cmd.Env = append(os.Environ(), "AGENTBOX_ROOT="+c.root, "XDG_STATE_HOME="+filepath.Join(c.root, ".state"),
-		"AGENTBOX_SESSION="+session, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1")
+		"AGENTBOX_SESSION="+session, "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "PATH="+pathWithoutApplets())
 	return cmd
 }
 
