@@ -16,7 +16,7 @@ import (
 // a file changed behind agentbox's back.
 func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 	bin := agentboxBinary(t)
-	root, cache, state := t.TempDir(), t.TempDir(), t.TempDir()
+	root, cache, state, home := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	for i := range 60 {
 		body := "hay\n"
 		if i%10 == 0 {
@@ -32,7 +32,7 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 		cmd := exec.Command(bin, "grep")
 		cmd.Dir = root
 		cmd.Stdin = bytes.NewReader([]byte(`{"pattern":"needle","output_mode":"count"}`))
-		cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + cache, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_INDEX=" + index, "PATH=" + os.Getenv("PATH")}
+		cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + cache, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_INDEX=" + index, "PATH=" + os.Getenv("PATH"), "AGENTBOX_WATCH_IDLE=60s"}
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("grep: %v\n%s", err, out)
@@ -67,12 +67,46 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 	if got := grep("50"); got != want {
 		t.Fatalf("search with the index: %s, want %s", got, want)
 	}
+	// That search found no watcher and started one; the next ones take the tree's
+	// files from it.
+	for deadline := time.Now().Add(10 * time.Second); len(watcherPIDs(root)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no watcher was started")
+		}
+	}
 	if err := os.WriteFile(filepath.Join(root, "f01.txt"), []byte("needle\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	os.Mkdir(filepath.Join(root, "new"), 0o755)
+	os.WriteFile(filepath.Join(root, "new", "n.txt"), []byte("needle\n"), 0o644)
 	want = grep("off")
 	if got := grep("50"); got != want {
 		t.Fatalf("after a change behind agentbox's back: %s, want %s", got, want)
+	}
+	if n := len(watcherPIDs(root)); n != 1 {
+		t.Fatalf("%d watchers run for the root, want 1", n)
+	}
+	// Removing the index stops its watcher.
+	rm := exec.Command(bin, "index", "--remove", root)
+	rm.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + cache, "XDG_STATE_HOME=" + state, "PATH=" + os.Getenv("PATH")}
+	if out, err := rm.CombinedOutput(); err != nil {
+		t.Fatalf("index --remove: %v\n%s", err, out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(watcherPIDs(root)) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher outlived its index")
+		}
+	}
+	if got := grep("50"); got != want { // builds the index again
+		t.Fatalf("after the index was removed: %s, want %s", got, want)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(matches[0]); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the index was not built again")
+		}
 	}
 
 	// An index that can no longer be read (damaged, or written by an older agentbox)
@@ -97,4 +131,17 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 	if got := grep("50"); got != want {
 		t.Fatalf("with the rebuilt index: %s, want %s", got, want)
 	}
+}
+
+// watcherPIDs are the processes watching root for grep's index.
+func watcherPIDs(root string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte("__agentbox_watch__\x00"+root+"\x00")) {
+			pids = append(pids, filepath.Base(d))
+		}
+	}
+	return pids
 }

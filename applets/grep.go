@@ -189,7 +189,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	defer grep.PauseGC(SearchGCLimit)()
 	ix := &grepIndex{}
 	if fi.IsDir() { // one file is read at once: opening an index would cost more
-		ix = openGrepIndex(env, p.Abs, m)
+		ix = openGrepIndex(env, p.Abs, m, opt.Walk)
 	}
 	found, err := m.Search(ctx, p.Abs)
 	ix.done(env, found)

@@ -1,13 +1,22 @@
 package applets
 
 import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/grep"
 	"github.com/agentbox/agentbox/core/index"
+	"github.com/agentbox/agentbox/core/walk"
 )
 
 // Thresholds of grep's index (core/index): a search that read at least indexMinFiles
@@ -19,6 +28,8 @@ const (
 	indexMinFiles     = 3000
 	indexStaleFiles   = 50
 	indexRebuildAfter = 2 * time.Minute
+	// watcherWait bounds the wait for the watcher's answer; past it the search walks.
+	watcherWait = 300 * time.Millisecond
 )
 
 // grepIndex is the index a search under abs may use: the one of the workspace root
@@ -28,11 +39,12 @@ type grepIndex struct {
 	ix          *index.Index
 	pruner      *index.Pruner
 	unreadable  bool // there is an index, but it cannot be opened (damaged, an older format)
+	noWatcher   bool // the index could list the files, but no watcher runs for the root
 }
 
 // openGrepIndex opens the index for a search of abs with m and installs its pruner in
 // m; the result is never nil, but its ix is when there is no index to use.
-func openGrepIndex(env *core.Env, abs string, m *grep.Engine) *grepIndex {
+func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options) *grepIndex {
 	g := &grepIndex{}
 	if env.Getenv("AGENTBOX_INDEX") == "off" || env.WS == nil {
 		return g
@@ -57,11 +69,241 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine) *grepIndex {
 		return g
 	}
 	g.ix = ix
-	if g.pruner = ix.Pruner(lits); g.pruner != nil {
-		m.SetPrune(g.pruner.Skip)
+	if g.pruner = ix.Pruner(lits); g.pruner == nil {
+		return g
 	}
+	m.SetPrune(g.pruner.Skip)
+	// With a watcher that knows what changed since the build, the index's file list
+	// replaces the walk (and its lstat per file) for a walk the index stands for.
+	if key := index.WalkKey(wopt); key == "" || key != ix.Meta.Walk {
+		return g
+	}
+	ch, err := index.Sync(g.cache, g.root, watcherWait)
+	if err != nil {
+		g.noWatcher = err == index.ErrNoWatcher
+		return g
+	}
+	under := relUnder(g.root, abs)
+	if !ch.Built.Equal(ix.Meta.Built) || inTree(under, ch.Trees) {
+		return g
+	}
+	m.SetLister(g.lister(m, wopt, ch))
+	listedSearches.Add(1)
 	return g
 }
+
+// listedSearches counts the searches that took their files from an index and its
+// watcher (for tests: that they took that path at all).
+var listedSearches atomic.Int64
+
+// relUnder is abs relative to root, slash-separated ("" for root itself).
+func relUnder(root, abs string) string {
+	if abs == root {
+		return ""
+	}
+	return filepath.ToSlash(strings.TrimPrefix(abs, strings.TrimSuffix(root, "/")+"/"))
+}
+
+// inTree reports whether rel is one of trees or inside one.
+func inTree(rel string, trees []string) bool {
+	for _, t := range trees {
+		if rel == t || t == "" || strings.HasPrefix(rel, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lister lists a search's files from the index and the watcher's changes (ch): the
+// index's candidates in unchanged folders, then the changed folders' files and the
+// changed trees as a walk finds them now (the pruner still skips those the index
+// proves unchanged and without a literal).
+func (g *grepIndex) lister(m *grep.Engine, wopt walk.Options, ch *index.Changes) grep.Lister {
+	return func(ctx context.Context, root string, visit func(*walk.Entry) error) (walk.Stats, int64, int64, error) {
+		var (
+			st               walk.Stats
+			searched, binary int64
+			cands            []walk.Entry
+		)
+		under := relUnder(g.root, root)
+		prefix := ""
+		if under != "" {
+			prefix = under + "/"
+		}
+		denied := deniedDirs(root, wopt.Denied, &st)
+		checkEach := m.Filtered() || wopt.Denied != nil
+		g.pruner.Each(under, ch, func(rel []byte, read, bin bool) {
+			if !read && !checkEach {
+				if bin {
+					binary++
+				} else {
+					searched++
+				}
+				return
+			}
+			srel := string(rel[len(prefix):])
+			name := path.Base(srel)
+			abs := filepath.Join(root, filepath.FromSlash(srel))
+			if wopt.Denied != nil {
+				// As in the walk: the policy first (a refused folder counted once), then
+				// the search's filters.
+				if denied(path.Dir(srel)) {
+					return
+				}
+				if wopt.Denied(abs, false) {
+					st.Denied++
+					return
+				}
+			}
+			if !m.Wanted(srel, name) {
+				return
+			}
+			switch {
+			case read:
+				cands = append(cands, walk.Entry{Path: abs, Rel: srel, Name: name, D: listedFile{abs}})
+			case bin:
+				binary++
+			default:
+				searched++
+			}
+		})
+		if err := visitAll(ctx, cands, visit); err != nil {
+			return st, searched, binary, err
+		}
+		// The changed folders' own files, and the changed trees whole, from the disk.
+		one := wopt
+		one.MaxDepth = 1
+		for _, d := range ch.Dirs {
+			if (d != under && !strings.HasPrefix(d, prefix)) || inTree(d, ch.Trees) {
+				continue
+			}
+			srel := strings.TrimPrefix(strings.TrimPrefix(d, under), "/")
+			if srel != "" && denied(srel) {
+				continue
+			}
+			if err := walkUnder(ctx, root, srel, one, visit, &st); err != nil {
+				return st, searched, binary, err
+			}
+		}
+		for _, t := range ch.Trees {
+			if !strings.HasPrefix(t, prefix) || inTree(parentDir(t), ch.Trees) {
+				continue
+			}
+			srel := t[len(prefix):]
+			if denied(srel) || !visibleDir(ctx, root, srel, one) {
+				continue
+			}
+			if err := walkUnder(ctx, root, srel, wopt, visit, &st); err != nil {
+				return st, searched, binary, err
+			}
+		}
+		return st, searched, binary, ctx.Err()
+	}
+}
+
+func parentDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "\x00" // the root's parent: no tree
+}
+
+// deniedDirs answers whether the folder rel (relative to root) or one above it, below
+// root, is one the policy refuses, remembering each folder's answer and counting each
+// refused folder once, as a walk would.
+func deniedDirs(root string, deny func(string, bool) bool, st *walk.Stats) func(rel string) bool {
+	memo := map[string]bool{}
+	var denied func(rel string) bool
+	denied = func(rel string) bool {
+		if deny == nil || rel == "" || rel == "." {
+			return false
+		}
+		if v, ok := memo[rel]; ok {
+			return v
+		}
+		v := denied(path.Dir(rel))
+		if !v && deny(filepath.Join(root, filepath.FromSlash(rel)), true) {
+			v = true
+			st.Denied++
+		}
+		memo[rel] = v
+		return v
+	}
+	return denied
+}
+
+// visitAll calls visit for every entry from as many goroutines as there are CPUs.
+func visitAll(ctx context.Context, entries []walk.Entry, visit func(*walk.Entry) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Pointer[error]
+	for range min(runtime.GOMAXPROCS(0), max(1, len(entries)/8)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) || ctx.Err() != nil || firstErr.Load() != nil {
+					return
+				}
+				if err := visit(&entries[i]); err != nil {
+					firstErr.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p := firstErr.Load(); p != nil && *p != walk.ErrStop {
+		return *p
+	}
+	return nil
+}
+
+// walkUnder walks the folder srel of root with opt, its entries' Rel made relative to
+// root, adding its counts to st. A folder that is gone has nothing to visit.
+func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit func(*walk.Entry) error, st *walk.Stats) error {
+	dir := filepath.Join(root, filepath.FromSlash(srel))
+	ws, err := walk.Walk(ctx, dir, opt, func(e *walk.Entry) error {
+		if srel != "" {
+			e.Rel = srel + "/" + e.Rel
+		}
+		return visit(e)
+	})
+	st.Files += ws.Files
+	st.Dirs += ws.Dirs
+	st.Denied += ws.Denied
+	if ws.Truncated {
+		st.Truncated, st.Reason = true, ws.Reason
+	}
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// visibleDir reports whether the folder srel of root is one a walk of its parent
+// enters (not hidden, skipped or ignored).
+func visibleDir(ctx context.Context, root, srel string, one walk.Options) bool {
+	parent, name := path.Split(srel)
+	one.Dirs = true
+	found := false
+	_, _ = walk.Walk(ctx, filepath.Join(root, filepath.FromSlash(parent)), one, func(e *walk.Entry) error {
+		if e.IsDir && e.Name == name {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+// listedFile is the fs.DirEntry of a file the index listed (a regular file).
+type listedFile struct{ path string }
+
+func (f listedFile) Name() string               { return filepath.Base(f.path) }
+func (f listedFile) IsDir() bool                { return false }
+func (f listedFile) Type() fs.FileMode          { return 0 }
+func (f listedFile) Info() (fs.FileInfo, error) { return os.Lstat(f.path) }
 
 // done closes the index and, after a search of a big tree, starts a build when there
 // is no index or the one there has fallen behind the tree. It never waits for it.
@@ -73,7 +315,13 @@ func (g *grepIndex) done(env *core.Env, found *grep.Result) {
 	if n, err := strconv.Atoi(env.Getenv("AGENTBOX_INDEX")); err == nil && n > 0 {
 		minFiles = n
 	}
-	if g.root == "" || g.cache == "" || env.Executable == "" || found == nil || found.Searched+found.Binary < minFiles {
+	if g.root == "" || g.cache == "" || env.Executable == "" || found == nil {
+		return
+	}
+	if g.noWatcher {
+		_ = index.StartWatcher(env.Executable, g.cache, g.root, helperEnv(env))
+	}
+	if found.Searched+found.Binary < minFiles {
 		return
 	}
 	switch {
@@ -89,16 +337,22 @@ func (g *grepIndex) done(env *core.Env, found *grep.Result) {
 	case g.pruner == nil:
 		return
 	default:
-		changed := g.pruner.Changed.Load()
+		changed := g.pruner.Changed.Load() + g.pruner.Unknown.Load()
 		if changed <= max(indexStaleFiles, int64(found.Searched)/50) || env.Now().Sub(g.ix.Meta.Built) < indexRebuildAfter {
 			return
 		}
 	}
-	var childEnv []string
-	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "AGENTBOX_SKIP_DIRS", "PATH"} {
+	_ = index.Start(env.Executable, g.cache, g.root, helperEnv(env))
+}
+
+// helperEnv is the environment of the index's builder and watcher: what decides the
+// walk they stand for.
+func helperEnv(env *core.Env) []string {
+	var out []string
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "AGENTBOX_SKIP_DIRS", "PATH", "AGENTBOX_WATCH_IDLE"} {
 		if v := env.Getenv(k); v != "" {
-			childEnv = append(childEnv, k+"="+v)
+			out = append(out, k+"="+v)
 		}
 	}
-	_ = index.Start(env.Executable, g.cache, g.root, childEnv)
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +144,223 @@ func onlyIn(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// startWatcher runs root's index watcher in this process until the test ends, and
+// waits until it answers.
+func startWatcher(t *testing.T, env *core.Env, cache, root string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- index.Watch(ctx, cache, root, index.DefaultWalk(env.Getenv), time.Hour) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the watcher failed: %v", err)
+		}
+	})
+	waitWatcher(t, cache, root)
+}
+
+// waitWatcher waits until root's watcher answers (it rescans after a build or an
+// ignore file's change, and answers busy meanwhile).
+func waitWatcher(t *testing.T, cache, root string) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+		if _, err := index.Sync(cache, root, time.Second); err == nil {
+			return
+		}
+	}
+	t.Fatal("the watcher never answered")
+}
+
+// TestWatchedGrepStaysExact is TestIndexedGrepStaysExact with the watcher running, so
+// that searches take the tree's files from the index and the watcher's changed folders
+// instead of a walk: files and folders changed, created, deleted and renamed behind
+// agentbox's back, hidden and ignored ones, ignore files rewritten, links put in place
+// of files, and every answer compared with a search without the index and with rg.
+func TestWatchedGrepStaysExact(t *testing.T) {
+	off := false
+	env, cache := indexedEnv(t, &off)
+	root := coretest.Root(env)
+	outside := t.TempDir()
+	rng := rand.New(rand.NewSource(watchSeed()))
+	words := []string{"func", "needle", "NEEDLE", "ErrShortWrite", "hay", "κόσμε", "x"}
+	body := func() string {
+		var b strings.Builder
+		for range 3 + rng.Intn(20) {
+			b.WriteString(words[rng.Intn(len(words))])
+			b.WriteByte(" \n"[rng.Intn(2)])
+		}
+		return b.String()
+	}
+	dirs := []string{"a", "a/b", "a/b/c", "d", "d/e", "f", "ignored", "keep"}
+	for _, d := range dirs {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		for i := range 6 {
+			os.WriteFile(filepath.Join(root, d, fmt.Sprintf("f%d.txt", i)), []byte(body()), 0o644)
+		}
+	}
+	for i := range 4 { // folders only moved out, untouched before
+		os.MkdirAll(filepath.Join(root, fmt.Sprintf("m%d", i), "x"), 0o755)
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("m%d", i), "x", "m.txt"), []byte("needle hay\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(root, ".ignore"), []byte("ignored/\n*.log\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "keep", "x.log"), []byte("needle\n"), 0o644)
+	if _, err := index.Build(context.Background(), cache, root, index.BuildOptions{Walk: index.DefaultWalk(env.Getenv), RacyWindow: -1}); err != nil {
+		t.Fatal(err)
+	}
+	// Changed before the watcher starts: its first rescan must find these.
+	time.Sleep(15 * time.Millisecond)
+	if f, err := os.OpenFile(filepath.Join(root, "a", "f0.txt"), os.O_WRONLY, 0); err == nil {
+		f.WriteAt([]byte("needle"), 0)
+		f.Close()
+	}
+	os.Remove(filepath.Join(root, "d", "e", "f1.txt"))
+	os.WriteFile(filepath.Join(root, "f", "early.txt"), []byte("needle\n"), 0o644)
+	os.Rename(filepath.Join(root, "a", "b", "c"), filepath.Join(outside, "early"))
+	os.Rename(filepath.Join(outside, "early"), filepath.Join(root, "a", "b", "c"))
+	os.Rename(filepath.Join(root, "m0"), filepath.Join(outside, "m0"))
+	startWatcher(t, env, cache, root)
+	rg, _ := exec.LookPath("rg")
+	type query struct {
+		p, under, glob string
+		ci             bool
+	}
+	queries := []query{{p: "needle"}, {p: "needle", ci: true}, {p: "ErrShortWrite"}, {p: "κόσμε"},
+		{p: "needle", under: "a"}, {p: "needle", under: "a/b"}, {p: "hay", glob: "*.txt"}, {p: "nowhere at all"}}
+	counts := func(q query) ([]string, string) {
+		t.Helper()
+		req := fmt.Sprintf(`{"pattern":%q,"output_mode":"count","-i":%v,"head_limit":100000,"path":%q,"glob":%q}`, q.p, q.ci, filepath.Join(root, q.under), q.glob)
+		res, err := coretest.Call(t, env, &Grep{}, req)
+		if err != nil {
+			t.Fatalf("%v: %v", q, err)
+		}
+		r := res.Data.(GrepResult)
+		got := append([]string(nil), r.Counts...)
+		sort.Strings(got)
+		return got, fmt.Sprintf("searched %d, binary %d, unreadable %d, denied %d", r.FilesSearched, r.SkippedBinary, r.Unreadable, r.Denied)
+	}
+	check := func(round string) {
+		t.Helper()
+		waitWatcher(t, cache, root)
+		for _, q := range queries {
+			before := listedSearches.Load()
+			got, searched := counts(q)
+			if listedSearches.Load() == before {
+				t.Fatalf("%s, %v: the search walked; the watcher's list was not used", round, q)
+			}
+			off = true
+			want, wantSearched := counts(q)
+			off = false
+			if strings.Join(got, "\n") != strings.Join(want, "\n") || searched != wantSearched {
+				t.Fatalf("%s, %v: from the index's list only %v, from a walk only %v (%s; %s)", round, q, onlyIn(got, want), onlyIn(want, got), searched, wantSearched)
+			}
+			if rg == "" || q.under != "" || q.glob != "" {
+				continue
+			}
+			args := []string{"--no-config", "-c", q.p, root}
+			if q.ci {
+				args = append([]string{"-i"}, args...)
+			}
+			out, _ := exec.Command(rg, args...).Output()
+			fromRG := strings.Fields(string(out))
+			sort.Strings(fromRG)
+			if strings.Join(got, "\n") != strings.Join(fromRG, "\n") {
+				t.Fatalf("%s, %v: only agentbox says %v, only ripgrep %v", round, q, onlyIn(got, fromRG), onlyIn(fromRG, got))
+			}
+		}
+	}
+	check("fresh index")
+	pick := func() string {
+		d := dirs[rng.Intn(len(dirs))]
+		return filepath.Join(root, d, fmt.Sprintf("f%d.txt", rng.Intn(8)))
+	}
+	keepIgnored := false
+	changes := []func(int){
+		func(int) { // rewritten in place at the same size
+			if f, err := os.OpenFile(pick(), os.O_WRONLY, 0); err == nil {
+				f.WriteAt([]byte("needle"), 0)
+				f.Close()
+			}
+		},
+		func(int) { os.WriteFile(pick(), []byte(body()+"needle ErrShortWrite\n"), 0o644) },
+		func(int) { os.Remove(pick()) },
+		func(int) { os.Rename(pick(), pick()) },
+		func(r int) { // a new folder, filled at once
+			d := filepath.Join(root, dirs[rng.Intn(len(dirs))], fmt.Sprintf("new%d", r), "deep")
+			os.MkdirAll(d, 0o755)
+			os.WriteFile(filepath.Join(d, "n.txt"), []byte("needle ErrShortWrite κόσμε\n"), 0o644)
+		},
+		func(r int) { // a folder renamed within the tree, or out of it and back in
+			from := filepath.Join(root, "d")
+			to := filepath.Join(root, fmt.Sprintf("d%d", r))
+			if r%2 == 1 {
+				to = filepath.Join(outside, fmt.Sprintf("d%d", r))
+			}
+			if os.Rename(from, to) == nil {
+				os.WriteFile(filepath.Join(to, "e", "moved.txt"), []byte("needle\n"), 0o644)
+				if r%2 == 1 {
+					os.Rename(to, filepath.Join(root, "d"))
+				}
+			}
+		},
+		func(int) { os.RemoveAll(filepath.Join(root, "a", "b", "c")) },
+		func(r int) { // a folder moved out of the tree for good
+			os.Rename(filepath.Join(root, fmt.Sprintf("m%d", r%4)), filepath.Join(outside, fmt.Sprintf("gone%d", r)))
+		},
+		func(r int) { // hidden and ignored files and folders
+			os.WriteFile(filepath.Join(root, "a", ".hidden.txt"), []byte("needle\n"), 0o644)
+			os.MkdirAll(filepath.Join(root, ".hid"), 0o755)
+			os.WriteFile(filepath.Join(root, ".hid", "h.txt"), []byte("needle\n"), 0o644)
+			os.WriteFile(filepath.Join(root, "ignored", fmt.Sprintf("i%d.txt", r)), []byte("needle\n"), 0o644)
+			os.WriteFile(filepath.Join(root, "f", fmt.Sprintf("n%d.log", r)), []byte("needle\n"), 0o644)
+		},
+		func(int) { // the ignore file rewritten: a folder left out, then back
+			rules := "ignored/\n*.log\n"
+			if keepIgnored = !keepIgnored; keepIgnored {
+				rules = "keep/\n"
+			}
+			os.WriteFile(filepath.Join(root, ".ignore"), []byte(rules), 0o644)
+		},
+		func(int) { // an ignore file above the root, which no watch sees
+			above := filepath.Join(filepath.Dir(root), ".ignore")
+			if _, err := os.Stat(above); err == nil {
+				os.Remove(above)
+			} else {
+				os.WriteFile(above, []byte("f/\n"), 0o644)
+			}
+		},
+		func(int) { // a file replaced by a link to one with a match
+			p := pick()
+			os.Remove(p)
+			os.Symlink(filepath.Join(root, "keep", "x.log"), p)
+		},
+		func(int) { // a file replaced by a folder
+			p := pick()
+			os.Remove(p)
+			os.MkdirAll(p, 0o755)
+			os.WriteFile(filepath.Join(p, "inside.txt"), []byte("needle\n"), 0o644)
+		},
+	}
+	// Each kind of change alone first, then several at once.
+	for k, change := range changes {
+		change(k)
+		check(fmt.Sprintf("after change %d alone", k))
+	}
+	for round := range 12 {
+		for k := range 4 {
+			changes[rng.Intn(len(changes))](100 + round*4 + k)
+		}
+		check(fmt.Sprintf("after round %d of changes", round+1))
+	}
+}
+
+// watchSeed is TestWatchedGrepStaysExact's random seed: AGENTBOX_WATCH_SEED (to
+// explore), else a fixed one.
+func watchSeed() int64 {
+	if n, err := strconv.ParseInt(os.Getenv("AGENTBOX_WATCH_SEED"), 10, 64); err == nil {
+		return n
+	}
+	return 7
 }

@@ -542,11 +542,12 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 }
 
 // runHelper runs a re-exec'd helper (background job supervisor, sandbox, grep's index
-// builder) when args name one; such a process never returns from here.
+// builder and watcher) when args name one; such a process never returns from here.
 func runHelper(args []string) {
-	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker || args[1] == index.Marker) {
+	if len(args) > 1 && (args[1] == proc.JobMarker || args[1] == sandbox.Marker || args[1] == index.Marker || args[1] == index.WatchMarker) {
 		proc.Hook()
 		sandbox.Hook()
 		index.Hook()
+		index.WatchHook()
 	}
 }

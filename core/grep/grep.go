@@ -168,6 +168,8 @@ type Engine struct {
 	// counts as searched without a match) or, binary, because a search would count it
 	// as binary unread.
 	prune func(path string) (skip, binary bool)
+	// lister, when set, lists a directory search's files in place of the walk.
+	lister Lister
 }
 
 // PruneLiterals returns literals one of which every match holds, ASCII case folded
@@ -184,6 +186,22 @@ func (m *Engine) PruneLiterals() (lits [][]byte, ok bool) {
 
 // SetPrune installs the index's answer (see Engine.prune); call before Search.
 func (m *Engine) SetPrune(prune func(path string) (skip, binary bool)) { m.prune = prune }
+
+// A Lister replaces the walk of a directory search, for an index that knows the tree
+// (core/index with its watcher): it calls visit, concurrently if it likes, for every
+// file the walk would visit that must be read, and counts the others it knows hold no
+// match (searched) or are binary.
+type Lister func(ctx context.Context, root string, visit func(*walk.Entry) error) (st walk.Stats, searched, binary int64, err error)
+
+// SetLister installs a Lister; call before Search.
+func (m *Engine) SetLister(l Lister) { m.lister = l }
+
+// Wanted reports whether the search's file type and glob filters keep the file at rel
+// (relative to the searched folder) named name; Filtered whether there are any.
+func (m *Engine) Wanted(rel, name string) bool { return m.wanted(rel, name) }
+
+// Filtered reports whether the search has file type or glob filters.
+func (m *Engine) Filtered() bool { return m.types != nil || m.globs != nil }
 
 // Compile checks the options and prepares the pattern. Errors say where a pattern
 // breaks and what to do instead.
@@ -604,7 +622,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 			res.Files[0].ModTime = fi.ModTime()
 		}
 	} else {
-		st, err := walk.Walk(ctx, root, m.opt.Walk, func(e *walk.Entry) error {
+		visit := func(e *walk.Entry) error {
 			if e.D.Type()&fs.ModeSymlink != 0 && !m.opt.Walk.Follow {
 				return nil // ripgrep does not search links unless asked to follow them
 			}
@@ -616,7 +634,16 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 			}
 			searchOne(e.Path, e.Rel, e.D)
 			return nil
-		})
+		}
+		var st walk.Stats
+		if m.lister != nil {
+			var searched, binary int64
+			st, searched, binary, err = m.lister(ctx, root, visit)
+			nsrch.Add(searched)
+			nbin.Add(binary)
+		} else {
+			st, err = walk.Walk(ctx, root, m.opt.Walk, visit)
+		}
 		if err != nil {
 			return nil, err
 		}

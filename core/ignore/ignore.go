@@ -420,21 +420,28 @@ func gitDir(top string) string {
 	return g
 }
 
-// globalExcludesPath finds the user's global excludes file the way git does:
-// core.excludesFile from ~/.gitconfig (or $XDG_CONFIG_HOME/git/config), else
-// $XDG_CONFIG_HOME/git/ignore (default ~/.config/git/ignore).
-func globalExcludesPath(opt Options) string {
-	home := opt.Home
+// homes are the user's home and configuration folders the options name, else the
+// environment's.
+func (opt Options) homes() (home, cfgHome string) {
+	home = opt.Home
 	if home == "" {
 		home = os.Getenv("HOME")
 	}
-	cfgHome := opt.ConfigHome
+	cfgHome = opt.ConfigHome
 	if cfgHome == "" {
 		cfgHome = os.Getenv("XDG_CONFIG_HOME")
 	}
 	if cfgHome == "" && home != "" {
 		cfgHome = filepath.Join(home, ".config")
 	}
+	return home, cfgHome
+}
+
+// globalExcludesPath finds the user's global excludes file the way git does:
+// core.excludesFile from ~/.gitconfig (or $XDG_CONFIG_HOME/git/config), else
+// $XDG_CONFIG_HOME/git/ignore (default ~/.config/git/ignore).
+func globalExcludesPath(opt Options) string {
+	home, cfgHome := opt.homes()
 	var found string
 	for _, cfg := range []string{filepath.Join(cfgHome, "git", "config"), filepath.Join(home, ".gitconfig")} {
 		if cfgHome == "" && home == "" {
@@ -516,4 +523,34 @@ func readSmall(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, maxIgnoreBytes))
+}
+
+// Sources lists the files outside root whose contents or existence decide what a walk
+// of root leaves out: every ancestor's .git, .ignore and .gitignore (ForRoot looks up
+// to the file system's root), the enclosing repository's info/exclude, the git
+// configuration files that may name a global excludes file, and that file. Something
+// that keeps a walk's result (grep's index watcher) stamps them to notice a change.
+func Sources(root string, opt Options) []string {
+	root = filepath.Clean(root)
+	var out []string
+	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
+		out = append(out, filepath.Join(d, ".git"), filepath.Join(d, DotIgnore), filepath.Join(d, GitIgnore))
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if top := findGitTop(root); top != "" {
+		out = append(out, filepath.Join(gitDir(top), "info", "exclude"))
+	}
+	home, cfgHome := opt.homes()
+	if home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	if cfgHome != "" {
+		out = append(out, filepath.Join(cfgHome, "git", "config"))
+	}
+	if g := globalExcludesPath(opt); g != "" {
+		out = append(out, g)
+	}
+	return out
 }

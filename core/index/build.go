@@ -47,8 +47,8 @@ var ErrBusy = errors.New("index: another build of this index is running")
 // Build indexes the files under root into the index folder of root, replacing the
 // index there: text files with their trigrams, binary ones (a NUL byte in the first
 // grep.ChunkSize bytes) as binary. UTF-16 files, files with a NUL only further in,
-// files over MaxFileBytes and files changed within RacyWindow of the start are left
-// out: searches read them.
+// files over MaxFileBytes, unreadable ones and files changed within RacyWindow of the
+// start are recorded as left to the search: every search reads them.
 func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta, error) {
 	root = filepath.Clean(root)
 	if opt.MaxPostings <= 0 {
@@ -81,7 +81,7 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	// without a limit the collector lets the heap double past that.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
 	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
-	b.meta = Meta{Root: root, Built: b.start}
+	b.meta = Meta{Root: root, Built: b.start, Walk: WalkKey(opt.Walk)}
 	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
 		if e.IsDir || !e.D.Type().IsRegular() {
 			return nil
@@ -124,7 +124,7 @@ type builder struct {
 	meta   Meta
 	paths  []string
 	recs   []record
-	binary []bool
+	flags  []uint32 // binaryFlag, searchFlag
 	pairs  []uint64 // trigram<<32 | file id, ids ascending
 	counts []uint32 // scratch of flush, kept between segments
 }
@@ -136,34 +136,33 @@ type scratch struct {
 	tris []uint32
 }
 
-// add reads one file and records its trigrams, unless it is left to the search.
+// add reads one file and records its trigrams, or records it as left to the search.
 func (b *builder) add(path, rel string) error {
 	var st unix.Stat_t
-	if lstat(path, &st) != nil || st.Size > b.opt.MaxFileBytes || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil
+	if lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil // gone or replaced since the walk met it: a later walk or rescan sees what it is now
 	}
 	rec := recordOf(&st)
-	if rec.racy(b.start, b.opt.RacyWindow) {
-		return nil
+	if st.Size > b.opt.MaxFileBytes || rec.racy(b.start, b.opt.RacyWindow) {
+		return b.record(rel, rec, searchFlag, nil)
 	}
 	data, err := readRegular(path, rec)
 	if err != nil {
-		return nil // unreadable, replaced by something else, or changed while read
+		return b.record(rel, rec, searchFlag, nil) // unreadable, replaced, or changed while read
 	}
 	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
-		return nil // UTF-16: the search decodes it
+		return b.record(rel, rec, searchFlag, nil) // UTF-16: the search decodes it
 	}
-	isBinary := false
 	if z := bytes.IndexByte(data, 0); z >= 0 {
 		if z >= grep.ChunkSize {
-			return nil // a NUL past the first chunk: what the search makes of it depends on its mode
+			return b.record(rel, rec, searchFlag, nil) // what the search makes of a later NUL depends on its mode
 		}
-		isBinary = true // the search counts it as binary, unread: no postings needed
+		return b.record(rel, rec, binaryFlag, nil) // the search counts it as binary, unread
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	sc.tris = sc.tris[:0]
-	if !isBinary && len(data) >= 3 {
+	if len(data) >= 3 {
 		t := uint32(lower(data[0]))<<8 | uint32(lower(data[1])) // rolled: one fold per byte
 		for _, c := range data[2:] {
 			t = (t<<8 | uint32(lower(c))) & (1<<24 - 1)
@@ -176,9 +175,14 @@ func (b *builder) add(path, rel string) error {
 	for _, t := range sc.tris {
 		sc.seen[t/64] = 0
 	}
+	return b.record(rel, rec, 0, sc.tris)
+}
+
+// record adds one file with its flags and trigrams to the segment being gathered.
+func (b *builder) record(rel string, rec record, flags uint32, tris []uint32) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.pairs)+len(sc.tris) > b.opt.MaxPostings && len(b.paths) > 0 {
+	if len(b.pairs)+len(tris) > b.opt.MaxPostings && len(b.paths) > 0 {
 		if err := b.flush(); err != nil {
 			return err
 		}
@@ -186,13 +190,15 @@ func (b *builder) add(path, rel string) error {
 	id := uint64(len(b.paths))
 	b.paths = append(b.paths, rel)
 	b.recs = append(b.recs, rec)
-	b.binary = append(b.binary, isBinary)
-	for _, t := range sc.tris {
+	b.flags = append(b.flags, flags)
+	for _, t := range tris {
 		b.pairs = append(b.pairs, uint64(t)<<32|id)
 	}
 	b.meta.Files++
-	b.meta.Bytes += rec.size
-	b.meta.Postings += int64(len(sc.tris))
+	if flags&searchFlag == 0 {
+		b.meta.Bytes += rec.size
+	}
+	b.meta.Postings += int64(len(tris))
 	return nil
 }
 
@@ -207,7 +213,7 @@ func (b *builder) flush() error {
 		return err
 	}
 	b.meta.Segments = append(b.meta.Segments, name)
-	b.paths, b.recs, b.binary, b.pairs = b.paths[:0], b.recs[:0], b.binary[:0], b.pairs[:0]
+	b.paths, b.recs, b.flags, b.pairs = b.paths[:0], b.recs[:0], b.flags[:0], b.pairs[:0]
 	return nil
 }
 
@@ -300,11 +306,7 @@ func (b *builder) encode() []byte {
 		out = binary.LittleEndian.AppendUint64(out, uint64(r.ctime))
 		out = binary.LittleEndian.AppendUint64(out, r.ino)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(paths)))
-		pl := uint32(len(b.paths[i]))
-		if b.binary[i] {
-			pl |= binaryFlag
-		}
-		out = binary.LittleEndian.AppendUint32(out, pl)
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(b.paths[i]))|b.flags[i])
 		paths = append(paths, b.paths[i]...)
 	}
 	for _, id := range byPath {

@@ -71,6 +71,7 @@ type Meta struct {
 	Files    int       `json:"files"`    // files recorded
 	Bytes    int64     `json:"bytes"`    // text they hold
 	Postings int64     `json:"postings"` // (trigram, file) pairs
+	Walk     string    `json:"walk"`     // WalkKey of the build's walk
 }
 
 // Index is an open index: its segments, mapped read-only.

@@ -16,11 +16,14 @@ import (
 
 // A segment file, little endian:
 //
-//	magic    "abidx03\n"
+//	magic    "abidx04\n"
 //	nfiles   uint32, ntris uint32, pathsLen uint32, postingsLen uint32
 //	crc      uint32: CRC-32C of everything between the header and the postings
 //	records  nfiles x {size, mtime, ctime int64; ino uint64; pathOff, pathLen uint32} (40 bytes);
-//	         the top bit of pathLen marks a binary file (binaryFlag), which has no postings
+//	         the top bit of pathLen marks a binary file (binaryFlag), the next one a file
+//	         left to the search (searchFlag: racy, UTF-16, too large, unreadable);
+//	         neither has postings. Every regular file the build's walk met has a
+//	         record, so the records are the tree's file list (Index.List).
 //	byPath   nfiles x uint32: file ids in path order (binary search)
 //	tris     ntris x {trigram, postOff, postCRC uint32}, trigrams ascending; postCRC is
 //	         the CRC-32C of the trigram's postings, checked when they are read
@@ -33,11 +36,13 @@ import (
 // checksum is checked when a search reads it, so a search pays for the lists it uses,
 // not for the whole file; a damaged list makes the segment prune nothing.
 const (
-	magic      = "abidx03\n"
+	magic      = "abidx04\n"
 	headerSize = len(magic) + 20
 	recordSize = 40
 	triSize    = 12
 	binaryFlag = 1 << 31
+	searchFlag = 1 << 30
+	flagBits   = binaryFlag | searchFlag
 )
 
 type segment struct {
@@ -129,7 +134,7 @@ func parseSegment(data []byte) (*segment, error) {
 	s.postings = take(int(postLen))
 	for i := 0; i < nfiles; i++ {
 		r := s.records[i*recordSize:]
-		po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^binaryFlag
+		po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^flagBits
 		if int64(po)+int64(pl) > pathsLen {
 			return nil, errCorrupt
 		}
@@ -153,7 +158,7 @@ func (s *segment) pathID(i int) uint32 { return binary.LittleEndian.Uint32(s.byP
 // path returns the file's path; the bytes of the mapping, not a copy.
 func (s *segment) path(id uint32) []byte {
 	r := s.records[int(id)*recordSize:]
-	po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^binaryFlag
+	po, pl := binary.LittleEndian.Uint32(r[32:]), binary.LittleEndian.Uint32(r[36:])&^flagBits
 	return s.paths[po : po+pl]
 }
 
@@ -161,6 +166,12 @@ func (s *segment) path(id uint32) []byte {
 // which makes a search count it as binary unread.
 func (s *segment) binary(id uint32) bool {
 	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:])&binaryFlag != 0
+}
+
+// leftToSearch reports whether the build did not read the file (racy, UTF-16, too
+// large, unreadable): every search must.
+func (s *segment) leftToSearch(id uint32) bool {
+	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:])&searchFlag != 0
 }
 
 func (s *segment) record(id uint32) record {
@@ -215,9 +226,15 @@ func (s *segment) posting(t uint32) (ids []uint32, ok bool) {
 	return ids, true
 }
 
-// candidates returns the files that hold every trigram of at least one of the literals.
+// candidates returns the files that hold every trigram of at least one of the
+// literals, and those the build left to the search.
 func (s *segment) candidates(lits [][]uint32) bitset {
 	out := newBitset(s.nfiles)
+	for id := range uint32(s.nfiles) {
+		if s.leftToSearch(id) {
+			out.set(id)
+		}
+	}
 	for _, tris := range lits {
 		var ids []uint32
 		for i, t := range tris {

@@ -1,0 +1,501 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agentbox/agentbox/core/ignore"
+	"github.com/agentbox/agentbox/core/walk"
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+)
+
+// The watcher: a helper process per indexed root that keeps, from inotify events, the
+// list of folders changed since the index was built, so that a search can take every
+// other file's state from the index without a walk and an lstat per file.
+//
+// It starts with a rescan: it watches every folder grep's default walk enters, then
+// compares every file it finds with the index's record of it (the same metadata check
+// a search makes) and every recorded file with what it found. Each folder holding a
+// difference is "changed" (a search lists it from the disk); a folder created,
+// removed or renamed since is a changed tree (a search walks it whole). From then on
+// every event adds its folder; a change to an ignore file, a new index build, or an
+// event queue overflow starts a rescan, and while one runs, a search walks as before.
+//
+// A search asks over a socket (abstract, Linux only; the peer's uid is checked both
+// ways) and gets the list as of its asking: the watcher creates a file in the index
+// folder, which it also watches, and answers when that file's event arrives, after
+// every event queued before it (inotify delivers one instance's events in order). No
+// watcher, a busy one or any doubt means the search walks. The watcher exits when the
+// root or its index is removed, and after an idle period without a search.
+
+// WatchMarker is the hidden first argument that makes the binary a watcher.
+const WatchMarker = "__agentbox_watch__"
+
+// WatchIdle is how long a watcher waits without a search before it exits.
+const WatchIdle = 10 * time.Minute
+
+// maxChanged bounds the changed folders a watcher reports: past it, a search is better
+// off walking, and its count of changed files asks for a rebuild.
+const maxChanged = 5000
+
+// ErrNoWatcher: no watcher runs for the root (start one).
+var ErrNoWatcher = errors.New("index: no watcher runs for this root")
+
+// errWatcherBusy: the watcher is rescanning, or its answer would be too long.
+var errWatcherBusy = errors.New("index: the watcher is not ready")
+
+// Changes are the folders a watcher saw change since the build of the index it
+// compared with (Built: that index's Meta.Built). Paths are slash-separated, relative
+// to the root ("" is the root). A search takes the files of Dirs from the disk and
+// walks Trees whole; every other file is as the index recorded it.
+type Changes struct {
+	Built time.Time `json:"built"`
+	Dirs  []string  `json:"dirs"`
+	Trees []string  `json:"trees"`
+	Busy  bool      `json:"busy,omitempty"`
+}
+
+// socketName is the abstract socket of root's watcher, unique per cache folder.
+func socketName(cacheHome, root string) string {
+	sum := sha256.Sum256([]byte(Dir(cacheHome, root)))
+	return "@agentbox-watch-" + hex.EncodeToString(sum[:16])
+}
+
+// Sync asks root's watcher for the changes since its index was built, as of now: every
+// change made before the call is in the answer. ErrNoWatcher when none runs.
+func Sync(cacheHome, root string, timeout time.Duration) (*Changes, error) {
+	c, err := net.DialTimeout("unix", socketName(cacheHome, root), timeout)
+	if err != nil {
+		return nil, ErrNoWatcher
+	}
+	defer c.Close()
+	if !sameUser(c) {
+		return nil, errors.New("index: the watcher's socket belongs to another user")
+	}
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write([]byte("sync\n")); err != nil {
+		return nil, err
+	}
+	var ch Changes
+	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ch); err != nil {
+		return nil, err
+	}
+	if ch.Busy {
+		return nil, errWatcherBusy
+	}
+	return &ch, nil
+}
+
+// sameUser reports whether the process at the other end of c runs as this user.
+func sameUser(c net.Conn) bool {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	same := false
+	_ = raw.Control(func(fd uintptr) {
+		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		same = err == nil && int(cred.Uid) == os.Getuid()
+	})
+	return same
+}
+
+// StartWatcher starts root's watcher in a detached process of the binary self and
+// returns at once; if one runs already, the new one exits.
+func StartWatcher(self, cacheHome, root string, env []string) error {
+	cmd := exec.Command(self, WatchMarker, root, cacheHome)
+	cmd.Args[0] = "agentbox"
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// localFS are the file systems whose every change reaches inotify: on a network or
+// FUSE file system another machine's writes raise no event, so no watcher runs there.
+var localFS = map[int64]bool{
+	0xEF53:     true, // ext2/3/4
+	0x58465342: true, // xfs
+	0x9123683E: true, // btrfs
+	0x01021994: true, // tmpfs
+	0x794c7630: true, // overlayfs
+	0x2fc12fc1: true, // zfs
+	0xF2F52010: true, // f2fs
+}
+
+func isLocalFS(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && localFS[int64(st.Type)]
+}
+
+// Watch runs root's watcher until the root or its index goes, idle passes without a
+// search, or ctx ends. It returns nil when another watcher already serves the root.
+func Watch(ctx context.Context, cacheHome, root string, opt walk.Options, idle time.Duration) error {
+	root = filepath.Clean(root)
+	if !isLocalFS(root) {
+		return errors.New("index: " + root + " is not on a local file system; inotify would miss changes")
+	}
+	ln, err := net.Listen("unix", socketName(cacheHome, root))
+	if err != nil {
+		return nil // another watcher holds the name
+	}
+	defer ln.Close()
+	fw, err := fsnotify.NewBufferedWatcher(4096)
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	w := &watcher{cache: cacheHome, root: root, dir: Dir(cacheHome, root), opt: opt, fw: fw,
+		syncs: make(chan *syncRequest), pending: map[string]*syncRequest{}}
+	w.opt.Dirs = true
+	if err := fw.Add(w.dir); err != nil {
+		return err
+	}
+	if err := w.rescan(); err != nil {
+		return err
+	}
+	go w.serve(ln)
+	return w.loop(ctx, idle)
+}
+
+type watcher struct {
+	cache, root, dir string
+	opt              walk.Options
+	fw               *fsnotify.Watcher
+
+	// Owned by loop.
+	built        time.Time
+	dirs, trees  map[string]bool
+	visible      map[string]bool // the folders the last rescan's walk entered
+	sources      string          // stamp of the ignore files outside the tree (see ignoreSources)
+	rescanSoon   bool
+	syncs        chan *syncRequest
+	pending      map[string]*syncRequest
+	ready        atomic.Bool
+	seq          atomic.Int64
+	lastActivity time.Time
+}
+
+type syncRequest struct {
+	token string
+	reply chan Changes
+}
+
+// serve answers searches: each asks "sync" and gets the changes as of its asking.
+func (w *watcher) serve(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go w.answer(c)
+	}
+}
+
+func (w *watcher) answer(c net.Conn) {
+	defer c.Close()
+	if !sameUser(c) {
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || line != "sync\n" {
+		return
+	}
+	ch := Changes{Busy: true}
+	if w.ready.Load() {
+		req := &syncRequest{token: "sync-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(w.seq.Add(1), 10), reply: make(chan Changes, 1)}
+		select {
+		case w.syncs <- req:
+			select {
+			case ch = <-req.reply:
+			case <-time.After(2 * time.Second):
+			}
+		case <-time.After(2 * time.Second):
+		}
+	}
+	_ = json.NewEncoder(c).Encode(ch)
+}
+
+func (w *watcher) loop(ctx context.Context, idle time.Duration) error {
+	w.lastActivity = time.Now()
+	tick := time.NewTicker(min(idle/2, 30*time.Second))
+	defer tick.Stop()
+	rescanTimer := time.NewTimer(time.Hour)
+	rescanTimer.Stop()
+	for {
+		select {
+		case req := <-w.syncs:
+			w.lastActivity = time.Now()
+			// The marker's event comes after every event already queued.
+			p := filepath.Join(w.dir, req.token)
+			if f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+				f.Close()
+				w.pending[req.token] = req
+			} else {
+				req.reply <- Changes{Busy: true}
+			}
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return nil
+			}
+			if done := w.event(ev); done {
+				return nil
+			}
+			if w.rescanSoon && w.ready.Load() {
+				w.ready.Store(false)
+				rescanTimer.Reset(100 * time.Millisecond) // one rescan for a burst (a checkout)
+			}
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.ready.Store(false)
+				rescanTimer.Reset(100 * time.Millisecond)
+			}
+		case <-rescanTimer.C:
+			if err := w.rescan(); err != nil {
+				return err
+			}
+		case <-tick.C:
+			if time.Since(w.lastActivity) > idle {
+				return nil
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// event records one inotify event; it reports whether the watcher should exit.
+func (w *watcher) event(ev fsnotify.Event) bool {
+	if ev.Name == w.root || ev.Name == w.dir {
+		return ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) // the root or the index is gone
+	}
+	if filepath.Dir(ev.Name) == w.dir {
+		name := filepath.Base(ev.Name)
+		switch {
+		case name == "meta.json" && ev.Has(fsnotify.Create):
+			w.rescanSoon = true // a new build: compare with it
+		case strings.HasPrefix(name, "sync-") && ev.Has(fsnotify.Create):
+			if req := w.pending[name]; req != nil {
+				delete(w.pending, name)
+				os.Remove(ev.Name)
+				req.reply <- w.changes()
+			}
+		}
+		return false
+	}
+	rel, ok := strings.CutPrefix(ev.Name, w.root+"/")
+	if !ok {
+		return false
+	}
+	if !w.visible[parentOf(rel)] {
+		// A folder the walk leaves out (it was watched before an ignore file changed),
+		// or one inside a changed tree, which searches walk whole anyway.
+		return false
+	}
+	w.dirs[parentOf(rel)] = true
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if w.visible[rel] {
+			w.trees[rel] = true // a folder: whatever the index knew under it is gone
+		}
+	} else if ev.Has(fsnotify.Create) {
+		var st unix.Stat_t
+		if lstat(ev.Name, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			w.trees[rel] = true // a new folder, filled before a watch could be added
+		}
+	}
+	switch path.Base(rel) {
+	case ignore.GitIgnore, ignore.DotIgnore:
+		w.rescanSoon = true // what the walk leaves out may have changed anywhere below
+	}
+	return false
+}
+
+// changes is the answer to a sync: busy while a rescan is due or when the ignore files
+// outside the tree changed since the last rescan.
+func (w *watcher) changes() Changes {
+	if !w.ready.Load() || len(w.dirs)+len(w.trees) > maxChanged {
+		return Changes{Busy: true}
+	}
+	if ignoreSources(w.root, w.opt.Ignore) != w.sources {
+		w.rescanSoon = true
+		return Changes{Busy: true}
+	}
+	ch := Changes{Built: w.built, Dirs: []string{}, Trees: []string{}}
+	for d := range w.dirs {
+		ch.Dirs = append(ch.Dirs, d)
+	}
+	for t := range w.trees {
+		ch.Trees = append(ch.Trees, t)
+	}
+	return ch
+}
+
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// rescan watches every folder of the walk and compares the tree with the index (see
+// the package's watcher comment). Without a readable index there is nothing to keep.
+func (w *watcher) rescan() error {
+	w.ready.Store(false)
+	w.rescanSoon = false
+	ix, err := Open(w.cache, w.root)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	w.sources = ignoreSources(w.root, w.opt.Ignore)
+	var (
+		mu      sync.Mutex
+		dirs    = map[string]bool{}
+		visible = map[string]bool{"": true}
+		seen    = make([]bitset, len(ix.segs))
+		addErr  error
+	)
+	for i, s := range ix.segs {
+		seen[i] = newBitset(s.nfiles)
+	}
+	var rootSt unix.Stat_t
+	if err := lstat(w.root, &rootSt); err != nil {
+		return err
+	}
+	if err := w.fw.Add(w.root); err != nil {
+		return err
+	}
+	_, err = walk.Walk(context.Background(), w.root, w.opt, func(e *walk.Entry) error {
+		if e.IsDir {
+			// Watched before its entries are read: a change after this is an event,
+			// one before it shows in the comparison below.
+			var st unix.Stat_t
+			if lstat(e.Path, &st) == nil && st.Dev != rootSt.Dev && !isLocalFS(e.Path) {
+				return errors.New("index: " + e.Path + " is on a network file system")
+			}
+			err := w.fw.Add(e.Path)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && addErr == nil {
+				addErr = fmt.Errorf("index: cannot watch %s: %w", e.Path, err)
+			}
+			visible[e.Rel] = true
+			return nil
+		}
+		if !e.D.Type().IsRegular() {
+			return nil
+		}
+		var st unix.Stat_t
+		known := false
+		if lstat(e.Path, &st) == nil {
+			for i, s := range ix.segs {
+				if id, ok := s.lookup(e.Rel); ok {
+					mu.Lock()
+					seen[i].set(id)
+					mu.Unlock()
+					known = s.record(id).sameAs(&st) || s.leftToSearch(id)
+					break
+				}
+			}
+		}
+		if !known {
+			mu.Lock()
+			dirs[parentOf(e.Rel)] = true
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if addErr != nil {
+		return addErr // out of inotify watches: searches walk
+	}
+	trees := map[string]bool{}
+	for i, s := range ix.segs {
+		for id := range uint32(s.nfiles) {
+			if seen[i].has(id) {
+				continue
+			}
+			// Recorded, not found: its folder changed, or a folder above it went (or
+			// is now left out); the highest such folder is a changed tree.
+			d := parentOf(string(s.path(id)))
+			if visible[d] {
+				dirs[d] = true
+				continue
+			}
+			for !visible[parentOf(d)] {
+				d = parentOf(d)
+			}
+			trees[d] = true
+		}
+	}
+	w.dirs, w.trees, w.visible, w.built = dirs, trees, visible, ix.Meta.Built
+	w.ready.Store(true)
+	return nil
+}
+
+// ignoreSources stamps the ignore files a walk of root reads outside root: those of
+// its ancestors, the repository's info/exclude and the user's global excludes (and
+// the configuration naming them). A watcher cannot see them change; a search compares
+// the stamp instead.
+func ignoreSources(root string, opt ignore.Options) string {
+	var b strings.Builder
+	stamp := func(p string) {
+		var st unix.Stat_t
+		if lstat(p, &st) != nil {
+			fmt.Fprintf(&b, "%s -\n", p)
+			return
+		}
+		fmt.Fprintf(&b, "%s %v\n", p, recordOf(&st))
+	}
+	for _, p := range ignore.Sources(root, opt) {
+		stamp(p)
+	}
+	return b.String()
+}
+
+// WatchHook makes the binary a watcher when it was started by StartWatcher, and never
+// returns then; otherwise it returns at once.
+func WatchHook() {
+	if len(os.Args) < 4 || os.Args[1] != WatchMarker {
+		return
+	}
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
+	idle := WatchIdle
+	if d, err := time.ParseDuration(os.Getenv("AGENTBOX_WATCH_IDLE")); err == nil && d > 0 {
+		idle = d
+	}
+	if err := Watch(context.Background(), os.Args[3], os.Args[2], DefaultWalk(os.Getenv), idle); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
