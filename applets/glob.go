@@ -91,7 +91,9 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	defer grep.PauseGC(SearchGCLimit)()
 	opt := walkOptions(env, g.IncludeHidden, g.RespectIgnore, false, GlobTimeBudget)
 	opt.Dirs = g.dirs
-	found, err := glob.Glob(ctx, dir.Abs, g.Pattern, opt)
+	list, closeIndex := globLister(env, dir.Abs)
+	defer closeIndex()
+	found, err := glob.GlobListed(ctx, dir.Abs, g.Pattern, opt, list)
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", base, err)
 	}

@@ -46,17 +46,7 @@ type grepIndex struct {
 // m; the result is never nil, but its ix is when there is no index to use.
 func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options) *grepIndex {
 	g := &grepIndex{}
-	if env.Getenv("AGENTBOX_INDEX") == "off" || env.WS == nil {
-		return g
-	}
-	for _, r := range env.WS.Roots {
-		if abs == r || strings.HasPrefix(abs, strings.TrimSuffix(r, "/")+"/") {
-			g.root = r
-			break
-		}
-	}
-	g.cache = index.CacheHome(env.Getenv)
-	if g.root == "" || g.cache == "" {
+	if g.root, g.cache = indexRoot(env, abs); g.root == "" {
 		return g
 	}
 	lits, ok := m.PruneLiterals()
@@ -92,9 +82,26 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options)
 	return g
 }
 
-// listedSearches counts the searches that took their files from an index and its
-// watcher (for tests: that they took that path at all).
-var listedSearches atomic.Int64
+// listedSearches and listedGlobs count the greps and globs that took their files from
+// an index and its watcher (for tests: that they took that path at all).
+var listedSearches, listedGlobs atomic.Int64
+
+// indexRoot is the workspace root whose index a search of abs may use, and the cache
+// folder indexes live in; "" when indexes are off (AGENTBOX_INDEX=off) or unknown.
+func indexRoot(env *core.Env, abs string) (root, cache string) {
+	if env.Getenv("AGENTBOX_INDEX") == "off" || env.WS == nil {
+		return "", ""
+	}
+	if cache = index.CacheHome(env.Getenv); cache == "" {
+		return "", ""
+	}
+	for _, r := range env.WS.Roots {
+		if abs == r || strings.HasPrefix(abs, strings.TrimSuffix(r, "/")+"/") {
+			return r, cache
+		}
+	}
+	return "", ""
+}
 
 // relUnder is abs relative to root, slash-separated ("" for root itself).
 func relUnder(root, abs string) string {
@@ -130,7 +137,7 @@ func (g *grepIndex) lister(m *grep.Engine, wopt walk.Options, ch *index.Changes)
 		if under != "" {
 			prefix = under + "/"
 		}
-		denied := deniedDirs(root, wopt.Denied, &st)
+		denied := newRefusals(root, wopt.Denied, &st)
 		checkEach := m.Filtered() || wopt.Denied != nil
 		g.pruner.Each(under, ch, func(rel []byte, read, bin bool) {
 			if !read && !checkEach {
@@ -144,18 +151,8 @@ func (g *grepIndex) lister(m *grep.Engine, wopt walk.Options, ch *index.Changes)
 			srel := string(rel[len(prefix):])
 			name := path.Base(srel)
 			abs := filepath.Join(root, filepath.FromSlash(srel))
-			if wopt.Denied != nil {
-				// As in the walk: the policy first (a refused folder counted once), then
-				// the search's filters.
-				if denied(path.Dir(srel)) {
-					return
-				}
-				if wopt.Denied(abs, false) {
-					st.Denied++
-					return
-				}
-			}
-			if !m.Wanted(srel, name) {
+			// As in the walk: the policy first, then the search's filters.
+			if denied.file(srel, abs) || !m.Wanted(srel, name) {
 				return
 			}
 			switch {
@@ -170,35 +167,49 @@ func (g *grepIndex) lister(m *grep.Engine, wopt walk.Options, ch *index.Changes)
 		if err := visitAll(ctx, cands, visit); err != nil {
 			return st, searched, binary, err
 		}
-		// The changed folders' own files, and the changed trees whole, from the disk.
-		one := wopt
-		one.MaxDepth = 1
-		for _, d := range ch.Dirs {
-			if (d != under && !strings.HasPrefix(d, prefix)) || inTree(d, ch.Trees) {
-				continue
-			}
-			srel := strings.TrimPrefix(strings.TrimPrefix(d, under), "/")
-			if srel != "" && denied(srel) {
-				continue
-			}
-			if err := walkUnder(ctx, root, srel, one, visit, &st); err != nil {
-				return st, searched, binary, err
-			}
-		}
-		for _, t := range ch.Trees {
-			if !strings.HasPrefix(t, prefix) || inTree(parentDir(t), ch.Trees) {
-				continue
-			}
-			srel := t[len(prefix):]
-			if denied(srel) || !visibleDir(ctx, root, srel, one) {
-				continue
-			}
-			if err := walkUnder(ctx, root, srel, wopt, visit, &st); err != nil {
-				return st, searched, binary, err
-			}
-		}
-		return st, searched, binary, ctx.Err()
+		err := walkChanged(ctx, root, under, ch, wopt, visit, &st, denied)
+		return st, searched, binary, err
 	}
+}
+
+// walkChanged visits, from the disk, what a watcher reported changed under the folder
+// root (under, relative to the index's root): the changed folders' own entries and
+// the changed trees whole, with the walk's options and Rel relative to root.
+func walkChanged(ctx context.Context, root, under string, ch *index.Changes, wopt walk.Options, visit func(*walk.Entry) error, st *walk.Stats, denied *refusals) error {
+	prefix := ""
+	if under != "" {
+		prefix = under + "/"
+	}
+	if wopt.Denied != nil {
+		wopt.Denied = denied.walkFilter // a folder counted once however many walks meet it
+	}
+	one := wopt
+	one.MaxDepth = 1
+	for _, d := range ch.Dirs {
+		if (d != under && !strings.HasPrefix(d, prefix)) || inTree(d, ch.Trees) {
+			continue
+		}
+		srel := strings.TrimPrefix(strings.TrimPrefix(d, under), "/")
+		if srel != "" && denied.dir(srel) {
+			continue
+		}
+		if err := walkUnder(ctx, root, srel, one, visit, st); err != nil {
+			return err
+		}
+	}
+	for _, t := range ch.Trees {
+		if !strings.HasPrefix(t, prefix) || inTree(parentDir(t), ch.Trees) {
+			continue
+		}
+		srel := t[len(prefix):]
+		if denied.dir(srel) || !visibleDir(ctx, root, srel, one) {
+			continue
+		}
+		if err := walkUnder(ctx, root, srel, wopt, visit, st); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
 }
 
 func parentDir(rel string) string {
@@ -208,28 +219,72 @@ func parentDir(rel string) string {
 	return "\x00" // the root's parent: no tree
 }
 
-// deniedDirs answers whether the folder rel (relative to root) or one above it, below
-// root, is one the policy refuses, remembering each folder's answer and counting each
-// refused folder once, as a walk would.
-func deniedDirs(root string, deny func(string, bool) bool, st *walk.Stats) func(rel string) bool {
-	memo := map[string]bool{}
-	var denied func(rel string) bool
-	denied = func(rel string) bool {
-		if deny == nil || rel == "" || rel == "." {
-			return false
-		}
-		if v, ok := memo[rel]; ok {
-			return v
-		}
-		v := denied(path.Dir(rel))
-		if !v && deny(filepath.Join(root, filepath.FromSlash(rel)), true) {
-			v = true
-			st.Denied++
-		}
-		memo[rel] = v
+// refusals decides and counts, as a walk would, what the policy refuses in a listing
+// of root that is partly the index's and partly walks: a refused folder counted once,
+// a refused file once. Safe for concurrent use (the walks' workers call it).
+type refusals struct {
+	root string
+	deny func(abs string, isDir bool) bool
+	st   *walk.Stats
+	mu   sync.Mutex
+	memo map[string]bool // folder (relative to root) -> it or one above is refused
+}
+
+func newRefusals(root string, deny func(string, bool) bool, st *walk.Stats) *refusals {
+	return &refusals{root: root, deny: deny, st: st, memo: map[string]bool{}}
+}
+
+// dir reports whether the folder rel (relative to root) or one above it, below root,
+// is refused.
+func (r *refusals) dir(rel string) bool {
+	if r.deny == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dirLocked(rel)
+}
+
+func (r *refusals) dirLocked(rel string) bool {
+	if rel == "" || rel == "." {
+		return false
+	}
+	if v, ok := r.memo[rel]; ok {
 		return v
 	}
-	return denied
+	v := r.dirLocked(path.Dir(rel))
+	if !v && r.deny(filepath.Join(r.root, filepath.FromSlash(rel)), true) {
+		v = true
+		r.st.Denied++
+	}
+	r.memo[rel] = v
+	return v
+}
+
+// file reports whether the file srel (abs its path) or a folder above it is refused.
+func (r *refusals) file(srel, abs string) bool {
+	if r.deny == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dirLocked(path.Dir(srel)) {
+		return true
+	}
+	if r.deny(abs, false) {
+		r.st.Denied++
+		return true
+	}
+	return false
+}
+
+// walkFilter is r as a walk's Denied; the walk's own count of refusals is left out
+// (walkUnder does), since r counts them.
+func (r *refusals) walkFilter(abs string, isDir bool) bool {
+	if isDir {
+		return r.dir(relUnder(r.root, abs))
+	}
+	return r.file(relUnder(r.root, abs), abs)
 }
 
 // visitAll calls visit for every entry from as many goroutines as there are CPUs.
@@ -261,7 +316,8 @@ func visitAll(ctx context.Context, entries []walk.Entry, visit func(*walk.Entry)
 }
 
 // walkUnder walks the folder srel of root with opt, its entries' Rel made relative to
-// root, adding its counts to st. A folder that is gone has nothing to visit.
+// root, adding its counts but refusals to st. A folder that is gone has nothing to
+// visit.
 func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit func(*walk.Entry) error, st *walk.Stats) error {
 	dir := filepath.Join(root, filepath.FromSlash(srel))
 	ws, err := walk.Walk(ctx, dir, opt, func(e *walk.Entry) error {
@@ -271,8 +327,7 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 		return visit(e)
 	})
 	st.Files += ws.Files
-	st.Dirs += ws.Dirs
-	st.Denied += ws.Denied
+	st.Dirs += ws.Dirs // refusals are counted by the caller's Denied
 	if ws.Truncated {
 		st.Truncated, st.Reason = true, ws.Reason
 	}
@@ -287,6 +342,7 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 func visibleDir(ctx context.Context, root, srel string, one walk.Options) bool {
 	parent, name := path.Split(srel)
 	one.Dirs = true
+	one.Denied = nil // the caller decides the folder; its siblings are not this walk's to count
 	found := false
 	_, _ = walk.Walk(ctx, filepath.Join(root, filepath.FromSlash(parent)), one, func(e *walk.Entry) error {
 		if e.IsDir && e.Name == name {

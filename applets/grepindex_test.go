@@ -2,6 +2,7 @@ package applets
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -11,12 +12,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
 	"github.com/agentbox/agentbox/core/index"
+	"golang.org/x/sys/unix"
 )
 
 // indexedEnv is a grep Env whose workspace has an index in its own cache folder; the
@@ -207,6 +210,9 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, ".ignore"), []byte("ignored/\n*.log\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "keep", "x.log"), []byte("needle\n"), 0o644)
+	os.Symlink("f0.txt", filepath.Join(root, "a", "link.txt"))
+	os.Symlink("nowhere", filepath.Join(root, "a", "dangling.txt"))
+	unix.Mkfifo(filepath.Join(root, "d", "fifo.txt"), 0o644)
 	if _, err := index.Build(context.Background(), cache, root, index.BuildOptions{Walk: index.DefaultWalk(env.Getenv), RacyWindow: -1}); err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +247,33 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 		sort.Strings(got)
 		return got, fmt.Sprintf("searched %d, binary %d, unreadable %d, denied %d", r.FilesSearched, r.SkippedBinary, r.Unreadable, r.Denied)
 	}
+	globs := func(pattern, under string) string {
+		t.Helper()
+		genv := *env
+		genv.Applet = "glob"
+		res, err := coretest.Call(t, &genv, &Glob{}, fmt.Sprintf(`{"pattern":%q,"path":%q,"limit":100000}`, pattern, filepath.Join(root, under)))
+		if err != nil {
+			t.Fatalf("glob %s: %v", pattern, err)
+		}
+		r := res.Data.(GlobResult)
+		return fmt.Sprintf("%d files, %d denied: %s", r.Total, r.Denied, strings.Join(r.Files, "\n"))
+	}
 	check := func(round string) {
 		t.Helper()
 		waitWatcher(t, cache, root)
+		for _, g := range [][2]string{{"**/*.txt", ""}, {"**/*", ""}, {"*", ""}, {"**/f1.txt", ""}, {"**/*.txt", "a"}, {"b/**", "a"}, {"**/*.log", ""}} {
+			before := listedGlobs.Load()
+			got := globs(g[0], g[1])
+			if listedGlobs.Load() == before {
+				t.Fatalf("%s, glob %v: the glob walked; the watcher's list was not used", round, g)
+			}
+			off = true
+			want := globs(g[0], g[1])
+			off = false
+			if got != want {
+				t.Fatalf("%s, glob %v:\nfrom the index's list: %s\nfrom a walk: %s", round, g, got, want)
+			}
+		}
 		for _, q := range queries {
 			before := listedSearches.Load()
 			got, searched := counts(q)
@@ -363,4 +393,68 @@ func watchSeed() int64 {
 		return n
 	}
 	return 7
+}
+
+// Files the policy refuses stay out of searches and globs that take their files from
+// the index and its watcher, counted as a walk counts them.
+func TestWatchedListsHonourThePolicy(t *testing.T) {
+	off := false
+	env, cache := indexedEnv(t, &off)
+	root := coretest.Root(env)
+	penv := policyEnv(t, "grep", `{"permissions":{"deny":["fs.read(secret/**)","fs.read(**/*.key)","fs.read(pub/hidden)"]}}`)
+	env.Gate = penv.Gate
+	base := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "XDG_CONFIG_HOME" || k == "AGENTBOX_MODE" {
+			return penv.Getenv(k)
+		}
+		return base(k)
+	}
+	for _, f := range []string{"secret/a.txt", "secret/deep/b.txt", "pub/c.txt", "pub/d.key", "pub/hidden/e.txt", "f.txt"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), []byte("needle\n"), 0o644)
+	}
+	if _, err := index.Build(context.Background(), cache, root, index.BuildOptions{Walk: index.DefaultWalk(env.Getenv), RacyWindow: -1}); err != nil {
+		t.Fatal(err)
+	}
+	startWatcher(t, env, cache, root)
+	os.WriteFile(filepath.Join(root, "secret", "new.txt"), []byte("needle\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "pub", "new.key"), []byte("needle\n"), 0o644)
+	run := func(cmd core.Command, applet, req string) string {
+		t.Helper()
+		e := *env
+		e.Applet = applet
+		res, err := coretest.Call(t, &e, cmd, req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", applet, req, err)
+		}
+		b, _ := json.Marshal(res.Data)
+		return string(b)
+	}
+	for _, c := range []struct {
+		applet string
+		cmd    func() core.Command
+		req    string
+		listed *atomic.Int64
+	}{
+		{"grep", func() core.Command { return &Grep{} }, `{"pattern":"needle","output_mode":"files_with_matches"}`, &listedSearches},
+		{"glob", func() core.Command { return &Glob{} }, `{"pattern":"**/*"}`, &listedGlobs},
+	} {
+		before := c.listed.Load()
+		got := run(c.cmd(), c.applet, c.req)
+		if c.listed.Load() == before {
+			t.Fatalf("%s did not take its files from the index", c.applet)
+		}
+		off = true
+		want := run(c.cmd(), c.applet, c.req)
+		off = false
+		if got != want {
+			t.Fatalf("%s:\nfrom the index: %s\nfrom a walk:   %s", c.applet, got, want)
+		}
+		for _, leak := range []string{"secret", ".key", "hidden"} {
+			if strings.Contains(got, leak) {
+				t.Fatalf("%s names a refused file: %s", c.applet, got)
+			}
+		}
+	}
 }

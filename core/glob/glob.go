@@ -64,6 +64,15 @@ func Base(root, pattern string) string {
 // that name a dot path, and named skip-list folders are let through. opt.Dirs matches
 // folders instead of files (fd's -t d).
 func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result, error) {
+	return GlobListed(ctx, root, pattern, opt, walk.Walk)
+}
+
+// A Lister stands in for walk.Walk: it visits what a walk of root with opt would (an
+// index that knows the tree, core/index with its watcher).
+type Lister func(ctx context.Context, root string, opt walk.Options, visit func(*walk.Entry) error) (walk.Stats, error)
+
+// GlobListed is Glob with the files listed by list instead of walk.Walk.
+func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, list Lister) (*Result, error) {
 	pattern = filepath.ToSlash(pattern)
 	if err := Validate(pattern); err != nil {
 		return nil, err
@@ -94,7 +103,7 @@ func Glob(ctx context.Context, root, pattern string, opt walk.Options) (*Result,
 	}
 	match := matcher(rest)
 	var mu sync.Mutex
-	st, err := walk.Walk(ctx, base, opt, func(e *walk.Entry) error {
+	st, err := list(ctx, base, opt, func(e *walk.Entry) error {
 		if e.IsDir != opt.Dirs || !match(e.Rel, e.Name) {
 			return nil // with opt.Dirs, folders are what is matched, not files
 		}

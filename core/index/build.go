@@ -83,8 +83,11 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
 	b.meta = Meta{Root: root, Built: b.start, Walk: WalkKey(opt.Walk)}
 	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
-		if e.IsDir || !e.D.Type().IsRegular() {
+		switch {
+		case e.IsDir:
 			return nil
+		case !e.D.Type().IsRegular():
+			return b.addOther(e.Path, e.Rel) // a link or a FIFO: glob lists them
 		}
 		return b.add(e.Path, e.Rel)
 	})
@@ -124,7 +127,7 @@ type builder struct {
 	meta   Meta
 	paths  []string
 	recs   []record
-	flags  []uint32 // binaryFlag, searchFlag
+	flags  []uint32 // binaryFlag, searchFlag, linkFlag, otherFlag
 	pairs  []uint64 // trigram<<32 | file id, ids ascending
 	counts []uint32 // scratch of flush, kept between segments
 }
@@ -178,6 +181,21 @@ func (b *builder) add(path, rel string) error {
 	return b.record(rel, rec, 0, sc.tris)
 }
 
+// addOther records an entry that is not a regular file or a folder.
+func (b *builder) addOther(path, rel string) error {
+	var st unix.Stat_t
+	if lstat(path, &st) != nil {
+		return nil
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return b.record(rel, recordOf(&st), linkFlag, nil)
+	case unix.S_IFREG, unix.S_IFDIR:
+		return nil // replaced since the walk met it: a later walk or rescan sees what it is now
+	}
+	return b.record(rel, recordOf(&st), otherFlag, nil)
+}
+
 // record adds one file with its flags and trigrams to the segment being gathered.
 func (b *builder) record(rel string, rec record, flags uint32, tris []uint32) error {
 	b.mu.Lock()
@@ -195,7 +213,7 @@ func (b *builder) record(rel string, rec record, flags uint32, tris []uint32) er
 		b.pairs = append(b.pairs, uint64(t)<<32|id)
 	}
 	b.meta.Files++
-	if flags&searchFlag == 0 {
+	if flags&(searchFlag|linkFlag|otherFlag) == 0 {
 		b.meta.Bytes += rec.size
 	}
 	b.meta.Postings += int64(len(tris))

@@ -174,7 +174,7 @@ func (p *Pruner) Skip(path string) (skip, binary bool) {
 		if !ok {
 			continue
 		}
-		if p.cands[i].has(id) {
+		if p.cands[i].has(id) || !s.regular(id) {
 			return false, false
 		}
 		var st unix.Stat_t

@@ -20,10 +20,11 @@ import (
 //	nfiles   uint32, ntris uint32, pathsLen uint32, postingsLen uint32
 //	crc      uint32: CRC-32C of everything between the header and the postings
 //	records  nfiles x {size, mtime, ctime int64; ino uint64; pathOff, pathLen uint32} (40 bytes);
-//	         the top bit of pathLen marks a binary file (binaryFlag), the next one a file
-//	         left to the search (searchFlag: racy, UTF-16, too large, unreadable);
-//	         neither has postings. Every regular file the build's walk met has a
-//	         record, so the records are the tree's file list (Index.List).
+//	         the top bits of pathLen are flags: a binary file (binaryFlag), a file
+//	         left to the search (searchFlag: racy, UTF-16, too large, unreadable), a
+//	         symbolic link (linkFlag), another entry that is not a folder (otherFlag:
+//	         FIFO, socket, device); none has postings. Every entry but folders the
+//	         build's walk met has a record, so the records are the tree's file list.
 //	byPath   nfiles x uint32: file ids in path order (binary search)
 //	tris     ntris x {trigram, postOff, postCRC uint32}, trigrams ascending; postCRC is
 //	         the CRC-32C of the trigram's postings, checked when they are read
@@ -42,7 +43,9 @@ const (
 	triSize    = 12
 	binaryFlag = 1 << 31
 	searchFlag = 1 << 30
-	flagBits   = binaryFlag | searchFlag
+	linkFlag   = 1 << 29
+	otherFlag  = 1 << 28
+	flagBits   = binaryFlag | searchFlag | linkFlag | otherFlag
 )
 
 type segment struct {
@@ -168,10 +171,30 @@ func (s *segment) binary(id uint32) bool {
 	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:])&binaryFlag != 0
 }
 
+func (s *segment) flags(id uint32) uint32 {
+	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:]) & flagBits
+}
+
 // leftToSearch reports whether the build did not read the file (racy, UTF-16, too
 // large, unreadable): every search must.
-func (s *segment) leftToSearch(id uint32) bool {
-	return binary.LittleEndian.Uint32(s.records[int(id)*recordSize+36:])&searchFlag != 0
+func (s *segment) leftToSearch(id uint32) bool { return s.flags(id)&searchFlag != 0 }
+
+// regular reports whether the entry is a regular file (not a link or a FIFO...).
+func (s *segment) regular(id uint32) bool { return s.flags(id)&(linkFlag|otherFlag) == 0 }
+
+// unchanged reports whether the entry's lstat st is what the build recorded.
+func (s *segment) unchanged(id uint32, st *unix.Stat_t) bool {
+	want := uint32(unix.S_IFREG)
+	switch f := s.flags(id); {
+	case f&linkFlag != 0:
+		want = unix.S_IFLNK
+	case f&otherFlag != 0:
+		want = st.Mode & unix.S_IFMT
+		if want == unix.S_IFREG || want == unix.S_IFLNK || want == unix.S_IFDIR {
+			return false
+		}
+	}
+	return st.Mode&unix.S_IFMT == want && recordOf(st) == s.record(id)
 }
 
 func (s *segment) record(id uint32) record {

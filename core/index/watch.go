@@ -410,9 +410,6 @@ func (w *watcher) rescan() error {
 			visible[e.Rel] = true
 			return nil
 		}
-		if !e.D.Type().IsRegular() {
-			return nil
-		}
 		var st unix.Stat_t
 		known := false
 		if lstat(e.Path, &st) == nil {
@@ -421,7 +418,7 @@ func (w *watcher) rescan() error {
 					mu.Lock()
 					seen[i].set(id)
 					mu.Unlock()
-					known = s.record(id).sameAs(&st) || s.leftToSearch(id)
+					known = s.unchanged(id, &st)
 					break
 				}
 			}
