@@ -51,6 +51,9 @@ const WatchMarker = "__agentbox_watch__"
 // WatchIdle is how long a watcher waits without a search before it exits.
 const WatchIdle = 10 * time.Minute
 
+// startGap is the least time between two starts of a root's watcher.
+const startGap = 10 * time.Second
+
 // maxChanged bounds the changed folders a watcher reports: past it, a search is better
 // off walking, and its count of changed files asks for a rebuild.
 const maxChanged = 5000
@@ -124,6 +127,20 @@ func sameUser(c net.Conn) bool {
 // StartWatcher starts root's watcher in a detached process of the binary self and
 // returns at once; if one runs already, the new one exits.
 func StartWatcher(self, cacheHome, root string, env []string) error {
+	// One start per startGap: searches right after a start would not find the new
+	// watcher listening yet and start more (each would exit at once, but in vain).
+	stamp := filepath.Join(Dir(cacheHome, root), "watch.start")
+	if fi, err := os.Lstat(stamp); err == nil {
+		if fi.Mode().IsRegular() && time.Since(fi.ModTime()) < startGap {
+			return nil
+		}
+		os.Remove(stamp) // old, or a FIFO that would block the write
+	}
+	if f, err := os.OpenFile(stamp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err != nil {
+		return nil // another search is starting one now
+	} else {
+		f.Close()
+	}
 	cmd := exec.Command(self, WatchMarker, root, cacheHome)
 	cmd.Args[0] = "agentbox"
 	cmd.Env = env
