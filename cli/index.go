@@ -26,7 +26,7 @@ func indexCmd(host Host, args []string) int {
 		case "--json":
 			asJSON = true
 		case "-h", "--help":
-			fmt.Fprintln(host.Stdout, "Usage: "+usage+"\n\nBuilds grep's trigram index of DIR (default: each workspace root: AGENTBOX_ROOT, else the git top level of the working directory, else the working directory) in the user's cache folder, replacing the one there. grep builds one in the background after a search of a big tree; this builds it now and says what it holds. The index only prunes: a file it does not know, or whose size, mtime, ctime or inode changed since, is searched as without one. --remove deletes it; --json answers with one envelope per folder, errors included. AGENTBOX_INDEX=off stops grep from using or building indexes.")
+			fmt.Fprintln(host.Stdout, "Usage: "+usage+"\n\nBuilds grep's trigram index of DIR (default: each workspace root: AGENTBOX_ROOT, else the git top level of the working directory, else the working directory) in the user's cache folder, replacing the one there. grep builds one in the background after a search of a big tree; this builds it now and says what it holds. The index only prunes: a file it does not know, or whose size, mtime, ctime or inode changed since, is searched as without one. The first search that uses it starts a watcher (inotify) that notes the folders changed since, so that grep and glob can take the rest from the index without walking the tree. --remove deletes it, which stops its watcher; --json answers with one envelope per folder, errors included. AGENTBOX_INDEX=off stops grep from using or building indexes.")
 			return ExitOK
 		default:
 			if dir != "" || len(a) > 0 && a[0] == '-' {
