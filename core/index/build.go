@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -80,7 +79,10 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	// The live heap peaks near 200 MB (a segment's postings, sorted, and its encoding);
 	// without a limit the collector lets the heap double past that.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
-	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
+	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid()),
+		// Untouched capacity costs no memory until used (fresh pages), and growing the
+		// slice by copies under the lock cost more than a tenth of a build.
+		pairs: make([]uint64, 0, opt.MaxPostings)}
 	b.meta = Meta{Root: root, Built: b.start, Walk: WalkKey(opt.Walk)}
 	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
 		switch {
@@ -137,6 +139,7 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{seen: newBitset(1 
 type scratch struct {
 	seen bitset
 	tris []uint32
+	buf  []byte // a file's bytes
 }
 
 // add reads one file and records its trigrams, or records it as left to the search.
@@ -149,7 +152,12 @@ func (b *builder) add(path, rel string) error {
 	if st.Size > b.opt.MaxFileBytes || rec.racy(b.start, b.opt.RacyWindow) {
 		return b.record(rel, rec, searchFlag, nil)
 	}
-	data, err := readRegular(path, rec)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	data, err := readRegular(path, rec, sc.buf)
+	if err == nil && cap(data) <= 1<<20 {
+		sc.buf = data[:0] // kept for the next file; a big one's buffer is not
+	}
 	if err != nil {
 		return b.record(rel, rec, searchFlag, nil) // unreadable, replaced, or changed while read
 	}
@@ -162,8 +170,6 @@ func (b *builder) add(path, rel string) error {
 		}
 		return b.record(rel, rec, binaryFlag, nil) // the search counts it as binary, unread
 	}
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
 	sc.tris = sc.tris[:0]
 	if len(data) >= 3 {
 		t := uint32(lower(data[0]))<<8 | uint32(lower(data[1])) // rolled: one fold per byte
@@ -239,7 +245,7 @@ func (b *builder) flush() error {
 // each trigram's ids ascending: sorting the pairs does it, and for a large segment a
 // counting sort over the 2^24 trigrams does it faster.
 func (b *builder) encode() []byte {
-	var tris, postings []byte
+	tris, postings := make([]byte, 0, 1<<16), make([]byte, 0, len(b.pairs)+len(b.pairs)/2)
 	ntris := 0
 	emit := func(t uint32, ids func(yield func(uint32))) {
 		start := len(postings)
@@ -344,24 +350,45 @@ func (b *builder) removeOwn() {
 	}
 }
 
-// readRegular reads the file at path if it is still the one rec describes, before and
-// after the reading (fstat of the open file), without blocking if it was replaced by a
-// FIFO or a device in the meantime.
-func readRegular(path string, rec record) ([]byte, error) {
-	f, _, err := openRegular(path)
+// readRegular reads the file at path into buf (grown as needed) if it is still the one
+// rec describes, before and after the reading (fstat of the open file), without
+// blocking if it was replaced by a FIFO or a device in the meantime. Raw system calls:
+// an os.File costs an epoll registration attempt per file.
+func readRegular(path string, rec record, buf []byte) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil || recordOf(&st) != rec {
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || recordOf(&st) != rec {
 		return nil, errChanged
 	}
-	data, err := io.ReadAll(io.LimitReader(f, rec.size+1))
-	if err != nil || unix.Fstat(int(f.Fd()), &st) != nil || recordOf(&st) != rec || int64(len(data)) != rec.size {
+	if int64(cap(buf)) < rec.size+1 {
+		buf = make([]byte, 0, rec.size+1)
+	}
+	data := buf[:rec.size+1] // one byte more: a file that grew reads past its size
+	n := 0
+	for n < len(data) {
+		m, err := unix.Read(fd, data[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	if int64(n) != rec.size || unix.Fstat(fd, &st) != nil || recordOf(&st) != rec {
 		return nil, errChanged
 	}
-	return data, nil
+	return data[:n], nil
 }
 
 var errChanged = errors.New("index: the file changed while it was read")
