@@ -1,12 +1,14 @@
 package index
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -336,5 +338,49 @@ func TestCacheHome(t *testing.T) {
 		if got != c.want {
 			t.Errorf("XDG_CACHE_HOME=%q HOME=%q: %q, want %q", c.xdg, c.home, got, c.want)
 		}
+	}
+}
+
+// A search trusts a watcher's answer only when it is one: garbage, a wrong shape or a
+// folder outside the root is an error (the search then walks), and no answer within
+// the wait is one too.
+func TestSyncRejectsStrangeAnswers(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	for _, answer := range []string{
+		"not json\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":["../outside"],"trees":[]}` + "\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":[],"trees":["/etc"]}` + "\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":["a/../../b"],"trees":[]}` + "\n",
+		`{"busy":true}` + "\n",
+		"", // silence
+	} {
+		ln, err := net.Listen("unix", socketName(cache, root))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			bufio.NewReader(c).ReadString('\n')
+			if answer == "" {
+				time.Sleep(time.Second)
+				return
+			}
+			c.Write([]byte(answer))
+		}()
+		start := time.Now()
+		if ch, err := Sync(cache, root, 200*time.Millisecond); err == nil {
+			t.Errorf("answer %q was taken: %+v", answer, ch)
+		}
+		if time.Since(start) > 3*time.Second { // a hang, not a speed goal: the wait is 200 ms
+			t.Errorf("answer %q: Sync waited %v", answer, time.Since(start))
+		}
+		ln.Close()
+	}
+	if _, err := Sync(cache, root, 200*time.Millisecond); err != ErrNoWatcher {
+		t.Errorf("with no watcher: %v, want ErrNoWatcher", err)
 	}
 }

@@ -103,6 +103,15 @@ func Sync(cacheHome, root string, timeout time.Duration) (*Changes, error) {
 	if ch.Busy {
 		return nil, errWatcherBusy
 	}
+	for _, list := range [][]string{ch.Dirs, ch.Trees} {
+		for _, rel := range list {
+			// A folder below the root, as the watcher writes them: anything else (a
+			// stranger on the socket) must not send a search out of its root.
+			if rel != "" && (!filepath.IsLocal(rel) || path.Clean(rel) != rel) {
+				return nil, errors.New("index: the watcher named a folder outside the root: " + strconv.Quote(rel))
+			}
+		}
+	}
 	return &ch, nil
 }
 
