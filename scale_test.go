@@ -388,6 +388,15 @@ func TestScaleMillionFiles(t *testing.T) {
 		if string(with.Data) != string(without.Data) {
 			t.Errorf("with the index: %.300s\nwithout: %.300s", with.Data, without.Data)
 		}
+		// That search started a watcher, which compares the million files with the
+		// index in the background: removing the index stops it before the timed
+		// subtests below.
+		runScaleArgs(t, bin, root, []string{"index", "--remove", "--json", root}, "", "XDG_CACHE_HOME="+cache)
+		for deadline := time.Now().Add(30 * time.Second); len(watcherPIDs(root)) > 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the watcher outlived its index")
+			}
+		}
 	})
 	t.Run("budget", func(t *testing.T) {
 		// A small budget (AGENTBOX_WALK_BUDGET) stops each walk early: a partial result,

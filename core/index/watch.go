@@ -419,7 +419,13 @@ func (w *watcher) rescan() error {
 	if err := w.fw.Add(w.root); err != nil {
 		return err
 	}
+	var visited atomic.Int64
 	_, err = walk.Walk(context.Background(), w.root, w.opt, func(e *walk.Entry) error {
+		if visited.Add(1)%4096 == 0 {
+			if _, err := os.Lstat(w.dir); err != nil {
+				return errors.New("index: the index was removed during a rescan")
+			}
+		}
 		if e.IsDir {
 			// Watched before its entries are read: a change after this is an event,
 			// one before it shows in the comparison below.
