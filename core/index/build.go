@@ -256,7 +256,7 @@ func (b *builder) encode() []byte {
 		})
 		tris = binary.LittleEndian.AppendUint32(tris, t)
 		tris = binary.LittleEndian.AppendUint32(tris, uint32(start))
-		tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli))
+		tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli()))
 		ntris++
 	}
 	if len(b.pairs) < countingSortMin {
@@ -339,7 +339,7 @@ func (b *builder) encode() []byte {
 	out = append(out, tris...)
 	out = append(out, paths...)
 	out = append(out, postings...)
-	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:len(out)-len(postings)], castagnoli))
+	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:len(out)-len(postings)], castagnoli()))
 	return out
 }
 

@@ -218,7 +218,7 @@ func FuzzOpenSegment(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) >= headerSize {
 			// Past the checksum, so that the layout checks behind it are what is fuzzed.
-			binary.LittleEndian.PutUint32(data[headerSize-4:], crc32.Checksum(data[headerSize:], castagnoli))
+			binary.LittleEndian.PutUint32(data[headerSize-4:], crc32.Checksum(data[headerSize:], castagnoli()))
 		}
 		s, err := parseSegment(data)
 		if err != nil {
