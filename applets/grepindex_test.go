@@ -204,6 +204,10 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 			os.WriteFile(filepath.Join(root, d, fmt.Sprintf("f%d.txt", i)), []byte(body()), 0o644)
 		}
 	}
+	os.MkdirAll(filepath.Join(root, "hl"), 0o755)
+	for i := range 6 { // files only linked to, untouched before
+		os.WriteFile(filepath.Join(root, "hl", fmt.Sprintf("h%d.txt", i)), []byte("hay\n"), 0o644)
+	}
 	for i := range 4 { // folders only moved out, untouched before
 		os.MkdirAll(filepath.Join(root, fmt.Sprintf("m%d", i), "x"), 0o755)
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("m%d", i), "x", "m.txt"), []byte("needle hay\n"), 0o644)
@@ -359,6 +363,17 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 				os.Remove(above)
 			} else {
 				os.WriteFile(above, []byte("f/\n"), 0o644)
+			}
+		},
+		func(r int) { // a second name for a file, in another folder, written through
+			from := filepath.Join(root, "hl", fmt.Sprintf("h%d.txt", r%6))
+			to := filepath.Join(root, "a", fmt.Sprintf("hard%d.txt", r)) // a folder never ignored
+			if os.Link(from, to) == nil {
+				waitWatcher(t, cache, root) // the link is noticed before the write
+				if f, err := os.OpenFile(to, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+					f.WriteString("needle ErrShortWrite\n")
+					f.Close()
+				}
 			}
 		},
 		func(int) { // a file replaced by a link to one with a match

@@ -47,7 +47,8 @@ var ErrBusy = errors.New("index: another build of this index is running")
 // index there: text files with their trigrams, binary ones (a NUL byte in the first
 // grep.ChunkSize bytes) as binary. UTF-16 files, files with a NUL only further in,
 // files over MaxFileBytes, unreadable ones and files changed within RacyWindow of the
-// start are recorded as left to the search: every search reads them.
+// start, and files with more than one link, are recorded as left to the search: every
+// search reads them.
 func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta, error) {
 	root = filepath.Clean(root)
 	if opt.MaxPostings <= 0 {
@@ -149,7 +150,8 @@ func (b *builder) add(path, rel string) error {
 		return nil // gone or replaced since the walk met it: a later walk or rescan sees what it is now
 	}
 	rec := recordOf(&st)
-	if st.Size > b.opt.MaxFileBytes || rec.racy(b.start, b.opt.RacyWindow) {
+	// A file with other links can be written through a path no watch sees.
+	if st.Size > b.opt.MaxFileBytes || st.Nlink > 1 || rec.racy(b.start, b.opt.RacyWindow) {
 		return b.record(rel, rec, searchFlag, nil)
 	}
 	sc := scratchPool.Get().(*scratch)

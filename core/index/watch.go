@@ -353,8 +353,13 @@ func (w *watcher) event(ev fsnotify.Event) bool {
 		}
 	} else if ev.Has(fsnotify.Create) {
 		var st unix.Stat_t
-		if lstat(ev.Name, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		switch {
+		case lstat(ev.Name, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR:
 			w.trees[rel] = true // a new folder, filled before a watch could be added
+		case st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1:
+			// A new link to a file: its other names' folders raise no event when
+			// it is written through this one. A rescan finds them by their count.
+			w.rescanSoon = true
 		}
 	}
 	switch path.Base(rel) {
