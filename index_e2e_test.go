@@ -83,8 +83,13 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 	if got := grep("50"); got != want {
 		t.Fatalf("after a change behind agentbox's back: %s, want %s", got, want)
 	}
-	if n := len(watcherPIDs(root)); n != 1 {
-		t.Fatalf("%d watchers run for the root, want 1", n)
+	pids := watcherPIDs(root)
+	if len(pids) != 1 {
+		t.Fatalf("%d watchers run for the root, want 1", len(pids))
+	}
+	// Its working folder is not in the root: that would keep a removed root alive.
+	if cwd, err := os.Readlink("/proc/" + pids[0] + "/cwd"); err != nil || cwd != "/" {
+		t.Fatalf("the watcher works in %q (%v), want /", cwd, err)
 	}
 	// Removing the index stops its watcher.
 	rm := exec.Command(bin, "index", "--remove", root)

@@ -204,6 +204,8 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 			os.WriteFile(filepath.Join(root, d, fmt.Sprintf("f%d.txt", i)), []byte(body()), 0o644)
 		}
 	}
+	os.MkdirAll(filepath.Join(root, "mm"), 0o755) // only written through a mapping
+	os.WriteFile(filepath.Join(root, "mm", "m.txt"), []byte("hay\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "hl"), 0o755)
 	for i := range 6 { // files only linked to, untouched before
 		os.WriteFile(filepath.Join(root, "hl", fmt.Sprintf("h%d.txt", i)), []byte("hay\n"), 0o644)
@@ -237,7 +239,7 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 		p, under, glob string
 		ci             bool
 	}
-	queries := []query{{p: "needle"}, {p: "needle", ci: true}, {p: "ErrShortWrite"}, {p: "κόσμε"},
+	queries := []query{{p: "needle"}, {p: "needle", ci: true}, {p: "ErrShortWrite"}, {p: "κόσμε"}, {p: "err", ci: true},
 		{p: "needle", under: "a"}, {p: "needle", under: "a/b"}, {p: "hay", glob: "*.txt"}, {p: "nowhere at all"}}
 	counts := func(q query) ([]string, string) {
 		t.Helper()
@@ -374,6 +376,17 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 					f.WriteString("needle ErrShortWrite\n")
 					f.Close()
 				}
+			}
+		},
+		func(int) { // written through a memory mapping: no event until the close
+			f, err := os.OpenFile(filepath.Join(root, "mm", "m.txt"), os.O_RDWR, 0)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			if m, err := unix.Mmap(int(f.Fd()), 0, 3, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED); err == nil {
+				copy(m, "ErrShortWrite"[:3]) // "Err" over "hay": a new match for (?i)err
+				unix.Munmap(m)
 			}
 		},
 		func(int) { // a file replaced by a link to one with a match

@@ -22,7 +22,6 @@ import (
 
 	"github.com/agentbox/agentbox/core/ignore"
 	"github.com/agentbox/agentbox/core/walk"
-	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 )
 
@@ -153,6 +152,7 @@ func StartWatcher(self, cacheHome, root string, env []string) error {
 	cmd := exec.Command(self, WatchMarker, root, cacheHome)
 	cmd.Args[0] = "agentbox"
 	cmd.Env = env
+	cmd.Dir = "/" // a working folder in the root would keep it alive (and its removal unseen)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return err
@@ -190,15 +190,21 @@ func Watch(ctx context.Context, cacheHome, root string, opt walk.Options, idle t
 		return nil // another watcher holds the name
 	}
 	defer ln.Close()
-	fw, err := fsnotify.NewBufferedWatcher(4096)
+	fw, err := newInotify()
 	if err != nil {
 		return err
 	}
-	defer fw.Close()
+	defer fw.close()
 	w := &watcher{cache: cacheHome, root: root, dir: Dir(cacheHome, root), opt: opt, fw: fw,
 		syncs: make(chan *syncRequest), pending: map[string]*syncRequest{}}
 	w.opt.Dirs = true
-	if err := fw.Add(w.dir); err != nil {
+	if err := fw.add(w.dir); err != nil {
+		return err
+	}
+	if w.rootID, err = identity(root); err != nil {
+		return err
+	}
+	if w.dirID, err = identity(w.dir); err != nil {
 		return err
 	}
 	if err := w.rescan(); err != nil {
@@ -208,10 +214,50 @@ func Watch(ctx context.Context, cacheHome, root string, opt walk.Options, idle t
 	return w.loop(ctx, idle)
 }
 
+// identity is a folder's device and inode: the root or the index folder replaced by
+// another at the same path (a parent renamed and the path made again) raises no event
+// on the old one's watch.
+func identity(dir string) ([2]uint64, error) {
+	var st unix.Stat_t
+	if err := lstat(dir, &st); err != nil {
+		return [2]uint64{}, err
+	}
+	return [2]uint64{st.Dev, st.Ino}, nil
+}
+
+// mountStamp is the part of the mount table that bears on root: a folder mounted over
+// one in the tree raises no inotify event, so each answer compares the table with the
+// one the last rescan saw.
+func mountStamp(root string) string {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	return relevantMounts(string(data), root)
+}
+
+// relevantMounts are the lines of a mountinfo table whose mount point is root, under
+// it, or above it.
+func relevantMounts(table, root string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		mp := f[4]
+		if mp == root || strings.HasPrefix(mp, strings.TrimSuffix(root, "/")+"/") || mp == "/" || strings.HasPrefix(root, strings.TrimSuffix(mp, "/")+"/") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 type watcher struct {
 	cache, root, dir string
 	opt              walk.Options
-	fw               *fsnotify.Watcher
+	fw               *inotify
 
 	// Owned by loop.
 	built        time.Time
@@ -224,6 +270,10 @@ type watcher struct {
 	ready        atomic.Bool
 	seq          atomic.Int64
 	lastActivity time.Time
+	rootID       [2]uint64 // the root's device and inode
+	dirID        [2]uint64 // the index folder's
+	mounts       string    // mountStamp at the last rescan
+	gone         bool      // the root or the index is not the one watched: exit
 }
 
 type syncRequest struct {
@@ -285,24 +335,22 @@ func (w *watcher) loop(ctx context.Context, idle time.Duration) error {
 			} else {
 				req.reply <- Changes{Busy: true}
 			}
-		case ev, ok := <-w.fw.Events:
+		case ev, ok := <-w.fw.events:
 			if !ok {
 				return nil
 			}
-			if done := w.event(ev); done {
+			if ev.overflow {
+				// Events were lost: compare the tree again.
+				w.ready.Store(false)
+				rescanTimer.Reset(100 * time.Millisecond)
+				continue
+			}
+			if done := w.event(ev); done || w.gone {
 				return nil
 			}
 			if w.rescanSoon && w.ready.Load() {
 				w.ready.Store(false)
 				rescanTimer.Reset(100 * time.Millisecond) // one rescan for a burst (a checkout)
-			}
-		case err, ok := <-w.fw.Errors:
-			if !ok {
-				return nil
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				w.ready.Store(false)
-				rescanTimer.Reset(100 * time.Millisecond)
 			}
 		case <-rescanTimer.C:
 			if err := w.rescan(); err != nil {
@@ -319,26 +367,37 @@ func (w *watcher) loop(ctx context.Context, idle time.Duration) error {
 }
 
 // event records one inotify event; it reports whether the watcher should exit.
-func (w *watcher) event(ev fsnotify.Event) bool {
-	if ev.Name == w.root || ev.Name == w.dir {
-		return ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) // the root or the index is gone
+func (w *watcher) event(ev inotifyEvent) bool {
+	const (
+		created = unix.IN_CREATE | unix.IN_MOVED_TO
+		gone    = unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+		self    = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+	)
+	if ev.path == w.root || ev.path == w.dir {
+		return ev.mask&self != 0 // the root or the index is gone
 	}
-	if filepath.Dir(ev.Name) == w.dir {
-		name := filepath.Base(ev.Name)
+	if filepath.Dir(ev.path) == w.dir {
+		name := filepath.Base(ev.path)
 		switch {
-		case name == "meta.json" && ev.Has(fsnotify.Create):
+		case name == "meta.json" && ev.mask&created != 0:
 			w.rescanSoon = true // a new build: compare with it
-		case strings.HasPrefix(name, "sync-") && ev.Has(fsnotify.Create):
+		case strings.HasPrefix(name, "sync-") && ev.mask&unix.IN_CREATE != 0:
 			if req := w.pending[name]; req != nil {
 				delete(w.pending, name)
-				os.Remove(ev.Name)
+				os.Remove(ev.path)
 				req.reply <- w.changes()
 			}
 		}
 		return false
 	}
-	rel, ok := strings.CutPrefix(ev.Name, w.root+"/")
+	rel, ok := strings.CutPrefix(ev.path, w.root+"/")
 	if !ok {
+		return false
+	}
+	if ev.mask&self != 0 {
+		// A watched folder's own removal or move; its parent's event says so too, if
+		// the parent is watched.
+		w.trees[rel] = true
 		return false
 	}
 	if !w.visible[parentOf(rel)] {
@@ -347,18 +406,17 @@ func (w *watcher) event(ev fsnotify.Event) bool {
 		return false
 	}
 	w.dirs[parentOf(rel)] = true
-	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		if w.visible[rel] {
-			w.trees[rel] = true // a folder: whatever the index knew under it is gone
-		}
-	} else if ev.Has(fsnotify.Create) {
+	isDir := ev.mask&unix.IN_ISDIR != 0
+	switch {
+	case isDir && ev.mask&(created|gone) != 0:
+		// A folder created (filled before a watch could be added), removed or moved:
+		// searches walk it whole, and whatever the index knew under it is gone.
+		w.trees[rel] = true
+	case ev.mask&created != 0:
 		var st unix.Stat_t
-		switch {
-		case lstat(ev.Name, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFDIR:
-			w.trees[rel] = true // a new folder, filled before a watch could be added
-		case st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1:
+		if lstat(ev.path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
 			// A new link to a file: its other names' folders raise no event when
-			// it is written through this one. A rescan finds them by their count.
+			// it is written through this one. A rescan finds them by their ctime.
 			w.rescanSoon = true
 		}
 	}
@@ -369,13 +427,22 @@ func (w *watcher) event(ev fsnotify.Event) bool {
 	return false
 }
 
-// changes is the answer to a sync: busy while a rescan is due or when the ignore files
-// outside the tree changed since the last rescan.
+// changes is the answer to a sync: busy while a rescan is due, or when the ignore
+// files outside the tree or the mount table at the root changed since the last one;
+// the watcher exits when the root or the index folder is not the one it watches.
 func (w *watcher) changes() Changes {
+	if id, err := identity(w.root); err != nil || id != w.rootID {
+		w.gone = true
+		return Changes{Busy: true}
+	}
+	if id, err := identity(w.dir); err != nil || id != w.dirID {
+		w.gone = true
+		return Changes{Busy: true}
+	}
 	if !w.ready.Load() || len(w.dirs)+len(w.trees) > maxChanged {
 		return Changes{Busy: true}
 	}
-	if ignoreSources(w.root, w.opt.Ignore) != w.sources {
+	if ignoreSources(w.root, w.opt.Ignore) != w.sources || mountStamp(w.root) != w.mounts {
 		w.rescanSoon = true
 		return Changes{Busy: true}
 	}
@@ -406,7 +473,7 @@ func (w *watcher) rescan() error {
 		return err
 	}
 	defer ix.Close()
-	w.sources = ignoreSources(w.root, w.opt.Ignore)
+	w.sources, w.mounts = ignoreSources(w.root, w.opt.Ignore), mountStamp(w.root)
 	var (
 		mu      sync.Mutex
 		dirs    = map[string]bool{}
@@ -421,7 +488,7 @@ func (w *watcher) rescan() error {
 	if err := lstat(w.root, &rootSt); err != nil {
 		return err
 	}
-	if err := w.fw.Add(w.root); err != nil {
+	if err := w.fw.add(w.root); err != nil {
 		return err
 	}
 	var visited atomic.Int64
@@ -438,7 +505,7 @@ func (w *watcher) rescan() error {
 			if lstat(e.Path, &st) == nil && st.Dev != rootSt.Dev && !isLocalFS(e.Path) {
 				return errors.New("index: " + e.Path + " is on a network file system")
 			}
-			err := w.fw.Add(e.Path)
+			err := w.fw.add(e.Path)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && addErr == nil {

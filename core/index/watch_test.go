@@ -1,0 +1,107 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// watchTree builds an index of a small tree at root and runs its watcher until the
+// test ends; it returns the cache folder and a channel closed when the watcher ends.
+func watchTree(t *testing.T, root string) (string, <-chan struct{}) {
+	t.Helper()
+	cache := t.TempDir()
+	writeTree(t, root, map[string]string{"a/x.txt": "hay\n", "b/y.txt": "hay\n"})
+	if _, err := Build(context.Background(), cache, root, BuildOptions{Walk: DefaultWalk(os.Getenv), RacyWindow: -1}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := Watch(ctx, cache, root, DefaultWalk(os.Getenv), time.Hour); err != nil {
+			t.Errorf("the watcher failed: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := Sync(cache, root, time.Second); err == nil {
+			return cache, done
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the watcher never answered")
+		}
+	}
+}
+
+// A root replaced by another folder at the same path (its parent renamed, the path
+// made again) raises no event on the old root's watches: the watcher notices at the
+// next question and exits instead of answering for the old tree.
+func TestWatcherLeavesAReplacedRoot(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "p", "root")
+	cache, done := watchTree(t, root)
+	if err := os.Rename(filepath.Join(parent, "p"), filepath.Join(parent, "p.old")); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{"a/x.txt": "needle\n"})
+	if ch, err := Sync(cache, root, time.Second); err == nil {
+		t.Fatalf("the watcher answered for the old root: %+v", ch)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher kept running on a replaced root")
+	}
+}
+
+// A folder mounted over one in the tree raises no inotify event; the watcher follows
+// the mount table and compares the tree again. Needs the right to mount (root).
+func TestWatcherSeesAMountOver(t *testing.T) {
+	root, other := t.TempDir(), t.TempDir()
+	cache, _ := watchTree(t, root)
+	writeTree(t, other, map[string]string{"m.txt": "needle\n"})
+	if err := unix.Mount(other, filepath.Join(root, "b"), "", unix.MS_BIND, ""); err != nil {
+		t.Skipf("cannot bind-mount here (%v): the mount-table watch is not tested", err)
+	}
+	defer unix.Unmount(filepath.Join(root, "b"), unix.MNT_DETACH)
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		ch, err := Sync(cache, root, time.Second)
+		if err == nil {
+			for _, d := range ch.Dirs {
+				if d == "b" {
+					return
+				}
+			}
+			t.Fatalf("after a mount over b, the watcher reports %+v without b", ch)
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("no answer after the mount: %v", err)
+		}
+	}
+}
+
+func TestRelevantMounts(t *testing.T) {
+	table := `22 1 8:1 / / rw - ext4 /dev/sda1 rw
+30 22 0:5 / /home/u/proj/b rw - tmpfs t rw
+31 22 0:6 / /home/u/projects rw - tmpfs t rw
+32 22 0:7 / /home rw - tmpfs t rw
+33 22 0:8 / /var/lib/docker rw - overlay o rw
+`
+	got := relevantMounts(table, "/home/u/proj")
+	for _, want := range []string{" / / ", "/home/u/proj/b", " /home "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("relevant mounts lack %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{"/home/u/projects", "/var/lib/docker"} {
+		if strings.Contains(got, not) {
+			t.Errorf("relevant mounts hold %q:\n%s", not, got)
+		}
+	}
+}
