@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,9 +34,22 @@ func TestGrepBuildsItsIndexInTheBackground(t *testing.T) {
 		cmd.Dir = root
 		cmd.Stdin = bytes.NewReader([]byte(`{"pattern":"needle","output_mode":"count"}`))
 		cmd.Env = []string{"HOME=" + home, "XDG_CACHE_HOME=" + cache, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_INDEX=" + index, "PATH=" + os.Getenv("PATH"), "AGENTBOX_WATCH_IDLE=60s"}
+		// A descriptor the caller passes on (as `out=$(agentbox grep 9>&1)` does): the
+		// helpers grep starts must not keep it open after grep exits.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pr.Close()
+		cmd.ExtraFiles = []*os.File{pw}
 		out, err := cmd.Output()
+		pw.Close()
 		if err != nil {
 			t.Fatalf("grep: %v\n%s", err, out)
+		}
+		pr.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, err := pr.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+			t.Fatalf("the caller's descriptor stayed open after grep exited (%d, %v): a helper holds it", n, err)
 		}
 		var env struct {
 			Data struct {

@@ -15,9 +15,9 @@ import (
 )
 
 // globLister is how a glob under abs lists files: from grep's index of the workspace
-// root and its watcher's changes when both are there and agree (the index's file
-// list, with the changed folders read from the disk), else by walking. The returned
-// close releases the index.
+// root and its watcher's changes when both are there and agree, and the folder walked
+// is one the index's walk enters (the index's file list, with the changed folders
+// read from the disk), else by walking. The returned close releases the index.
 func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 	root, cache := indexRoot(env, abs)
 	if root == "" || !index.Exists(cache, root) {
@@ -27,21 +27,19 @@ func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 	if err != nil {
 		return walk.Walk, func() {}
 	}
-	ch, err := index.Sync(cache, root, watcherWait)
-	if err != nil {
-		if err == index.ErrNoWatcher && env.Executable != "" {
-			_ = index.StartWatcher(env.Executable, cache, root, helperEnv(env))
-		}
-		ix.Close()
-		return walk.Walk, func() {}
-	}
-	if !ch.Built.Equal(ix.Meta.Built) {
-		ix.Close()
-		return walk.Walk, func() {}
-	}
 	list := func(ctx context.Context, base string, opt walk.Options, visit func(*walk.Entry) error) (walk.Stats, error) {
+		if index.WalkKey(opt) != ix.Meta.Walk || (base != root && !strings.HasPrefix(base, strings.TrimSuffix(root, "/")+"/")) {
+			return walk.Walk(ctx, base, opt, visit)
+		}
 		under := relUnder(root, base)
-		if index.WalkKey(opt) != ix.Meta.Walk || (base != root && !strings.HasPrefix(base, strings.TrimSuffix(root, "/")+"/")) || inTree(under, ch.Trees) {
+		ch, err := index.Sync(cache, root, under, watcherWait)
+		if err != nil {
+			if err == index.ErrNoWatcher && env.Executable != "" {
+				_ = index.StartWatcher(env.Executable, cache, root, helperEnv(env))
+			}
+			return walk.Walk(ctx, base, opt, visit)
+		}
+		if !ch.Built.Equal(ix.Meta.Built) || !ch.Visible || inTree(under, ch.Trees) {
 			return walk.Walk(ctx, base, opt, visit)
 		}
 		listedGlobs.Add(1)
@@ -51,7 +49,6 @@ func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 			prefix = under + "/"
 		}
 		denied := newRefusals(base, opt.Denied, &st)
-		var err error
 		ix.Files(under, ch, func(e *index.Entry) {
 			if err != nil {
 				return

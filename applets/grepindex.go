@@ -68,14 +68,14 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options)
 	if key := index.WalkKey(wopt); key == "" || key != ix.Meta.Walk {
 		return g
 	}
-	ch, err := index.Sync(g.cache, g.root, watcherWait)
+	under := relUnder(g.root, abs)
+	ch, err := index.Sync(g.cache, g.root, under, watcherWait)
 	if err != nil {
 		g.noWatcher = err == index.ErrNoWatcher
 		return g
 	}
-	under := relUnder(g.root, abs)
-	if !ch.Built.Equal(ix.Meta.Built) || inTree(under, ch.Trees) {
-		return g
+	if !ch.Built.Equal(ix.Meta.Built) || !ch.Visible || inTree(under, ch.Trees) {
+		return g // another index, a folder the index's walk leaves out, or a changed one
 	}
 	m.SetLister(g.lister(m, wopt, ch))
 	listedSearches.Add(1)
@@ -183,6 +183,7 @@ func walkChanged(ctx context.Context, root, under string, ch *index.Changes, wop
 	if wopt.Denied != nil {
 		wopt.Denied = denied.walkFilter // a folder counted once however many walks meet it
 	}
+	wopt.IgnoreBase = root // ignore files apply as in the search's own walk from root
 	one := wopt
 	one.MaxDepth = 1
 	for _, d := range ch.Dirs {

@@ -170,7 +170,7 @@ func startWatcher(t *testing.T, env *core.Env, cache, root string) {
 func waitWatcher(t *testing.T, cache, root string) {
 	t.Helper()
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		if _, err := index.Sync(cache, root, time.Second); err == nil {
+		if _, err := index.Sync(cache, root, "", time.Second); err == nil {
 			return
 		}
 	}
@@ -184,6 +184,7 @@ func waitWatcher(t *testing.T, cache, root string) {
 // of files, and every answer compared with a search without the index and with rg.
 func TestWatchedGrepStaysExact(t *testing.T) {
 	off := false
+	var keepIgnored, nestIsRepo bool // the state of two toggling changes below
 	env, cache := indexedEnv(t, &off)
 	root := coretest.Root(env)
 	outside := t.TempDir()
@@ -204,6 +205,15 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 			os.WriteFile(filepath.Join(root, d, fmt.Sprintf("f%d.txt", i)), []byte(body()), 0o644)
 		}
 	}
+	os.Symlink("a", filepath.Join(root, "lnkdir"))  // a link to a folder: walks do not follow it
+	os.MkdirAll(filepath.Join(root, "nest"), 0o755) // becomes a repository of its own
+	os.WriteFile(filepath.Join(root, "nest", ".gitignore"), []byte("*.tmp\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "nest", "n.tmp"), []byte("needle\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "nest", "n.txt"), []byte("needle\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "nest", "deep"), 0o755)
+	os.WriteFile(filepath.Join(root, "nest", "deep", "d.tmp"), []byte("needle\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "bad\xffname"), 0o755) // a name that is not UTF-8
+	os.WriteFile(filepath.Join(root, "bad\xffname", "b.txt"), []byte("hay\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "mm"), 0o755) // only written through a mapping
 	os.WriteFile(filepath.Join(root, "mm", "m.txt"), []byte("hay\n"), 0o644)
 	os.MkdirAll(filepath.Join(root, "hl"), 0o755)
@@ -240,7 +250,8 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 		ci             bool
 	}
 	queries := []query{{p: "needle"}, {p: "needle", ci: true}, {p: "ErrShortWrite"}, {p: "κόσμε"}, {p: "err", ci: true},
-		{p: "needle", under: "a"}, {p: "needle", under: "a/b"}, {p: "hay", glob: "*.txt"}, {p: "nowhere at all"}}
+		{p: "needle", under: "a"}, {p: "needle", under: "a/b"}, {p: "hay", glob: "*.txt"}, {p: "nowhere at all"},
+		{p: "needle", under: "ignored"}, {p: "needle", under: "nest"}, {p: "needle", under: "lnkdir"}}
 	counts := func(q query) ([]string, string) {
 		t.Helper()
 		req := fmt.Sprintf(`{"pattern":%q,"output_mode":"count","-i":%v,"head_limit":100000,"path":%q,"glob":%q}`, q.p, q.ci, filepath.Join(root, q.under), q.glob)
@@ -267,7 +278,20 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 	check := func(round string) {
 		t.Helper()
 		waitWatcher(t, cache, root)
-		for _, g := range [][2]string{{"**/*.txt", ""}, {"**/*", ""}, {"*", ""}, {"**/f1.txt", ""}, {"**/*.txt", "a"}, {"b/**", "a"}, {"**/*.log", ""}} {
+		for _, g := range [][2]string{{"**/*.txt", ""}, {"**/*", ""}, {"*", ""}, {"**/f1.txt", ""}, {"**/*.txt", "a"}, {"b/**", "a"}, {"**/*.log", ""},
+			// Folders the root's walk leaves out or reaches otherwise, named by the
+			// pattern or the path: the index's list does not stand for them.
+			{"ignored/*", ""}, {"*", "ignored"}, {".hid/*", ""}, {"lnkdir/*.txt", ""}, {"a/../f/*.txt", ""}, {"a//b/*", ""}, {"nest/*", ""}} {
+			if !strings.Contains(g[0], "**") && !strings.HasPrefix(g[0], "*") || g[1] != "" {
+				// The pattern or path names a folder: the index is asked, and may say no.
+				off = true
+				want := globs(g[0], g[1])
+				off = false
+				if got := globs(g[0], g[1]); got != want {
+					t.Fatalf("%s, glob %v:\nwith the index: %s\nfrom a walk: %s", round, g, got, want)
+				}
+				continue
+			}
 			before := listedGlobs.Load()
 			got := globs(g[0], g[1])
 			if listedGlobs.Load() == before {
@@ -283,7 +307,7 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 		for _, q := range queries {
 			before := listedSearches.Load()
 			got, searched := counts(q)
-			if listedSearches.Load() == before {
+			if listedSearches.Load() == before && q.under != "ignored" && q.under != "nest" && q.under != "lnkdir" {
 				t.Fatalf("%s, %v: the search walked; the watcher's list was not used", round, q)
 			}
 			off = true
@@ -292,7 +316,9 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") || searched != wantSearched {
 				t.Fatalf("%s, %v: from the index's list only %v, from a walk only %v (%s; %s)", round, q, onlyIn(got, want), onlyIn(want, got), searched, wantSearched)
 			}
-			if rg == "" || q.under != "" || q.glob != "" {
+			if rg == "" || q.under != "" || q.glob != "" || nestIsRepo {
+				// (ripgrep starts a nested repository's git rules at its .git, agentbox's
+				// walk of the root does not: a difference of the walk, not of the index.)
 				continue
 			}
 			args := []string{"--no-config", "-c", q.p, root}
@@ -312,8 +338,14 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 		d := dirs[rng.Intn(len(dirs))]
 		return filepath.Join(root, d, fmt.Sprintf("f%d.txt", rng.Intn(8)))
 	}
-	keepIgnored := false
 	changes := []func(int){
+		func(int) { // first, on a tree no other change touched: a folder becomes a repository of its own (its .gitignore then counts), and stops
+			if nestIsRepo = !nestIsRepo; nestIsRepo {
+				os.MkdirAll(filepath.Join(root, "nest", ".git"), 0o755)
+			} else {
+				os.RemoveAll(filepath.Join(root, "nest", ".git"))
+			}
+		},
 		func(int) { // rewritten in place at the same size
 			if f, err := os.OpenFile(pick(), os.O_WRONLY, 0); err == nil {
 				f.WriteAt([]byte("needle"), 0)
@@ -377,6 +409,11 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 					f.Close()
 				}
 			}
+		},
+		func(r int) { // names that are not UTF-8
+			os.WriteFile(filepath.Join(root, "bad\xffname", fmt.Sprintf("n%d.txt", r)), []byte("needle\n"), 0o644)
+			os.MkdirAll(filepath.Join(root, fmt.Sprintf("new\xfe%d", r)), 0o755)
+			os.WriteFile(filepath.Join(root, fmt.Sprintf("new\xfe%d", r), "x.txt"), []byte("needle\n"), 0o644)
 		},
 		func(int) { // written through a memory mapping: no event until the close
 			f, err := os.OpenFile(filepath.Join(root, "mm", "m.txt"), os.O_RDWR, 0)

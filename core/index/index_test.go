@@ -346,11 +346,11 @@ func TestCacheHome(t *testing.T) {
 // the wait is one too.
 func TestSyncRejectsStrangeAnswers(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	for _, answer := range []string{
+	for _, answer := range []string{ // names travel as base64: "../outside", "/etc", "a/../../b"
 		"not json\n",
-		`{"built":"2026-01-01T00:00:00Z","dirs":["../outside"],"trees":[]}` + "\n",
-		`{"built":"2026-01-01T00:00:00Z","dirs":[],"trees":["/etc"]}` + "\n",
-		`{"built":"2026-01-01T00:00:00Z","dirs":["a/../../b"],"trees":[]}` + "\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":["Li4vb3V0c2lkZQ=="],"trees":[]}` + "\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":[],"trees":["L2V0Yw=="]}` + "\n",
+		`{"built":"2026-01-01T00:00:00Z","dirs":["YS8uLi8uLi9i"],"trees":[]}` + "\n",
 		`{"busy":true}` + "\n",
 		"", // silence
 	} {
@@ -372,7 +372,7 @@ func TestSyncRejectsStrangeAnswers(t *testing.T) {
 			c.Write([]byte(answer))
 		}()
 		start := time.Now()
-		if ch, err := Sync(cache, root, 200*time.Millisecond); err == nil {
+		if ch, err := Sync(cache, root, "", 200*time.Millisecond); err == nil {
 			t.Errorf("answer %q was taken: %+v", answer, ch)
 		}
 		if time.Since(start) > 3*time.Second { // a hang, not a speed goal: the wait is 200 ms
@@ -380,7 +380,7 @@ func TestSyncRejectsStrangeAnswers(t *testing.T) {
 		}
 		ln.Close()
 	}
-	if _, err := Sync(cache, root, 200*time.Millisecond); err != ErrNoWatcher {
+	if _, err := Sync(cache, root, "", 200*time.Millisecond); err != ErrNoWatcher {
 		t.Errorf("with no watcher: %v, want ErrNoWatcher", err)
 	}
 }

@@ -40,6 +40,7 @@ func Hook() {
 	if len(os.Args) < 4 || os.Args[1] != Marker {
 		return
 	}
+	closeInherited()
 	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10) // a background job yields to the agent's calls
 	if _, err := Build(context.Background(), os.Args[3], os.Args[2], BuildOptions{Walk: DefaultWalk(os.Getenv)}); err != nil && err != ErrBusy {
 		os.Exit(1)

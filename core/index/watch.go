@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -66,12 +67,48 @@ var errWatcherBusy = errors.New("index: the watcher is not ready")
 // Changes are the folders a watcher saw change since the build of the index it
 // compared with (Built: that index's Meta.Built). Paths are slash-separated, relative
 // to the root ("" is the root). A search takes the files of Dirs from the disk and
-// walks Trees whole; every other file is as the index recorded it.
+// walks Trees whole; every other file is as the index recorded it. Visible says
+// whether the folder the search asked about is one the index's walk enters (a search
+// of a hidden, skipped or ignored folder, or a path through a link, is not one the
+// index's list stands for).
 type Changes struct {
-	Built time.Time `json:"built"`
-	Dirs  []string  `json:"dirs"`
-	Trees []string  `json:"trees"`
-	Busy  bool      `json:"busy,omitempty"`
+	Built   time.Time
+	Dirs    []string
+	Trees   []string
+	Visible bool
+	Busy    bool
+}
+
+// changesWire is Changes as sent: names as bytes (base64 in JSON), since a folder's
+// name need not be UTF-8 and a JSON string would mangle it.
+type changesWire struct {
+	Built   time.Time `json:"built"`
+	Dirs    [][]byte  `json:"dirs"`
+	Trees   [][]byte  `json:"trees"`
+	Visible bool      `json:"visible,omitempty"`
+	Busy    bool      `json:"busy,omitempty"`
+}
+
+func toWire(ch Changes) changesWire {
+	w := changesWire{Built: ch.Built, Visible: ch.Visible, Busy: ch.Busy, Dirs: [][]byte{}, Trees: [][]byte{}}
+	for _, d := range ch.Dirs {
+		w.Dirs = append(w.Dirs, []byte(d))
+	}
+	for _, t := range ch.Trees {
+		w.Trees = append(w.Trees, []byte(t))
+	}
+	return w
+}
+
+func fromWire(w changesWire) Changes {
+	ch := Changes{Built: w.Built, Visible: w.Visible, Busy: w.Busy}
+	for _, d := range w.Dirs {
+		ch.Dirs = append(ch.Dirs, string(d))
+	}
+	for _, t := range w.Trees {
+		ch.Trees = append(ch.Trees, string(t))
+	}
+	return ch
 }
 
 // socketName is the abstract socket of root's watcher, unique per cache folder.
@@ -80,9 +117,10 @@ func socketName(cacheHome, root string) string {
 	return "@agentbox-watch-" + hex.EncodeToString(sum[:16])
 }
 
-// Sync asks root's watcher for the changes since its index was built, as of now: every
-// change made before the call is in the answer. ErrNoWatcher when none runs.
-func Sync(cacheHome, root string, timeout time.Duration) (*Changes, error) {
+// Sync asks root's watcher for the changes since its index was built, as of now (every
+// change made before the call is in the answer), and whether the folder under
+// (relative to the root) is one the index's walk enters. ErrNoWatcher when none runs.
+func Sync(cacheHome, root, under string, timeout time.Duration) (*Changes, error) {
 	c, err := net.DialTimeout("unix", socketName(cacheHome, root), timeout)
 	if err != nil {
 		return nil, ErrNoWatcher
@@ -92,13 +130,14 @@ func Sync(cacheHome, root string, timeout time.Duration) (*Changes, error) {
 		return nil, errors.New("index: the watcher's socket belongs to another user")
 	}
 	_ = c.SetDeadline(time.Now().Add(timeout))
-	if _, err := c.Write([]byte("sync\n")); err != nil {
+	if _, err := c.Write([]byte("sync " + hex.EncodeToString([]byte(under)) + "\n")); err != nil {
 		return nil, err
 	}
-	var ch Changes
-	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&ch); err != nil {
+	var wire changesWire
+	if err := json.NewDecoder(bufio.NewReader(c)).Decode(&wire); err != nil {
 		return nil, err
 	}
+	ch := fromWire(wire)
 	if ch.Busy {
 		return nil, errWatcherBusy
 	}
@@ -263,6 +302,7 @@ type watcher struct {
 	built        time.Time
 	dirs, trees  map[string]bool
 	visible      map[string]bool // the folders the last rescan's walk entered
+	repos        map[string]bool // those of them holding a .git (nested repositories)
 	sources      string          // stamp of the ignore files outside the tree (see ignoreSources)
 	rescanSoon   bool
 	syncs        chan *syncRequest
@@ -278,6 +318,7 @@ type watcher struct {
 
 type syncRequest struct {
 	token string
+	under string // the folder the search is of, relative to the root
 	reply chan Changes
 }
 
@@ -298,13 +339,15 @@ func (w *watcher) answer(c net.Conn) {
 		return
 	}
 	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil || line != "sync\n" {
+	line, err := bufio.NewReader(io.LimitReader(c, 16<<10)).ReadString('\n')
+	arg, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "sync ")
+	under, herr := hex.DecodeString(arg)
+	if err != nil || !ok || herr != nil {
 		return
 	}
 	ch := Changes{Busy: true}
 	if w.ready.Load() {
-		req := &syncRequest{token: "sync-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(w.seq.Add(1), 10), reply: make(chan Changes, 1)}
+		req := &syncRequest{token: "sync-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(w.seq.Add(1), 10), under: string(under), reply: make(chan Changes, 1)}
 		select {
 		case w.syncs <- req:
 			select {
@@ -314,7 +357,7 @@ func (w *watcher) answer(c net.Conn) {
 		case <-time.After(2 * time.Second):
 		}
 	}
-	_ = json.NewEncoder(c).Encode(ch)
+	_ = json.NewEncoder(c).Encode(toWire(ch))
 }
 
 func (w *watcher) loop(ctx context.Context, idle time.Duration) error {
@@ -385,7 +428,7 @@ func (w *watcher) event(ev inotifyEvent) bool {
 			if req := w.pending[name]; req != nil {
 				delete(w.pending, name)
 				os.Remove(ev.path)
-				req.reply <- w.changes()
+				req.reply <- w.changes(req.under)
 			}
 		}
 		return false
@@ -421,8 +464,10 @@ func (w *watcher) event(ev inotifyEvent) bool {
 		}
 	}
 	switch path.Base(rel) {
-	case ignore.GitIgnore, ignore.DotIgnore:
-		w.rescanSoon = true // what the walk leaves out may have changed anywhere below
+	case ignore.GitIgnore, ignore.DotIgnore, ".git":
+		// What the walk leaves out may have changed anywhere below (a .git made or
+		// removed starts or ends a nested repository).
+		w.rescanSoon = true
 	}
 	return false
 }
@@ -430,7 +475,7 @@ func (w *watcher) event(ev inotifyEvent) bool {
 // changes is the answer to a sync: busy while a rescan is due, or when the ignore
 // files outside the tree or the mount table at the root changed since the last one;
 // the watcher exits when the root or the index folder is not the one it watches.
-func (w *watcher) changes() Changes {
+func (w *watcher) changes(under string) Changes {
 	if id, err := identity(w.root); err != nil || id != w.rootID {
 		w.gone = true
 		return Changes{Busy: true}
@@ -446,7 +491,7 @@ func (w *watcher) changes() Changes {
 		w.rescanSoon = true
 		return Changes{Busy: true}
 	}
-	ch := Changes{Built: w.built, Dirs: []string{}, Trees: []string{}}
+	ch := Changes{Built: w.built, Dirs: []string{}, Trees: []string{}, Visible: w.standsFor(under)}
 	for d := range w.dirs {
 		ch.Dirs = append(ch.Dirs, d)
 	}
@@ -454,6 +499,21 @@ func (w *watcher) changes() Changes {
 		ch.Trees = append(ch.Trees, t)
 	}
 	return ch
+}
+
+// standsFor reports whether the index's list stands for a walk from the folder under:
+// the root's walk enters it, and no repository starts at it or between it and the
+// root (a walk from inside one takes that repository's ignore rules, not the root's).
+func (w *watcher) standsFor(under string) bool {
+	if !w.visible[under] {
+		return false
+	}
+	for d := under; d != ""; d = parentOf(d) {
+		if w.repos[d] {
+			return false
+		}
+	}
+	return true
 }
 
 func parentOf(rel string) string {
@@ -478,6 +538,7 @@ func (w *watcher) rescan() error {
 		mu      sync.Mutex
 		dirs    = map[string]bool{}
 		visible = map[string]bool{"": true}
+		repos   = map[string]bool{}
 		seen    = make([]bitset, len(ix.segs))
 		addErr  error
 	)
@@ -506,12 +567,14 @@ func (w *watcher) rescan() error {
 				return errors.New("index: " + e.Path + " is on a network file system")
 			}
 			err := w.fw.add(e.Path)
+			isRepo := lstat(filepath.Join(e.Path, ".git"), &st) == nil
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && addErr == nil {
 				addErr = fmt.Errorf("index: cannot watch %s: %w", e.Path, err)
 			}
 			visible[e.Rel] = true
+			repos[e.Rel] = isRepo
 			return nil
 		}
 		var st unix.Stat_t
@@ -559,7 +622,7 @@ func (w *watcher) rescan() error {
 			trees[d] = true
 		}
 	}
-	w.dirs, w.trees, w.visible, w.built = dirs, trees, visible, ix.Meta.Built
+	w.dirs, w.trees, w.visible, w.repos, w.built = dirs, trees, visible, repos, ix.Meta.Built
 	w.ready.Store(true)
 	return nil
 }
@@ -590,6 +653,7 @@ func WatchHook() {
 	if len(os.Args) < 4 || os.Args[1] != WatchMarker {
 		return
 	}
+	closeInherited()
 	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, 10)
 	idle := WatchIdle
 	if d, err := time.ParseDuration(os.Getenv("AGENTBOX_WATCH_IDLE")); err == nil && d > 0 {
@@ -599,4 +663,24 @@ func WatchHook() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// closeInherited closes the descriptors above standard error that this process
+// inherited without close-on-exec (the caller's, as in `out=$(agentbox grep 9>&1)`):
+// a helper that outlives the call must not hold the caller's pipes open. The Go
+// runtime's own descriptors are all close-on-exec.
+func closeInherited() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.Close(fd)
+		}
+	}
 }

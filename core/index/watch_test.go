@@ -30,7 +30,7 @@ func watchTree(t *testing.T, root string) (string, <-chan struct{}) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := Sync(cache, root, time.Second); err == nil {
+		if _, err := Sync(cache, root, "", time.Second); err == nil {
 			return cache, done
 		}
 		if time.Since(start) > 10*time.Second {
@@ -50,7 +50,7 @@ func TestWatcherLeavesAReplacedRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTree(t, root, map[string]string{"a/x.txt": "needle\n"})
-	if ch, err := Sync(cache, root, time.Second); err == nil {
+	if ch, err := Sync(cache, root, "", time.Second); err == nil {
 		t.Fatalf("the watcher answered for the old root: %+v", ch)
 	}
 	select {
@@ -71,7 +71,7 @@ func TestWatcherSeesAMountOver(t *testing.T) {
 	}
 	defer unix.Unmount(filepath.Join(root, "b"), unix.MNT_DETACH)
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		ch, err := Sync(cache, root, time.Second)
+		ch, err := Sync(cache, root, "", time.Second)
 		if err == nil {
 			for _, d := range ch.Dirs {
 				if d == "b" {

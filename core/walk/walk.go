@@ -81,6 +81,11 @@ type Options struct {
 	MaxDepth int           // 0: unlimited; 1: the root's entries only
 	Budget   time.Duration // 0: none; else stop after this long, truncated
 	Workers  int           // 0: fastwalk's default
+	// IgnoreBase, when set to a folder above the root, makes the ignore files apply as
+	// in a walk from that folder that reached the root (grep's index walks changed
+	// folders alone, and must leave out what the search's own walk would): a nested
+	// repository between them does not start a new set of git rules.
+	IgnoreBase string
 	// Denied, when set, is asked about every entry that survives the other filters: a
 	// path it refuses (the permission policy does not let the caller read it) is left
 	// out, never visited, and counted in Stats.Denied; a refused directory is pruned.
@@ -123,7 +128,7 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 		w.explicit[n] = true
 	}
 	if !opt.NoIgnore {
-		w.rootStack = ignore.ForRoot(w.root, opt.Ignore)
+		w.rootStack, w.ignorePrefix = rootStack(w.root, opt)
 	}
 	if opt.Budget > 0 {
 		w.deadline = time.Now().Add(opt.Budget)
@@ -146,6 +151,26 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 	return st, nil
 }
 
+// rootStack is the ignore rules at root, and the path of root below opt.IgnoreBase
+// (with a trailing slash) when they are computed from there.
+func rootStack(root string, opt Options) (*ignore.Stack, string) {
+	rel, err := filepath.Rel(opt.IgnoreBase, root)
+	if opt.IgnoreBase == "" || err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return ignore.ForRoot(root, opt.Ignore), ""
+	}
+	rel = filepath.ToSlash(rel)
+	s := ignore.ForRoot(opt.IgnoreBase, opt.Ignore)
+	partial := ""
+	for _, part := range strings.Split(rel, "/") {
+		if partial != "" {
+			partial += "/"
+		}
+		partial += part
+		s = s.Child(filepath.Join(opt.IgnoreBase, filepath.FromSlash(partial)), partial, opt.Ignore)
+	}
+	return s, rel + "/"
+}
+
 // walker is one Walk: its options and the state fastwalk's workers share.
 type walker struct {
 	ctx       context.Context
@@ -156,13 +181,16 @@ type walker struct {
 	explicit  map[string]bool
 	stacks    sync.Map // dir abs path -> *ignore.Stack
 	rootStack *ignore.Stack
-	deadline  time.Time
-	st        Stats
-	reason    atomic.Value // why the walk stopped early
-	visitMu   sync.Mutex
-	visErr    error // the first error visit returned
-	n         atomic.Int64
-	halted    atomic.Bool
+	// ignorePrefix is the root's path below Options.IgnoreBase ("" without one):
+	// the ignore rules see paths from there.
+	ignorePrefix string
+	deadline     time.Time
+	st           Stats
+	reason       atomic.Value // why the walk stopped early
+	visitMu      sync.Mutex
+	visErr       error // the first error visit returned
+	n            atomic.Int64
+	halted       atomic.Bool
 }
 
 // halt stops the walk early for a reason reported in Stats.
@@ -229,7 +257,11 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 		rel = path[1:]
 	}
 	stack := w.parentStack(path, name)
-	if !w.wanted(path, rel, name, isDir, stack) {
+	irel := rel
+	if w.ignorePrefix != "" {
+		irel = w.ignorePrefix + rel
+	}
+	if !w.wanted(path, irel, name, isDir, stack) {
 		if isDir {
 			return fs.SkipDir
 		}
@@ -238,7 +270,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	if isDir {
 		atomic.AddInt64(&w.st.Dirs, 1)
 		if stack != nil {
-			w.stacks.Store(path, stack.Child(path, rel, w.opt.Ignore))
+			w.stacks.Store(path, stack.Child(path, irel, w.opt.Ignore))
 		}
 		if w.opt.Dirs {
 			if err := w.visit(&Entry{Path: path, Rel: rel, Name: name, IsDir: true, D: d}); err != nil {
