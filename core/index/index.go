@@ -18,6 +18,11 @@
 // process (the same binary re-executed with Marker), started after a search of a big
 // tree that found no index or a stale one, so no call ever waits for one; `agentbox
 // index` builds one in the foreground.
+//
+// A watcher (watch.go, inotify.go), started by the first search that uses an index,
+// keeps the folders changed since the build; with its answer a search takes every
+// other file from the index's list (Each, Files) instead of walking the tree and
+// checking each file's metadata. See watch.go for what it watches and what it cannot.
 package index
 
 import (

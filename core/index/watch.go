@@ -35,8 +35,11 @@ import (
 // a search makes) and every recorded file with what it found. Each folder holding a
 // difference is "changed" (a search lists it from the disk); a folder created,
 // removed or renamed since is a changed tree (a search walks it whole). From then on
-// every event adds its folder; a change to an ignore file, a new index build, or an
-// event queue overflow starts a rescan, and while one runs, a search walks as before.
+// every event adds its folder; a change to an ignore file or a .git, a new hard link,
+// a new index build or an event queue overflow starts a rescan, and while one runs, a
+// search walks as before. What no event shows is checked at each question: the ignore
+// files outside the tree, the mount table at the root, and the identity of the root
+// and index folders (replaced at the same path, the watcher exits).
 //
 // A search asks over a socket (abstract, Linux only; the peer's uid is checked both
 // ways) and gets the list as of its asking: the watcher creates a file in the index
@@ -54,9 +57,10 @@ const WatchIdle = 10 * time.Minute
 // startGap is the least time between two starts of a root's watcher.
 const startGap = 10 * time.Second
 
-// maxChanged bounds the changed folders a watcher reports: past it, a search is better
-// off walking, and its count of changed files asks for a rebuild.
-const maxChanged = 5000
+// maxChanged bounds the changed folders a watcher reports: each costs a search a walk
+// of its own (about 0.1 ms, ignore files included), so past a few hundred a search is
+// better off walking the tree, and its count of changed files then asks for a rebuild.
+const maxChanged = 256
 
 // ErrNoWatcher: no watcher runs for the root (start one).
 var ErrNoWatcher = errors.New("index: no watcher runs for this root")
