@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -163,4 +164,40 @@ func watcherPIDs(root string) []string {
 		}
 	}
 	return pids
+}
+
+// Text output is buffered (a write per line was half of a big search's time); the
+// notes on stderr still come after the results they follow when both streams share a
+// terminal or a pipe.
+func TestTextOutputKeepsResultsBeforeNotes(t *testing.T) {
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	var b bytes.Buffer
+	for i := range 20000 { // past the buffer's 64 KiB several times
+		fmt.Fprintf(&b, "needle %d\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "a.txt"), b.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.bin"), []byte("needle\x00"), 0o644)
+	cmd := exec.Command(bin, "grep", "-n", "needle", dir)
+	var both bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &both, &both
+	cmd.Env = append(os.Environ(), "AGENTBOX_INDEX=off", "AGENTBOX_ROOT="+dir, "XDG_STATE_HOME="+t.TempDir())
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("grep: %v\n%.500s", err, both.String())
+	}
+	lines := strings.Split(strings.TrimSpace(both.String()), "\n")
+	note := -1
+	for i, l := range lines {
+		if strings.Contains(l, "binary file") {
+			note = i
+		}
+	}
+	if note < 0 || strings.Count(both.String(), "needle ") != 20000 {
+		t.Fatalf("want 20000 matches and a note about the binary file, got %d lines: %.300s", len(lines), both.String())
+	}
+	for _, l := range lines[note+1:] {
+		if strings.Contains(l, ":needle ") {
+			t.Fatalf("a result came after the note: %q", l)
+		}
+	}
 }
