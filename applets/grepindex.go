@@ -2,6 +2,7 @@ package applets
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -332,7 +334,8 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 	if ws.Truncated {
 		st.Truncated, st.Reason = true, ws.Reason
 	}
-	if err != nil && !os.IsNotExist(err) {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		// (a folder gone, or made a file, since the watcher's answer: nothing there)
 		return err
 	}
 	return nil

@@ -101,13 +101,7 @@ func TestIndexedGrepStaysExact(t *testing.T) {
 			if rg == "" {
 				continue
 			}
-			args := []string{"--no-config", "-c", p.p, root}
-			if p.ci {
-				args = append([]string{"-i"}, args...)
-			}
-			out, _ := exec.Command(rg, args...).Output()
-			fromRG := strings.Fields(string(out))
-			sort.Strings(fromRG)
+			fromRG := rgCounts(rg, p.p, p.ci, root)
 			if strings.Join(got, "\n") != strings.Join(fromRG, "\n") {
 				t.Fatalf("%s, %q (i=%v): only agentbox with the index says %v, only ripgrep %v", round, p.p, p.ci, onlyIn(got, fromRG), onlyIn(fromRG, got))
 			}
@@ -136,6 +130,21 @@ func TestIndexedGrepStaysExact(t *testing.T) {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("new%d.txt", round)), []byte("needle κόσμε\n"), 0o644)
 		check(fmt.Sprintf("after round %d of changes", round+1))
 	}
+}
+
+// rgCounts is ripgrep's "path:count" lines for pattern under root, sorted.
+func rgCounts(rg, pattern string, ci bool, root string) []string {
+	args := []string{"--no-config", "-c", pattern, root}
+	if ci {
+		args = append([]string{"-i"}, args...)
+	}
+	out, _ := exec.Command(rg, args...).Output()
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(out) == 0 {
+		lines = nil
+	}
+	sort.Strings(lines)
+	return lines
 }
 
 // onlyIn returns the lines of a that b lacks.
@@ -321,13 +330,7 @@ func TestWatchedGrepStaysExact(t *testing.T) {
 				// walk of the root does not: a difference of the walk, not of the index.)
 				continue
 			}
-			args := []string{"--no-config", "-c", q.p, root}
-			if q.ci {
-				args = append([]string{"-i"}, args...)
-			}
-			out, _ := exec.Command(rg, args...).Output()
-			fromRG := strings.Fields(string(out))
-			sort.Strings(fromRG)
+			fromRG := rgCounts(rg, q.p, q.ci, root)
 			if strings.Join(got, "\n") != strings.Join(fromRG, "\n") {
 				t.Fatalf("%s, %v: only agentbox says %v, only ripgrep %v", round, q, onlyIn(got, fromRG), onlyIn(fromRG, got))
 			}

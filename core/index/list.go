@@ -114,8 +114,9 @@ type Entry struct {
 	Mode    fs.FileMode // 0 (a regular file), fs.ModeSymlink, or fs.ModeIrregular (FIFO, socket, device)
 	Size    int64
 	ModTime time.Time
-	// Racy: the build left the file to the search, perhaps for changing as it began;
-	// its recorded metadata may be a clock tick old.
+	// Racy: the build left the file to the search (changed as the build began, with
+	// other links, UTF-16, too large, unreadable): its recorded metadata may not be
+	// current (a clock tick old, or changed through a link no watch sees); stat it.
 	Racy bool
 }
 

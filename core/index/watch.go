@@ -288,11 +288,30 @@ func relevantMounts(table, root string) string {
 		if len(f) < 5 {
 			continue
 		}
-		mp := f[4]
+		mp := unescapeMount(f[4])
 		if mp == root || strings.HasPrefix(mp, strings.TrimSuffix(root, "/")+"/") || mp == "/" || strings.HasPrefix(root, strings.TrimSuffix(mp, "/")+"/") {
 			b.WriteString(line)
 			b.WriteByte('\n')
 		}
+	}
+	return b.String()
+}
+
+// unescapeMount undoes mountinfo's octal escapes (a space is \040, a newline \012).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }

@@ -93,6 +93,10 @@ func TestRelevantMounts(t *testing.T) {
 32 22 0:7 / /home rw - tmpfs t rw
 33 22 0:8 / /var/lib/docker rw - overlay o rw
 `
+	// A mount point with a space is written \040: it is under a root with a space.
+	if got := relevantMounts("40 22 0:9 / /home/u/my\\040proj/m rw - tmpfs t rw\n", "/home/u/my proj"); got == "" {
+		t.Error("a mount under a root whose name has a space was not seen")
+	}
 	got := relevantMounts(table, "/home/u/proj")
 	for _, want := range []string{" / / ", "/home/u/proj/b", " /home "} {
 		if !strings.Contains(got, want) {
