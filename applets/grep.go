@@ -1,7 +1,10 @@
 package applets
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,6 +99,109 @@ type GrepResult struct {
 	page  []grepEntry  // the entries shown, for the terminal rendering
 	m     *grep.Engine // for colouring matches
 	quiet bool         // grep -q: nothing is printed
+	// lines, when set, stands for Lines in content mode: the page is rendered as it is
+	// written (a hundred thousand lines are not rendered into strings first).
+	lines *lineFormat
+}
+
+// lineFormat is how content entries render: path:num:text, with the path or number
+// left out as the call asked.
+type lineFormat struct {
+	bare    bool // no path: one file or standard input at a shell
+	numbers bool
+}
+
+// append renders one content entry (a match, a context line or a -- separator).
+func (f lineFormat) append(b []byte, e grepEntry) []byte {
+	if e.sep == 0 {
+		return append(b, "--"...)
+	}
+	if !f.bare {
+		b = append(b, e.path...)
+		b = append(b, e.sep)
+	}
+	if f.numbers {
+		b = strconv.AppendInt(b, int64(e.num), 10)
+		b = append(b, e.sep)
+	}
+	if utf8.ValidString(e.text) {
+		b = append(b, e.text...)
+	} else {
+		b = append(b, strings.ToValidUTF8(e.text, "\uFFFD")...)
+	}
+	if e.cut > 0 {
+		b = fmt.Appendf(b, " … [%d more bytes]", e.cut)
+	}
+	return b
+}
+
+// lineStrings is Lines, rendered if they were left to be rendered as written.
+func (r GrepResult) lineStrings() []string {
+	if r.lines == nil {
+		return r.Lines
+	}
+	out := make([]string, len(r.page))
+	var b []byte
+	for i, e := range r.page {
+		b = r.lines.append(b[:0], e)
+		out[i] = string(b)
+	}
+	return out
+}
+
+// StreamJSON implements core.JSONStreamer: content lines are rendered and escaped
+// straight into the envelope's buffer. The other fields are encoded as usual; "lines"
+// goes in after "mode", where encoding/json puts it.
+func (r GrepResult) StreamJSON(w *bufio.Writer) error {
+	type fields GrepResult // the same fields without the methods
+	lines := r.lines
+	r.lines = nil
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(fields(r)); err != nil {
+		return err
+	}
+	rest := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	head := core.AppendJSONString([]byte(`{"mode":`), []byte(r.Mode))
+	if lines == nil || len(r.page) == 0 {
+		_, err := w.Write(rest)
+		return err
+	}
+	if !bytes.HasPrefix(rest, head) || !bytes.HasPrefix(rest[len(head):], []byte(",")) {
+		r.Lines = r.lineStrings() // not the shape expected: encode them as strings
+		b.Reset()
+		if err := enc.Encode(fields(r)); err != nil {
+			return err
+		}
+		_, err := w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		return err
+	}
+	w.Write(head)
+	w.WriteString(`,"lines":[`)
+	var line, quoted []byte
+	for i, e := range r.page {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		line = lines.append(line[:0], e)
+		quoted = core.AppendJSONString(quoted[:0], line)
+		w.Write(quoted)
+	}
+	w.WriteByte(']')
+	_, err := w.Write(rest[len(head):])
+	return err
+}
+
+// MarshalJSON writes what StreamJSON streams (the MCP server's structured content).
+func (r GrepResult) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	w := bufio.NewWriter(&b)
+	if err := r.StreamJSON(w); err != nil {
+		return nil, err
+	}
+	err := w.Flush()
+	return b.Bytes(), err
 }
 
 // grepEntry is one output entry before it is rendered to a string.
@@ -333,34 +439,40 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		res.More = to - from - g.HeadLimit
 		to = from + g.HeadLimit
 	}
-	page := make([]grepEntry, 0, to-from)
-	for i := from; i < to; i++ {
-		page = append(page, entry(i))
-	}
-	res.page = page
-	lines := make([]string, len(page))
-	for i, e := range page {
-		lines[i] = g.render(opt.Mode, e)
-	}
-	switch opt.Mode {
-	case grep.Content:
-		res.Lines = lines
-	case grep.Count:
-		res.Counts = lines
-	default:
-		res.Files = lines
+	if opt.Mode == grep.Content {
+		// Rendered as they are written: a heavy search's lines are not held twice.
+		res.page, res.lines = all[from:to], &lineFormat{bare: g.bare, numbers: g.LineNumbers}
+	} else {
+		lines := make([]string, 0, to-from)
+		for i := from; i < to; i++ {
+			e := entry(i)
+			res.page = append(res.page, e)
+			lines = append(lines, g.render(opt.Mode, e))
+		}
+		if opt.Mode == grep.Count {
+			res.Counts = lines
+		} else {
+			res.Files = lines
+		}
 	}
 	res.quiet = g.Quiet
 	result := &core.Result{Data: res}
 	if g.shell && res.TotalMatches == 0 {
 		result.ExitCode = 1 // grep's and ripgrep's "nothing matched"
 	}
+	// Cut or partial: the sidecar file holds every entry collected (README: whenever
+	// anything was cut, truncated and output_path say so).
 	if (res.More > 0 || res.Partial != "") && !g.Quiet {
-		render := func(i int) string { return g.render(opt.Mode, entry(i)) }
-		if from == 0 && to == n {
-			render = func(i int) string { return lines[i] } // the page is everything: rendered once
-		}
-		result.Spilled(env.Session.SpillLines("grep", n, render))
+		result.Spilled(env.Session.SpillStream("grep", func(w *bufio.Writer) error {
+			var b []byte
+			for i := 0; i < n; i++ {
+				b = append(g.appendEntry(b[:0], opt.Mode, entry(i)), '\n')
+				if _, err := w.Write(b); err != nil {
+					return err // a write error is sticky: the rest would fail too
+				}
+			}
+			return nil
+		}))
 	}
 	return result, nil
 }
@@ -489,29 +601,17 @@ func (g *Grep) render(mode grep.Mode, e grepEntry) string {
 		return e.path + ":" + strconv.Itoa(e.count)
 	case mode == grep.FilesWithMatches:
 		return e.path
-	case e.sep == 0:
-		return "--"
 	}
-	// One allocation per line: a heavy search renders a hundred thousand of them.
-	var b strings.Builder
-	b.Grow(len(e.path) + len(e.text) + 16)
-	if !g.bare { // one file or standard input: lines print bare, as grep and rg print them
-		b.WriteString(e.path)
-		b.WriteByte(e.sep)
+	return string(g.appendEntry(nil, mode, e))
+}
+
+// appendEntry renders an entry onto b; content lines print bare (no path) for one file
+// or standard input, as grep and rg print them.
+func (g *Grep) appendEntry(b []byte, mode grep.Mode, e grepEntry) []byte {
+	if mode != grep.Content {
+		return append(b, g.render(mode, e)...)
 	}
-	if g.LineNumbers {
-		b.WriteString(strconv.Itoa(e.num))
-		b.WriteByte(e.sep)
-	}
-	if utf8.ValidString(e.text) {
-		b.WriteString(e.text)
-	} else {
-		b.WriteString(strings.ToValidUTF8(e.text, "\uFFFD"))
-	}
-	if e.cut > 0 {
-		fmt.Fprintf(&b, " … [%d more bytes]", e.cut)
-	}
-	return b.String()
+	return lineFormat{bare: g.bare, numbers: g.LineNumbers}.append(b, e)
 }
 
 // splitList splits a comma- or space-separated list.
@@ -565,6 +665,13 @@ func (r GrepResult) RenderText(p *core.Printer) {
 		}
 		for _, l := range r.Lines {
 			p.Println(l)
+		}
+		if r.lines != nil {
+			var b []byte
+			for _, e := range r.page {
+				b = append(r.lines.append(b[:0], e), '\n')
+				p.Write(b)
+			}
 		}
 		for _, c := range r.Counts {
 			if i := strings.LastIndexByte(c, ':'); i > 0 && p.Color {
@@ -684,7 +791,7 @@ func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error)
 		}
 		r := res.Data.(GrepResult)
 		merged.Files = append(merged.Files, r.Files...)
-		merged.Lines = append(merged.Lines, r.Lines...)
+		merged.Lines = append(merged.Lines, r.lineStrings()...)
 		merged.Counts = append(merged.Counts, r.Counts...)
 		merged.page = append(merged.page, r.page...)
 		merged.m = r.m

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 )
@@ -51,18 +53,55 @@ func ErrorEnvelope(e *Error, d int64) Envelope {
 // WriteJSON prints the envelope as one line of JSON. HTML escaping is off: the reader
 // is a program or a model, not a browser. The encoder builds the whole line before its
 // one Write (no second copy of a large result), so an envelope that cannot be encoded
-// has written nothing when the fallback is written.
+// has written nothing when the fallback is written. Data that is a JSONStreamer is
+// written through a buffer as it is encoded instead, after the metadata has been
+// encoded (the one part that could fail).
 func (env Envelope) WriteJSON(w io.Writer) error {
 	cw := &countingWriter{w: w}
+	if s, ok := env.Data.(JSONStreamer); ok && env.ErrorText == "" {
+		meta, err := encodeNoHTML(env.Metadata)
+		if err == nil {
+			bw := bufio.NewWriterSize(cw, 64<<10)
+			bw.WriteString(`{"type":`)
+			bw.Write(AppendJSONString(nil, []byte(env.Type)))
+			bw.WriteString(`,"data":`)
+			if err = s.StreamJSON(bw); err == nil {
+				bw.WriteString(`,"metadata":`)
+				bw.Write(meta)
+				bw.WriteString("}\n")
+				return bw.Flush()
+			}
+		}
+		if cw.wrote {
+			return err
+		}
+		return env.writeFallback(w, err)
+	}
 	enc := json.NewEncoder(cw)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(env)
 	if err != nil && !cw.wrote {
-		// Data that cannot be encoded is an applet bug; still answer with an envelope.
-		fallback := ErrorEnvelope(Errorf(CodeInternal, "the result could not be encoded as JSON: %v", err), 0)
-		return json.NewEncoder(w).Encode(fallback)
+		return env.writeFallback(w, err)
 	}
 	return err
+}
+
+// writeFallback answers with an error envelope when the data could not be encoded (an
+// applet bug).
+func (Envelope) writeFallback(w io.Writer, err error) error {
+	fallback := ErrorEnvelope(Errorf(CodeInternal, "the result could not be encoded as JSON: %v", err), 0)
+	return json.NewEncoder(w).Encode(fallback)
+}
+
+// encodeNoHTML is json.Marshal with HTML escaping off, as envelopes are written.
+func encodeNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // countingWriter tells a write error from an encoding error.
