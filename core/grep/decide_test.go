@@ -3,7 +3,6 @@ package grep
 import (
 	"bytes"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 )
@@ -107,7 +106,7 @@ func FuzzWordLiteral(f *testing.F) {
 			return
 		}
 		m.re2 = nil
-		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		st := m.newFileState(0)
 		m.searchChunk(&worker{}, st, []byte(text), 0, true)
 		want := 0
 		lines := strings.Split(text, "\n")

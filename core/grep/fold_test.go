@@ -2,7 +2,6 @@ package grep
 
 import (
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -132,7 +131,7 @@ func TestFoldLitUnsafe(t *testing.T) {
 				t.Errorf("%q: finder for %q, which is not fold-safe", c.pat, f.lit)
 			}
 		}
-		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		st := m.newFileState(0)
 		m.searchChunk(&worker{}, st, []byte(c.text), 0, true)
 		if st.file.Matches != c.lines {
 			t.Errorf("%q in %q: %d lines, want %d", c.pat, c.text, st.file.Matches, c.lines)

@@ -100,8 +100,10 @@ type Options struct {
 	Invert bool
 	// MaxCount stops a file after this many selected lines (grep's -m; 0: no limit).
 	MaxCount int
-	// MaxLines stops collecting content lines after this many (0: no cap); the result is
-	// then marked truncated. Counting continues.
+	// MaxLines keeps at most this many content lines (0: no cap): the first ones in the
+	// result's order, whichever order the files were searched in, so a search repeated
+	// or paged with an offset keeps the same ones. The result is then marked truncated;
+	// counting continues.
 	MaxLines int
 	// LineCap cuts each output line to at most this many bytes (at a UTF-8 boundary;
 	// 0: no cap) and records how many were left out in Line.Cut, so one minified line
@@ -125,6 +127,8 @@ type File struct {
 	Matches int       `json:"matches"` // matching lines
 	Lines   []Line    `json:"lines,omitempty"`
 	ModTime time.Time `json:"modified,omitzero"`
+
+	linesCut bool // content lines were left out (Options.MaxLines)
 }
 
 // Result is a whole search.
@@ -462,14 +466,18 @@ var workers = sync.Pool{New: func() any { return &worker{buf: make([]byte, Chunk
 type fileState struct {
 	m        *Engine
 	file     File
-	lineBase int  // line number of buf[0]
-	lastEnd  int  // offset after the last emitted line (a line start), in the current chunk
-	lastLine int  // line number at lastEnd
-	after    int  // after-context lines still owed
-	done     bool // FilesWithMatches: one match is enough
-	lines    *atomic.Int64
-	cut      *atomic.Bool
+	lineBase int         // line number of buf[0]
+	lastEnd  int         // offset after the last emitted line (a line start), in the current chunk
+	lastLine int         // line number at lastEnd
+	after    int         // after-context lines still owed
+	done     bool        // FilesWithMatches: one match is enough
+	limit    int         // content lines this file may keep (MaxLines, or 0 when it cannot make the cut)
 	halt     func() bool // reports (after a chunk) that the search must stop
+}
+
+// newFileState starts the search of one file that may keep limit lines.
+func (m *Engine) newFileState(limit int) *fileState {
+	return &fileState{m: m, lineBase: 1, lastLine: 1, limit: limit}
 }
 
 // BinaryMatch reports whether data, which a search skips as binary, holds a match, and
@@ -487,9 +495,7 @@ func (m *Engine) BinaryMatch(data []byte) (matches bool, nul int) {
 		}
 	}
 	text := bytes.ReplaceAll(data, []byte{0}, []byte{'\n'})
-	var lines atomic.Int64
-	var cut atomic.Bool
-	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: &lines, cut: &cut}
+	st := m.newFileState(m.opt.MaxLines)
 	w := workers.Get().(*worker)
 	m.searchChunk(w, st, text, 0, true)
 	workers.Put(w)
@@ -517,9 +523,7 @@ func (m *Engine) SearchText(name string, text []byte) (*Result, error) {
 		}
 		text = text[:z]
 	}
-	var lines atomic.Int64
-	var cut atomic.Bool
-	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: &lines, cut: &cut}
+	st := m.newFileState(m.opt.MaxLines)
 	w := workers.Get().(*worker)
 	m.searchChunk(w, st, text, 0, true)
 	workers.Put(w)
@@ -527,7 +531,7 @@ func (m *Engine) SearchText(name string, text []byte) (*Result, error) {
 		st.file.Path, st.file.Rel = name, name
 		res.Files = append(res.Files, st.file)
 	}
-	if cut.Load() {
+	if st.file.linesCut {
 		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern", m.opt.MaxLines)
 	}
 	return res, nil
@@ -539,8 +543,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 	var (
 		mu                      sync.Mutex
 		res                     Result
-		lines                   atomic.Int64
-		cut                     atomic.Bool
+		kept                    = keptLines{less: m.fileLess, max: m.opt.MaxLines}
 		nsrch, nbin, nbig, nerr atomic.Int64
 	)
 	if m.UsesRE2() {
@@ -585,8 +588,14 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 				return
 			}
 		}
+		var mtime time.Time
+		if m.opt.SortModified && d != nil {
+			if fi, err := d.Info(); err == nil {
+				mtime = fi.ModTime()
+			}
+		}
 		w := workers.Get().(*worker)
-		f, status := m.searchFile(w, path, &lines, &cut, halt)
+		f, status := m.searchFile(w, path, kept.limitFor(path, mtime), halt)
 		workers.Put(w)
 		switch status {
 		case statusBinary:
@@ -602,14 +611,10 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		if f.Matches == 0 {
 			return
 		}
-		f.Path, f.Rel = path, rel
-		if m.opt.SortModified && d != nil {
-			if fi, err := d.Info(); err == nil {
-				f.ModTime = fi.ModTime()
-			}
-		}
+		f.Path, f.Rel, f.ModTime = path, rel, mtime
 		mu.Lock()
 		res.Files = append(res.Files, f)
+		kept.add(res.Files, len(res.Files)-1)
 		mu.Unlock()
 	}
 	fi, err := statPath(root)
@@ -654,17 +659,19 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		res.Truncated, res.Reason = true, *why
 	}
 	res.Searched, res.Binary, res.TooLarge, res.Errors = int(nsrch.Load()), int(nbin.Load()), int(nbig.Load()), int(nerr.Load())
-	if cut.Load() && !res.Truncated {
+	if kept.cut && !res.Truncated {
 		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern or path", m.opt.MaxLines)
 	}
-	sort.Slice(res.Files, func(i, j int) bool {
-		a, b := &res.Files[i], &res.Files[j]
-		if m.opt.SortModified && !a.ModTime.Equal(b.ModTime) {
-			return a.ModTime.After(b.ModTime)
-		}
-		return PathLess(a.Path, b.Path)
-	})
+	sort.Slice(res.Files, func(i, j int) bool { return m.fileLess(&res.Files[i], &res.Files[j]) })
 	return &res, nil
+}
+
+// fileLess is the order of a result's files: by path, or newest first (ties by path).
+func (m *Engine) fileLess(a, b *File) bool {
+	if m.opt.SortModified && !a.ModTime.Equal(b.ModTime) {
+		return a.ModTime.After(b.ModTime)
+	}
+	return PathLess(a.Path, b.Path)
 }
 
 func (m *Engine) wanted(rel, name string) bool {
@@ -687,13 +694,14 @@ const (
 )
 
 // searchFile reads and searches one file with raw system calls.
-func (m *Engine) searchFile(w *worker, path string, lines *atomic.Int64, cut *atomic.Bool, halt func() bool) (File, status) {
+func (m *Engine) searchFile(w *worker, path string, limit int, halt func() bool) (File, status) {
 	fd, err := openRead(path)
 	if err != nil {
 		return File{}, statusError
 	}
 	defer syscall.Close(fd)
-	st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: lines, cut: cut, halt: halt}
+	st := m.newFileState(limit)
+	st.halt = halt
 	if m.opt.Multiline {
 		return m.searchMultiline(w, fd, st)
 	}
@@ -1049,8 +1057,8 @@ func (m *Engine) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 	if e == len(buf) {
 		st.lastEnd = len(buf)
 	}
-	if m.opt.MaxLines > 0 && st.lines.Add(1) > int64(m.opt.MaxLines) {
-		st.cut.Store(true)
+	if m.opt.MaxLines > 0 && len(st.file.Lines) >= st.limit {
+		st.file.linesCut = true
 		return
 	}
 	cut := 0
@@ -1268,4 +1276,80 @@ func PathLess(a, b string) bool {
 		return ca < cb
 	}
 	return len(a) < len(b)
+}
+
+// keptLines holds a search's content lines to Options.MaxLines: the first ones in the
+// result's order, whatever order the files finish in. Files arrive whole (a file keeps
+// at most max lines itself); past max, lines go from the end of the last file in
+// order, and once the cap is full a file that sorts after the last one kept is
+// searched with no room for lines at all (its matches still count). The caller holds
+// its lock around add; limitFor reads the bound without it.
+type keptLines struct {
+	less  func(a, b *File) bool
+	max   int
+	n     int   // lines kept
+	heap  []int // files with lines kept, the last in order on top
+	bound atomic.Pointer[File]
+	cut   bool
+}
+
+// limitFor is how many lines the file at path (modified at mtime) may keep.
+func (k *keptLines) limitFor(path string, mtime time.Time) int {
+	if b := k.bound.Load(); b != nil && !k.less(&File{Path: path, ModTime: mtime}, b) {
+		return 0
+	}
+	return k.max
+}
+
+// add takes files[i] (just appended) into the count and trims the lines past max.
+func (k *keptLines) add(files []File, i int) {
+	if files[i].linesCut {
+		k.cut = true
+	}
+	if k.max <= 0 || len(files[i].Lines) == 0 {
+		return
+	}
+	after := func(a, b int) bool { return k.less(&files[b], &files[a]) }
+	k.heap = append(k.heap, i)
+	for c := len(k.heap) - 1; c > 0; { // sift up
+		p := (c - 1) / 2
+		if !after(k.heap[c], k.heap[p]) {
+			break
+		}
+		k.heap[c], k.heap[p] = k.heap[p], k.heap[c]
+		c = p
+	}
+	k.n += len(files[i].Lines)
+	for k.n > k.max {
+		k.cut = true
+		top := &files[k.heap[0]]
+		if excess := k.n - k.max; excess < len(top.Lines) {
+			top.Lines = top.Lines[:len(top.Lines)-excess]
+			k.n = k.max
+			break
+		}
+		k.n -= len(top.Lines)
+		top.Lines, top.linesCut = nil, true
+		last := len(k.heap) - 1
+		k.heap[0] = k.heap[last]
+		k.heap = k.heap[:last]
+		for c := 0; ; { // sift down
+			l, r, big := 2*c+1, 2*c+2, c
+			if l < len(k.heap) && after(k.heap[l], k.heap[big]) {
+				big = l
+			}
+			if r < len(k.heap) && after(k.heap[r], k.heap[big]) {
+				big = r
+			}
+			if big == c {
+				break
+			}
+			k.heap[c], k.heap[big] = k.heap[big], k.heap[c]
+			c = big
+		}
+	}
+	if k.n == k.max && len(k.heap) > 0 {
+		last := files[k.heap[0]]
+		k.bound.Store(&File{Path: last.Path, ModTime: last.ModTime})
+	}
 }

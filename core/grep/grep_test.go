@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -517,7 +516,7 @@ func FuzzPrefilter(f *testing.F) {
 		}
 		m.re2 = nil // compare the Go paths; go-re2 is covered by the ripgrep tests
 		w := &worker{}
-		st := &fileState{m: m, lineBase: 1, lastLine: 1, lines: new(atomic.Int64), cut: new(atomic.Bool)}
+		st := m.newFileState(0)
 		m.searchChunk(w, st, []byte(text), 0, true)
 		want := 0
 		lines := strings.Split(text, "\n")

@@ -1,0 +1,97 @@
+package grep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// contentLines flattens a result into path:line entries, in the result's order.
+func contentLines(r *Result) []string {
+	var out []string
+	for _, f := range r.Files {
+		for _, l := range f.Lines {
+			out = append(out, fmt.Sprintf("%s:%d", f.Rel, l.Num))
+		}
+	}
+	return out
+}
+
+// TestLineCapKeepsTheFirstLines: a search over the cap keeps the first MaxLines lines in
+// the result's order, the same ones every time, however the parallel walk finishes the
+// files (an agent paging with offset, or repeating the call, must not get a different
+// sample), with every match still counted; with context and newest-first order too.
+func TestLineCapKeepsTheFirstLines(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := 0; i < 120; i++ {
+		body := ""
+		for j := 0; j < 1+(i*7)%23; j++ {
+			body += fmt.Sprintf("needle %d %d\nplain\n", i, j)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("d%d", i%5), fmt.Sprintf("f%03d.txt", (i*37)%120))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old.Add(time.Duration((i*53)%120)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{
+		{"by path", Options{Pattern: "needle", Mode: Content}},
+		{"with context", Options{Pattern: "needle", Mode: Content, After: 1}},
+		{"newest first", Options{Pattern: "needle", Mode: Content, SortModified: true}},
+	} {
+		all := search(t, c.opt, dir)
+		full := contentLines(all)
+		matches := 0
+		for _, f := range all.Files {
+			matches += f.Matches
+		}
+		for _, max := range []int{1, 17, 100, 333, len(full) - 1} {
+			for round := 0; round < 8; round++ {
+				opt := c.opt
+				opt.MaxLines = max
+				got := search(t, opt, dir)
+				lines := contentLines(got)
+				n := 0
+				for _, f := range got.Files {
+					n += f.Matches
+				}
+				if fmt.Sprint(lines) != fmt.Sprint(full[:max]) || n != matches || len(got.Files) != len(all.Files) || !got.Truncated {
+					t.Fatalf("%s, MaxLines %d, round %d: kept %d lines %v..., %d matches in %d files, truncated %v;\nwant the first %d of %d lines %v..., %d matches in %d files, truncated",
+						c.name, max, round, len(lines), head(lines), n, len(got.Files), got.Truncated, max, len(full), head(full[:max]), matches, len(all.Files))
+				}
+			}
+		}
+		opt := c.opt
+		opt.MaxLines = len(full)
+		if got := search(t, opt, dir); got.Truncated || len(contentLines(got)) != len(full) {
+			t.Errorf("%s: MaxLines equal to the lines found: truncated %v, %d lines; want all %d, not truncated", c.name, got.Truncated, len(contentLines(got)), len(full))
+		}
+	}
+}
+
+func head(s []string) []string { return s[:min(len(s), 5)] }
+
+func search(t *testing.T, opt Options, dir string) *Result {
+	t.Helper()
+	m, err := Compile(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.Search(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
