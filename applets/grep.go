@@ -239,6 +239,7 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		Pattern: pattern, FixedStrings: fixed, IgnoreCase: ignoreCase, Word: g.Word,
 		Multiline: g.Multiline, SortModified: g.Sort == "modified", LineCap: GrepMaxLineChars,
 		MaxLines: max(GrepMaxCollect, g.Offset+g.HeadLimit), Invert: g.Invert, MaxCount: g.MaxCount,
+		OnlyMatching: g.OnlyMatching,
 	}
 	switch g.OutputMode {
 	case "content":
@@ -410,18 +411,6 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 					sep = ':'
 				}
 				prev = l.Num
-				if g.OnlyMatching {
-					// Each matched part on its own, as grep -o prints them; context and
-					// inverted lines have none.
-					if l.Match && !g.Invert {
-						for _, loc := range m.MatchIndexes(l.Text) {
-							if loc[1] > loc[0] {
-								all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text[loc[0]:loc[1]]})
-							}
-						}
-					}
-					continue
-				}
 				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut})
 			}
 			f.Lines = nil // let the collector have them once rendered

@@ -320,7 +320,9 @@ func (c *call) fail(e *core.Error, code int) int {
 		e.Message = c.table.DialectHints(c.ref.Tool.Dialect, e.Message)
 	}
 	if c.jsonOut {
-		_ = core.ErrorEnvelope(e, c.elapsed()).WriteJSON(c.host.Stdout)
+		if err := core.ErrorEnvelope(e, c.elapsed()).WriteJSON(c.host.Stdout); err != nil {
+			c.unwritten(err)
+		}
 	} else {
 		p := core.NewPrinter(c.host.Stderr, c.color && c.host.StdoutIsTerminal)
 		p.Printf("%s: %s %s\n", c.ref.Spec.Name, p.Warn("error ["+string(e.Code)+"]:"), e.Message)
@@ -397,10 +399,11 @@ func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []
 			}
 		}
 	}
+	var werr error
 	switch {
 	case c.ref.Spec.Stdio: // the applet spoke on stdout itself
 	case c.jsonOut:
-		_ = core.OutputEnvelope(res, c.elapsed()).WriteJSON(host.Stdout)
+		werr = core.OutputEnvelope(res, c.elapsed()).WriteJSON(host.Stdout)
 	default:
 		// Buffered: a hundred thousand lines were a hundred thousand write calls, half
 		// of a big search's time. Notes on stderr flush the results before them, so a
@@ -409,15 +412,28 @@ func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []
 		p := core.NewPrinter(out, c.color)
 		p.Err = core.NewPrinter(flushFirst{out, host.Stderr}, c.color && host.StdoutIsTerminal)
 		core.RenderText(p, res)
-		_ = out.Flush()
+		werr = out.Flush()
 	}
 	if interrupted {
 		return ExitInterrupted
+	}
+	if werr != nil {
+		c.unwritten(werr)
+		if se, ok := cmd.(core.ShellErrorExiter); ok && !c.jsonOut {
+			return se.ShellErrorExit() // grep's 1 means "no match": an error is 2
+		}
+		return ExitToolError
 	}
 	if !c.jsonOut && res.ExitCode != 0 {
 		return res.ExitCode
 	}
 	return ExitOK
+}
+
+// unwritten says on stderr that the answer did not reach stdout (a full disk, a closed
+// descriptor): the exit status alone would not tell a cut file from a whole one.
+func (c *call) unwritten(err error) {
+	fmt.Fprintf(c.host.Stderr, "agentbox %s: the result could not be written to standard output (%v); it is incomplete: write it where there is room, or narrow the call\n", c.ref.Spec.Name, err)
 }
 
 // flushFirst writes to w after flushing buf: what was buffered for one stream comes

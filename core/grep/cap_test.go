@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -94,4 +95,55 @@ func search(t *testing.T, opt Options, dir string) *Result {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestOnlyMatchingSeesTheWholeLine: grep -o finds matches past the 500-byte cut of a
+// long line and cuts a long match with its count of bytes left out (each part was
+// taken from the cut line: matches past byte 500 vanished, and a long one was cut
+// with no marker).
+func TestOnlyMatchingSeesTheWholeLine(t *testing.T) {
+	dir := t.TempDir()
+	a := strings.Repeat("a", 600)
+	text := a + " NEEDLE\nNEEDLE " + a + " NEEDLE\n" + strings.Repeat("a", 700) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := func(pattern string) []string {
+		r := search(t, Options{Pattern: pattern, Mode: Content, OnlyMatching: true, LineCap: 500}, dir)
+		var out []string
+		for _, f := range r.Files {
+			for _, l := range f.Lines {
+				out = append(out, fmt.Sprintf("%d:%d+%d", l.Num, len(l.Text), l.Cut))
+			}
+		}
+		return out
+	}
+	if g, want := got("NEEDLE"), "[1:6+0 2:6+0 2:6+0]"; fmt.Sprint(g) != want {
+		t.Errorf("NEEDLE: parts %v, want %s (line:bytes+cut)", g, want)
+	}
+	if g, want := got("a+"), "[1:500+100 2:500+100 3:500+200]"; fmt.Sprint(g) != want {
+		t.Errorf("a+: parts %v, want %s (line:bytes+cut)", g, want)
+	}
+}
+
+// TestLineCutKeepsCharacters: the 500-byte cut backs up to the start of a UTF-8
+// sequence it would split, and no further: a run of stray continuation bytes made it
+// back up past them all and drop the character before them.
+func TestLineCutKeepsCharacters(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		"foo" + strings.Repeat("\x80", 600),            // stray bytes from byte 3 on
+		"needle" + strings.Repeat("é", 400),            // 2-byte characters across the cut
+		"needle" + strings.Repeat("x", 493) + "€ tail", // a 3-byte character split at 500
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := search(t, Options{Pattern: "foo|needle", Mode: Content, LineCap: 500}, dir)
+	want := []string{lines[0][:500], lines[1][:500], lines[2][:499]}
+	for i, l := range r.Files[0].Lines {
+		if l.Text != want[i] || len(l.Text)+l.Cut != len(lines[i]) {
+			t.Errorf("line %d: kept %d bytes (+%d cut), want %d (+%d)", i+1, len(l.Text), l.Cut, len(want[i]), len(lines[i])-len(want[i]))
+		}
+	}
 }

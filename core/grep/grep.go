@@ -98,6 +98,9 @@ type Options struct {
 	SortModified bool     // order files newest first instead of by path
 	// Invert selects the lines that do not match (grep's -v); not with Multiline.
 	Invert bool
+	// OnlyMatching keeps each matched part of a matching line as a line of its own
+	// (grep's -o; Content): context and inverted lines keep nothing.
+	OnlyMatching bool
 	// MaxCount stops a file after this many selected lines (grep's -m; 0: no limit).
 	MaxCount int
 	// MaxLines keeps at most this many content lines (0: no cap): the first ones in the
@@ -1057,19 +1060,43 @@ func (m *Engine) emit(st *fileState, buf []byte, s, e, num int, match bool) {
 	if e == len(buf) {
 		st.lastEnd = len(buf)
 	}
+	if m.opt.OnlyMatching {
+		// Each matched part is a line of its own, found in the whole line (a match past
+		// the cut is still one) and cut on its own; context and inverted lines have none.
+		if match && !m.opt.Invert {
+			for _, loc := range m.re.FindAllIndex(buf[s:e], -1) {
+				if loc[1] > loc[0] && !m.keep(st, buf, s+loc[0], s+loc[1], num, true) {
+					return
+				}
+			}
+		}
+		return
+	}
+	m.keep(st, buf, s, e, num, match)
+}
+
+// keep adds buf[s:e] as one output line, cut to LineCap, unless the file has kept its
+// share of lines (then it reports false).
+func (m *Engine) keep(st *fileState, buf []byte, s, e, num int, match bool) bool {
 	if m.opt.MaxLines > 0 && len(st.file.Lines) >= st.limit {
 		st.file.linesCut = true
-		return
+		return false
 	}
 	cut := 0
 	if c := m.opt.LineCap; c > 0 && e-s > c {
 		k := s + c
-		for k > s && k < e && buf[k]&0xC0 == 0x80 {
-			k-- // do not split a UTF-8 sequence
+		// Do not split a UTF-8 sequence: back up to its first byte, at most three (a run
+		// of stray continuation bytes is no sequence to keep whole).
+		for i := 0; i < 3 && k > s && buf[k]&0xC0 == 0x80; i++ {
+			k--
+		}
+		if buf[k]&0xC0 == 0x80 {
+			k = s + c
 		}
 		cut, e = e-k, k
 	}
 	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut})
+	return true
 }
 
 // neighboursOK reports whether a literal hit at buf[s:e] may be part of a match: the

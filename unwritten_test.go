@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnwritableStdoutIsAnError: an answer that cannot be written (a full disk) is
+// not a success. Every call here exited 0 with a cut file and nothing on stderr; now
+// the status is an error (grep's 2 at a shell, where 1 means no match) and stderr
+// says the result is incomplete.
+func TestUnwritableStdoutIsAnError(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full to write to: %v", err)
+	}
+	defer full.Close()
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	var body strings.Builder
+	for i := 0; i < 20000; i++ {
+		body.WriteString("needle in a line long enough to pass one buffer quickly\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		stdin string
+		want  int
+	}{
+		{"grep json, streamed", []string{"grep"}, `{"pattern":"needle","path":"` + dir + `","output_mode":"content","head_limit":100000}`, 1},
+		{"grep json, small", []string{"grep"}, `{"pattern":"needle","path":"` + dir + `"}`, 1},
+		{"read json", []string{"read"}, `{"file_path":"` + filepath.Join(dir, "a.txt") + `","limit":3}`, 1},
+		{"error envelope", []string{"read"}, `{"file_path":"` + filepath.Join(dir, "missing.txt") + `"}`, 1},
+		{"grep text", []string{"grep", "needle", dir}, "", 2},
+		{"read text", []string{"read", filepath.Join(dir, "a.txt")}, "", 1},
+	} {
+		cmd := exec.Command(bin, c.args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_INDEX=off",
+			"XDG_STATE_HOME="+filepath.Join(dir, "state"), "AGENTBOX_ROOT="+dir)
+		cmd.Stdin = strings.NewReader(c.stdin)
+		cmd.Stdout = full
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.want || !strings.Contains(stderr.String(), "could not be written to standard output") {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and a note that the result is incomplete", c.name, code, stderr.String(), c.want)
+		}
+	}
+}
