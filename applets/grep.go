@@ -428,6 +428,11 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		res.More = to - from - g.HeadLimit
 		to = from + g.HeadLimit
 	}
+	if found.LinesCut && found.Reason == res.Partial && res.More == 0 && !g.shell {
+		// The page reaches the last line kept: say where the next one starts, as more
+		// cannot count lines that were not kept.
+		res.Partial += fmt.Sprintf(" (lines after these were counted, not kept: offset %d reads on)", to)
+	}
 	if opt.Mode == grep.Content {
 		// Rendered as they are written: a heavy search's lines are not held twice.
 		res.page, res.lines = all[from:to], &lineFormat{bare: g.bare, numbers: g.LineNumbers}

@@ -98,3 +98,51 @@ func TestStreamedEnvelopeFallsBackWhole(t *testing.T) {
 		t.Errorf("got %q; want one error envelope saying the result could not be encoded", out.String())
 	}
 }
+
+// TestGrepPagesPastTheLineCap: paging with offset across and past the 100,000 lines one
+// call keeps reads every line once, in order; a page that ends at the last line kept
+// says where the next one starts (more cannot count lines that were not kept).
+func TestGrepPagesPastTheLineCap(t *testing.T) {
+	env := coretest.Env(t, "grepcap")
+	const perFile = 40_000
+	for i := 0; i < 3; i++ {
+		var b strings.Builder
+		for j := 1; j <= perFile; j++ {
+			fmt.Fprintf(&b, "needle %d\n", j)
+		}
+		writeFile(t, env, fmt.Sprintf("f%d.txt", i), b.String())
+	}
+	page := func(offset, limit int) GrepResult {
+		res, err := coretest.Call(t, env, &Grep{}, fmt.Sprintf(`{"pattern":"needle","output_mode":"content","-n":true,"offset":%d,"head_limit":%d}`, offset, limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Data.(GrepResult)
+	}
+	want := func(k int) string { // the k-th line of the whole output, from 0
+		return fmt.Sprintf("f%d.txt:%d:needle %d", k/perFile, k%perFile+1, k%perFile+1)
+	}
+	for _, start := range []int{GrepMaxCollect - 2, GrepMaxCollect + 3, 3*perFile - 4} {
+		offset := start
+		for offset < start+10 && offset < 3*perFile {
+			r := page(offset, 4)
+			lines := r.lineStrings()
+			if len(lines) == 0 {
+				t.Fatalf("offset %d: no lines; partial %q", offset, r.Partial)
+			}
+			for i, l := range lines {
+				if !strings.HasSuffix(l, want(offset+i)) {
+					t.Fatalf("offset %d, line %d: %q, want …%s", offset, i, l, want(offset+i))
+				}
+			}
+			if r.TotalMatches != 3*perFile {
+				t.Errorf("offset %d: total_matches %d, want %d", offset, r.TotalMatches, 3*perFile)
+			}
+			next := offset + len(lines)
+			if r.More == 0 && next < 3*perFile && !strings.Contains(r.Partial, fmt.Sprintf("offset %d reads on", next)) {
+				t.Errorf("offset %d: more 0 before the end, partial %q does not say offset %d reads on", offset, r.Partial, next)
+			}
+			offset = next
+		}
+	}
+}

@@ -145,6 +145,8 @@ type Result struct {
 	// Truncated is set when the walk stopped early (Reason says why) or MaxLines cut.
 	Truncated bool
 	Reason    string
+	// LinesCut: content lines past MaxLines were left out (counted, not kept).
+	LinesCut bool
 }
 
 // Engine is one compiled search: the pattern, its literal prefilter, the filters and
@@ -534,6 +536,7 @@ func (m *Engine) SearchText(name string, text []byte) (*Result, error) {
 		st.file.Path, st.file.Rel = name, name
 		res.Files = append(res.Files, st.file)
 	}
+	res.LinesCut = st.file.linesCut
 	if st.file.linesCut {
 		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern", m.opt.MaxLines)
 	}
@@ -662,6 +665,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		res.Truncated, res.Reason = true, *why
 	}
 	res.Searched, res.Binary, res.TooLarge, res.Errors = int(nsrch.Load()), int(nbin.Load()), int(nbig.Load()), int(nerr.Load())
+	res.LinesCut = kept.cut
 	if kept.cut && !res.Truncated {
 		res.Truncated, res.Reason = true, fmt.Sprintf("more than %d lines matched; narrow the pattern or path", m.opt.MaxLines)
 	}
