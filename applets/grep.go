@@ -124,11 +124,9 @@ func (f lineFormat) append(b []byte, e grepEntry) []byte {
 		b = strconv.AppendInt(b, int64(e.num), 10)
 		b = append(b, e.sep)
 	}
-	if utf8.ValidString(e.text) {
-		b = append(b, e.text...)
-	} else {
-		b = append(b, strings.ToValidUTF8(e.text, "\uFFFD")...)
-	}
+	// Bytes as the file holds them, as grep and rg print them; a JSON envelope shows
+	// each invalid byte as \ufffd, as it shows one in a path.
+	b = append(b, e.text...)
 	if e.cut > 0 {
 		b = fmt.Appendf(b, " … [%d more bytes]", e.cut)
 	}

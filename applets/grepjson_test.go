@@ -146,3 +146,27 @@ func TestGrepPagesPastTheLineCap(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepKeepsTheFilesBytes: a line with bytes that are not UTF-8 prints them as the
+// file holds them in text mode (as grep and rg do), and a JSON envelope shows each one
+// as \ufffd, as encoding/json shows them in a path.
+func TestGrepKeepsTheFilesBytes(t *testing.T) {
+	env := coretest.Env(t, "grepbytes")
+	writeFile(t, env, "a.txt", "needle \xff\xfe\xed\xa0\x80 end\n")
+	res, err := coretest.Call(t, env, &Grep{}, `{"pattern":"needle","output_mode":"content"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	core.RenderText(core.NewPrinter(&text, false), res)
+	if !strings.Contains(text.String(), ":1:needle \xff\xfe\xed\xa0\x80 end\n") {
+		t.Errorf("text mode: %q; want the line's own bytes", text.String())
+	}
+	var out bytes.Buffer
+	if err := core.OutputEnvelope(res, 0).WriteJSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `:1:needle \ufffd\ufffd\ufffd\ufffd\ufffd end"`) {
+		t.Errorf("envelope: %s; want one \\ufffd per invalid byte", out.String())
+	}
+}
