@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/agentbox/agentbox/core/shell"
@@ -199,6 +200,10 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 	meta := map[string]any{"decision": decision}
+	runEnv, err := nestedEnv(env, b.Env)
+	if err != nil {
+		return nil, err
+	}
 	sb := sandbox.Config{Mode: sandbox.Mode(b.sandboxMode(env)), Roots: env.WS.Roots}
 	var vw *core.WatchdogVerdict
 	if v := decision.Watchdog; v != nil && v.Action == string(shell.Flag) {
@@ -211,7 +216,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 		env.ReadyToSpawn()
-		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: b.Env, Stdin: b.Stdin, MaxOutput: jobOutputMax(env),
+		job, err := jobs.Start(proc.StartOptions{Command: b.Command, Dir: dir, Env: runEnv, Stdin: b.Stdin, MaxOutput: jobOutputMax(env),
 			Timeout: time.Duration(b.BackgroundTimeout) * time.Millisecond, Sandbox: sb})
 		if err != nil {
 			return nil, core.Errorf(core.CodeIOError, "%v", err)
@@ -233,7 +238,7 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 	opts := proc.Options{
-		Command: b.Command, Dir: dir, Env: b.Env,
+		Command: b.Command, Dir: dir, Env: runEnv,
 		Timeout:  timeout,
 		SpillDir: filepath.Dir(spillFile), Sandbox: sb, Self: env.Executable,
 		BeforeStart: env.ReadyToSpawn,
@@ -424,4 +429,34 @@ func jobOutputMax(env *core.Env) int64 {
 		return 0
 	}
 	return n
+}
+
+// nestedEnv is the command's environment: the call's env, and the settings that pin an
+// agentbox the command runs (by any name or copy) to this one's policy: its mode as a
+// ceiling, its workspace roots and its manifest. A nested `agentbox bash --mode bypass`
+// or `--manifest mine.json` would otherwise run under rules the agent chose; the line
+// itself may not set AGENTBOX_* (the gate refuses it), so the pins hold.
+func nestedEnv(env *core.Env, callEnv map[string]string) (map[string]string, error) {
+	pol, _, err := gate.PolicyFor(env)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(callEnv)+4)
+	for k, v := range callEnv {
+		out[k] = v
+	}
+	pin := func(k, v string) {
+		if _, set := callEnv[k]; !set && v != "" { // a rule let the call set it: its value stands
+			out[k] = v
+		}
+	}
+	pin("AGENTBOX_MODE", string(pol.Mode))
+	pin("AGENTBOX_MODE_CEILING", string(pol.Mode))
+	pin("AGENTBOX_ROOT", strings.Join(env.WS.Roots, string(filepath.ListSeparator)))
+	if m := env.Getenv("AGENTBOX_MANIFEST"); m != "" && !filepath.IsAbs(m) {
+		pin("AGENTBOX_MANIFEST", filepath.Join(env.Cwd, m))
+	} else {
+		pin("AGENTBOX_MANIFEST", m)
+	}
+	return out, nil
 }

@@ -505,6 +505,9 @@ func warmEncoders(spec *core.Spec) {
 
 func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, error) {
 	getenv := host.Getenv
+	if err := nestedFlags(g, getenv, host.Getwd); err != nil {
+		return nil, err
+	}
 	if g.Mode != "" || g.Manifest != "" {
 		over := map[string]string{"AGENTBOX_MODE": g.Mode, "AGENTBOX_MANIFEST": g.Manifest}
 		base := host.Getenv
@@ -584,4 +587,47 @@ func runHelper(args []string) {
 		index.Hook()
 		index.WatchHook()
 	}
+}
+
+// nestedFlags refuses the flags that would take an agentbox run under another one (its
+// bash or task set AGENTBOX_MODE_CEILING, with the workspace roots and the manifest)
+// out of that one's policy: another manifest, or roots outside the pinned ones. The
+// mode needs no check here: the ceiling caps it.
+func nestedFlags(g globals, getenv func(string) string, getwd func() (string, error)) error {
+	if getenv("AGENTBOX_MODE_CEILING") == "" {
+		return nil
+	}
+	const why = "this agentbox runs under another one (a command or subagent it started), whose policy it keeps"
+	if g.Manifest != "" && g.Manifest != getenv("AGENTBOX_MANIFEST") {
+		return core.Errorf(core.CodeInvalidParams, "--manifest cannot be given here: %s; leave the flag out", why)
+	}
+	pinned := filepath.SplitList(getenv("AGENTBOX_ROOT"))
+	if len(g.Root) == 0 || len(pinned) == 0 {
+		return nil
+	}
+	cwd, err := getwd()
+	if err != nil {
+		return core.Errorf(core.CodeIOError, "cannot determine the working directory: %v", err)
+	}
+	for _, r := range g.Root {
+		if !filepath.IsAbs(r) {
+			r = filepath.Join(cwd, r)
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real // a link inside the workspace may lead out of it
+		}
+		inside := false
+		for _, p := range pinned {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
+			if rel, err := filepath.Rel(p, filepath.Clean(r)); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				inside = true
+			}
+		}
+		if !inside {
+			return core.Errorf(core.CodeInvalidParams, "--root %s is outside the workspace (%s): %s; name a folder inside it, or leave the flag out", r, strings.Join(pinned, ", "), why)
+		}
+	}
+	return nil
 }

@@ -485,10 +485,20 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 			exported = true // declare -x, typeset -x
 		}
 	}
-	integer := false
+	integer, unexport := false, false
 	for _, w := range argv[1:] {
 		if w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "i") {
 			integer = true // declare -i x=0+1: the value is arithmetic
+		}
+		if w.known && (exported && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "n") || strings.HasPrefix(w.s, "+") && strings.Contains(w.s, "x")) {
+			unexport = true // export -n X, declare +x X: X leaves the environment
+		}
+	}
+	if unexport {
+		for _, as := range cmd.Args {
+			if as.Name != nil {
+				z.unsetsOwn(word{s: as.Name.Value, known: true})
+			}
 		}
 	}
 	for _, as := range cmd.Args {
@@ -1514,7 +1524,21 @@ func (z *analyzer) track(argv []word) {
 			if a.known && isEnvName(a.s) {
 				z.vars[a.s] = []word{{known: true}}
 			}
+			z.unsetsOwn(a)
 		}
+	}
+}
+
+// unsetsOwn records a variable the line takes out of the environment of its later
+// commands when it is one of agentbox's own (AGENTBOX_*, or a name the line cannot
+// know): an agentbox a command runs is pinned to this one's policy by them, so taking
+// one out is decided as setting it (unset, env -u, env -i, export -n).
+func (z *analyzer) unsetsOwn(a word) {
+	switch {
+	case !a.known:
+		z.exported = append(z.exported, "*")
+	case strings.HasPrefix(a.s, "AGENTBOX_"):
+		z.exported = append(z.exported, a.s)
 	}
 }
 

@@ -1563,7 +1563,14 @@ func WriteTargets(argv []string) []string {
 		out = append(out, operandsOf(args)...)
 	case "ln":
 		if ops := operandsOf(args); len(ops) >= 2 {
-			out = append(out, ops[len(ops)-1]) // the link made
+			out = appendNew(out, ops[len(ops)-1]) // the link made
+		}
+		out = appendNew(out, linkedFiles(args)...)
+	case "cp":
+		if slices.ContainsFunc(args, func(a string) bool {
+			return a == "--symbolic-link" || a == "--link" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "sl")
+		}) {
+			out = appendNew(out, linkedFiles(args)...) // cp -s, cp -l: links, not copies
 		}
 	}
 	// Folders a command unpacks into: tar -C DIR, unzip -d DIR (a file there stands for
@@ -2426,4 +2433,51 @@ func tightens(mode string) bool {
 		}
 	}
 	return mode != ""
+}
+
+// linkedFiles are the files a link command (ln, cp -s, cp -l) makes a second name for:
+// writing through that name writes them, later on the same line too (ln -s ../secret x
+// && echo > x), before any link exists for the gate to resolve. So making the link is
+// decided as writing them. A relative symbolic link's target is read from the link's
+// folder, which may be the last operand's folder or, when that is a folder, the
+// operand itself: every reading is a target.
+func linkedFiles(args []string) []string {
+	ops := operandsOf(args)
+	dest := ""
+	for k, a := range args {
+		short := len(a) > 1 && a[0] == '-' && a[1] != '-'
+		switch i := strings.IndexByte(a, 't'); {
+		case strings.HasPrefix(a, "--target-directory="):
+			dest = strings.TrimPrefix(a, "--target-directory=")
+		case (a == "--target-directory" || short && i == len(a)-1) && k+1 < len(args):
+			dest = args[k+1] // -t DIR, -st DIR
+			ops = slices.DeleteFunc(slices.Clone(ops), func(o string) bool { return o == args[k+1] })
+		case short && i > 0:
+			dest = a[i+1:] // -tDIR
+		}
+	}
+	if dest == "" {
+		if len(ops) < 2 {
+			return ops // ln -s TARGET: the link is made in the working folder
+		}
+		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	var out []string
+	for _, src := range ops {
+		out = appendNew(out, src)
+		if !path.IsAbs(src) {
+			out = appendNew(out, path.Join(path.Dir(dest), src), path.Join(dest, src))
+		}
+	}
+	return out
+}
+
+// appendNew appends the elements not already in list.
+func appendNew(list []string, elems ...string) []string {
+	for _, e := range elems {
+		if !slices.Contains(list, e) {
+			list = append(list, e)
+		}
+	}
+	return list
 }

@@ -374,6 +374,14 @@ func TestWriteTargets(t *testing.T) {
 		"cat .git/config":                         nil,
 		"git config --unset core.fsmonitor":       {".git/config"},
 		"git --git-dir=.git config core.editor x": {".git/config"},
+		// A link is a second name to write its target through.
+		"ln -s ../p.txt src/s5":           {"src/s5", "../p.txt", "p.txt", "src/p.txt"},
+		"ln p.txt q.txt":                  {"q.txt", "p.txt", "q.txt/p.txt"},
+		"ln -s /home/u/.bashrc x":         {"x", "/home/u/.bashrc"},
+		"ln -st dir ../a ../b":            {"../b", "../a", "a", "b"},
+		"ln -s --target-directory=d ../a": {"d", "../a", "a"},
+		"cp -s cfg.json src/":             {"src/", "cfg.json", "src/cfg.json"},
+		"cp a.txt b.txt":                  {"b.txt"},
 	}
 	for line, want := range cases {
 		a, err := Analyze(line)

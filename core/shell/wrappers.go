@@ -300,6 +300,9 @@ func (z *analyzer) wrapped(name string, args []word, spec wrapSpec, inner, proto
 		return
 	}
 	z.wrapperDir(name, opts, &inner)
+	if name == "env" {
+		inner.Env = append(slices.Clip(inner.Env), envUnsets(opts)...)
+	}
 	if name == "flock" && len(rest) > spec.operands && (rest[spec.operands].s == "-c" || rest[spec.operands].s == "--command") {
 		// flock FILE -c COMMAND: the option may follow the lock file.
 		if spec.operands+1 < len(rest) {
@@ -1393,4 +1396,37 @@ func sshCommand(args []word) []word {
 		return args[k+1:] // a is the destination
 	}
 	return nil
+}
+
+// envUnsets are the variables of agentbox's own that env's options take out of the
+// command's environment (-u NAME, --unset=NAME, -i: all of them), as env entries: an
+// agentbox the command runs is pinned to this one's policy by them, so taking one out
+// is decided as setting it.
+func envUnsets(opts []word) []string {
+	var out []string
+	for k := 0; k < len(opts); k++ {
+		a := opts[k]
+		var name word
+		switch {
+		case a.s == "-i" || a.s == "--ignore-environment" || a.s == "-" || a.known && strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.ContainsRune(strings.SplitN(a.s[1:], "u", 2)[0], 'i'):
+			out = append(out, "AGENTBOX_MODE_CEILING")
+			continue
+		case (a.s == "-u" || a.s == "--unset") && k+1 < len(opts):
+			name = opts[k+1]
+			k++
+		case strings.HasPrefix(a.s, "--unset="):
+			name = word{s: strings.TrimPrefix(a.s, "--unset="), known: a.known}
+		case a.known && strings.HasPrefix(a.s, "-u") && len(a.s) > 2:
+			name = word{s: a.s[2:], known: true}
+		default:
+			continue
+		}
+		switch {
+		case !name.known:
+			out = append(out, "*")
+		case strings.HasPrefix(name.s, "AGENTBOX_"):
+			out = append(out, name.s)
+		}
+	}
+	return out
 }
