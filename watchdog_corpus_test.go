@@ -17,7 +17,9 @@ func TestWatchdogCorporaThroughPermitCheck(t *testing.T) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	vars := map[string]string{"HOME": "/home/agent", "XDG_STATE_HOME": filepath.Join(dir, ".state"), "AGENTBOX_ROOT": dir,
+	// The state folder lives outside the workspace, as ~/.local/state does: a line that
+	// deletes a tree holding the workspace (find /tmp -delete) would delete it too.
+	vars := map[string]string{"HOME": "/home/agent", "XDG_STATE_HOME": filepath.Join(t.TempDir(), ".state"), "AGENTBOX_ROOT": dir,
 		"AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "bypass", "PATH": "/usr/bin:/bin", "USER": "agent",
 		"CMD": "rm", "X": "rm -rf /", "SCRIPT": "rm -rf ~", "TOOL": "rm", "DEST": "/home/agent/.bashrc"}
 	check := func(line string) (action, scope string) {

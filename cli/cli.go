@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,9 @@ type Host struct {
 	Executable  string
 	// Signals, when set, cancels the call's context (exit status 130).
 	Signals bool
+	// InheritedPins finds the policy pins of a calling agentbox in the process's
+	// ancestors when its environment lost them (nil: none).
+	InheritedPins func() map[string]string
 }
 
 // OSEnv returns the real process's Host.
@@ -59,6 +63,7 @@ func OSEnv() Host {
 		StdinIsData:      stdinIsData(),
 		Executable:       exe,
 		Signals:          true,
+		InheritedPins:    ancestorPins,
 	}
 }
 
@@ -505,12 +510,25 @@ func warmEncoders(spec *core.Spec) {
 
 func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, error) {
 	getenv := host.Getenv
+	if host.InheritedPins != nil && getenv("AGENTBOX_MODE_CEILING") == "" {
+		// The environment lost the pins a calling agentbox's bash set (env -i, or a
+		// program that cleared them): its process ancestors still hold them.
+		if pins := host.InheritedPins(); len(pins) > 0 {
+			base := getenv
+			getenv = func(k string) string {
+				if v, ok := pins[k]; ok {
+					return v
+				}
+				return base(k)
+			}
+		}
+	}
 	if err := nestedFlags(g, getenv, host.Getwd); err != nil {
 		return nil, err
 	}
 	if g.Mode != "" || g.Manifest != "" {
 		over := map[string]string{"AGENTBOX_MODE": g.Mode, "AGENTBOX_MANIFEST": g.Manifest}
-		base := host.Getenv
+		base := getenv
 		getenv = func(k string) string {
 			if v := over[k]; v != "" {
 				return v
@@ -627,6 +645,50 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 		}
 		if !inside {
 			return core.Errorf(core.CodeInvalidParams, "--root %s is outside the workspace (%s): %s; name a folder inside it, or leave the flag out", r, strings.Join(pinned, ", "), why)
+		}
+	}
+	return nil
+}
+
+// ancestorPins finds the settings an agentbox's bash pins in its commands' environment
+// (AGENTBOX_MODE_CEILING, AGENTBOX_ROOT, AGENTBOX_MANIFEST, with the HOME and
+// XDG_CONFIG_HOME that locate the user config) in the environment this
+// process's ancestors started with (/proc/PID/environ): a command that cleared its own
+// (env -i agentbox ..., os.execve with a new environment) runs under a shell that
+// still holds them. Nothing is found when the command left its parent (setsid and a
+// fork, nohup &): say so in the docs.
+func ancestorPins() map[string]string {
+	// HOME and XDG_CONFIG_HOME find the user config (its rules) and the protected files.
+	keys := []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "HOME", "XDG_CONFIG_HOME"}
+	pid := os.Getppid()
+	for depth := 0; pid > 1 && depth < 64; depth++ {
+		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil {
+			pins := map[string]string{}
+			for _, kv := range strings.Split(string(env), "\x00") {
+				if k, v, ok := strings.Cut(kv, "="); ok && slices.Contains(keys, k) {
+					pins[k] = v
+				}
+			}
+			if pins["AGENTBOX_MODE_CEILING"] != "" {
+				for _, k := range keys {
+					if _, ok := pins[k]; !ok {
+						pins[k] = "" // the pinned process had none: neither does this one
+					}
+				}
+				return pins
+			}
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return nil
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 {
+			return nil
+		}
+		if pid, err = strconv.Atoi(fields[1]); err != nil {
+			return nil
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package policy
 import (
 	"cmp"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -40,6 +41,8 @@ type Redirect struct {
 	Target string // the file (or fd for >&)
 	// Partial is set when Target is only the literal prefix of a computed word.
 	Partial bool
+	// Tree: the command writes what is below Target file by file (rm -r, git clean).
+	Tree bool
 }
 
 // Policy holds the rules of every scope, the mode and the watchdog.
@@ -347,6 +350,66 @@ func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
 	return out
 }
 
+// maxTreeEntries bounds the walk of a folder a command writes as a whole.
+const maxTreeEntries = 10000
+
+// treeChecks are the checks of what is below a folder a command writes file by file
+// (rm -r, find -delete, git clean), as it is now: a denied file, a .git folder or a
+// protected config inside it is written as surely as if it were named. A .git folder
+// is decided as itself (its protection covers what is in it), links are not followed
+// (what they name is decided by pathChecks), and past maxTreeEntries the rest is a
+// check of a path that cannot be known.
+func (p *Policy) treeChecks(base Check, target, cwd string) []Check {
+	if dynamic(target) {
+		return nil // pathChecks made it uncertain already
+	}
+	root := target
+	if strings.HasPrefix(root, "~/") && p.Env.Home != "" {
+		root = filepath.Join(p.Env.Home, root[2:])
+	}
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(p.cwd(cwd), root)
+	}
+	root = resolveExisting(filepath.Clean(root))
+	// What the rules guard lies in the workspace and the home folder: a tree inside one
+	// is walked; a tree holding a workspace root (find /tmp -delete) walks that root.
+	// (The watchdog refuses removing a home or system tree outright.)
+	var walks []string
+	for _, r := range append(slices.Clone(p.Env.Roots), p.Env.Home) {
+		if r == "" {
+			continue
+		}
+		if _, ok := within(r, root); ok {
+			walks = []string{root}
+			break
+		}
+		if _, ok := within(root, r); ok && r != p.Env.Home {
+			walks = append(walks, r)
+		}
+	}
+	var out []Check
+	n := 0
+	for _, top := range walks {
+		_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || path == root {
+				return nil // unreadable: nothing there to decide, and rm cannot reach it either
+			}
+			if n++; n > maxTreeEntries {
+				c := base
+				c.Display, c.Uncertain = filepath.Join(top, "…")+fmt.Sprintf(" (more than %d entries below %s: not all could be checked)", maxTreeEntries, root), true
+				out = append(out, c)
+				return filepath.SkipAll
+			}
+			out = append(out, p.pathChecks(base, path, "")...)
+			if d.IsDir() && strings.EqualFold(d.Name(), ".git") {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	return out
+}
+
 // insideRead reports whether abs is in one of the read-only roots (the session's
 // sidecar folders).
 func (p *Policy) insideRead(abs string) bool {
@@ -446,6 +509,9 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 				continue
 			}
 			out = append(out, p.pathChecks(pc, rd.Target, dir)...)
+			if rd.Tree {
+				out = append(out, p.treeChecks(pc, rd.Target, dir)...)
+			}
 			if strings.ContainsAny(rd.Target, "*?[") {
 				// < .en? reads what the pattern matches when the line runs: every match
 				// is decided as a path of its own.

@@ -25,6 +25,11 @@ func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, 
 		for _, t := range shell.WriteTargets(c.Argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
 		}
+		// Folders written file by file (rm -r, find -delete, git clean): what is below
+		// them now is decided as written too.
+		for _, t := range shell.TreeWrites(c.Argv) {
+			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t), Tree: true})
+		}
 		// Files the shell reads itself (source .env) are decided like < .env.
 		for _, t := range shell.ReadTargets(c.Argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: "<", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})

@@ -2481,3 +2481,156 @@ func appendNew(list []string, elems ...string) []string {
 	}
 	return list
 }
+
+// TreeWrites are the folders a command writes below as a whole, file by file, at run
+// time: rm -r, find -delete and find -exec with a writer of {}, a recursive cp or rsync
+// into a folder, git clean, reset --hard, stash, checkout -- PATHS and restore. Which
+// files are hit is only known when it runs, so the policy decides what is below each
+// folder now (a denied file, .git, a protected config inside) as written.
+func TreeWrites(argv []string) []string {
+	if len(argv) < 2 {
+		return nil
+	}
+	name, args := path.Base(argv[0]), argv[1:]
+	recursive := func(shorts string, longs ...string) bool {
+		return slices.ContainsFunc(args, func(a string) bool {
+			if slices.Contains(longs, a) {
+				return true
+			}
+			return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], shorts)
+		})
+	}
+	switch name {
+	case "rm":
+		if recursive("rR", "--recursive") {
+			return operandsOf(args)
+		}
+	case "cp", "rsync":
+		if recursive("rRa", "--recursive", "--archive") {
+			for k, a := range args {
+				if v, ok := strings.CutPrefix(a, "--target-directory="); ok {
+					return []string{v}
+				} else if a == "-t" && k+1 < len(args) {
+					return []string{args[k+1]}
+				}
+			}
+			if ops := operandsOf(args); len(ops) >= 2 {
+				return ops[len(ops)-1:]
+			}
+		}
+	case "find":
+		return findTreeWrites(args)
+	case "git":
+		return gitTreeWrites(args)
+	}
+	return nil
+}
+
+// findTreeWrites are find's starting points when it deletes what it finds, or runs a
+// command that writes the file it found ({}): find . -delete, find . -exec cp x {} \;.
+func findTreeWrites(args []string) []string {
+	var starts []string
+	k := 0
+	for ; k < len(args); k++ {
+		a := args[k]
+		if a == "-H" || a == "-L" || a == "-P" || strings.HasPrefix(a, "-O") || strings.HasPrefix(a, "-D") && len(a) == 2 {
+			if a == "-D" {
+				k++
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		starts = append(starts, a)
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	expr := args[k:]
+	for j := 0; j < len(expr); j++ {
+		switch expr[j] {
+		case "-delete":
+			return starts
+		case "-exec", "-execdir", "-ok", "-okdir":
+			end := j + 1
+			for end < len(expr) && expr[end] != ";" && expr[end] != "+" {
+				end++
+			}
+			inner := expr[j+1 : end]
+			if slices.Contains(inner, "{}") && slices.Contains(WriteTargets(inner), "{}") || len(inner) > 0 && len(TreeWrites(inner)) > 0 {
+				return starts
+			}
+			j = end
+		}
+	}
+	return nil
+}
+
+// gitTreeWrites are the work-tree folders a git command rewrites or deletes files in
+// wholesale: clean, reset --hard, stash, checkout -- PATHS (or .) and restore PATHS.
+// (Switching branches is left out: every checkout would count.)
+func gitTreeWrites(args []string) []string {
+	dir, k := ".", 0
+	for ; k < len(args); k++ {
+		a := args[k]
+		if a == "-C" && k+1 < len(args) {
+			dir = path.Join(dir, args[k+1])
+		}
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env" {
+			k++
+		}
+	}
+	if k >= len(args) {
+		return nil
+	}
+	sub, rest := args[k], args[k+1:]
+	under := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			if !strings.HasPrefix(p, ":") { // a magic pathspec: the whole tree
+				out = append(out, path.Join(dir, p))
+			} else {
+				out = append(out, dir)
+			}
+		}
+		return out
+	}
+	switch sub {
+	case "clean":
+		var kept []string // -e PATTERN excludes: its value is no path to clean
+		for j := 0; j < len(rest); j++ {
+			if rest[j] == "-e" || rest[j] == "--exclude" {
+				j++
+				continue
+			}
+			kept = append(kept, rest[j])
+		}
+		if ops := operandsOf(kept); len(ops) > 0 {
+			return under(ops)
+		}
+		return []string{dir}
+	case "reset":
+		if slices.Contains(rest, "--hard") || slices.Contains(rest, "--merge") || slices.Contains(rest, "--keep") {
+			return []string{dir}
+		}
+	case "stash":
+		if len(rest) == 0 || rest[0] == "push" || rest[0] == "save" || strings.HasPrefix(rest[0], "-") {
+			return []string{dir}
+		}
+	case "checkout", "restore":
+		if i := slices.Index(rest, "--"); i >= 0 {
+			return under(rest[i+1:])
+		}
+		if ops := operandsOf(rest); sub == "restore" && len(ops) > 0 || slices.Contains(ops, ".") {
+			if sub == "checkout" {
+				return under([]string{"."})
+			}
+			return under(ops)
+		}
+	}
+	return nil
+}

@@ -394,3 +394,42 @@ func TestWriteTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestTreeWrites(t *testing.T) {
+	cases := map[string][]string{
+		"rm -rf build":                           {"build"},
+		"rm -r a b":                              {"a", "b"},
+		"rm -f a.txt":                            nil,
+		"find . -name x -delete":                 {"."},
+		"find src lib -type f -delete":           {"src", "lib"},
+		"find -name x -delete":                   {"."},
+		"find . -name x -exec cp a.txt {} ;":     {"."},
+		"find . -name x -exec tee {} ;":          {"."},
+		"find . -name '*.go' -exec grep x {} +":  nil,
+		"find . -name '*.go' -exec cp {} /tmp ;": nil,
+		"cp -r src dest":                         {"dest"},
+		"cp -rT src .":                           {"."},
+		"cp -a -t out a b":                       {"out"},
+		"cp a b":                                 nil,
+		"rsync -a src/ dst/":                     {"dst/"},
+		"git clean -fdx":                         {"."},
+		"git clean -fd -e keep sub":              {"sub"},
+		"git -C repo reset --hard":               {"repo"},
+		"git reset HEAD~1":                       nil,
+		"git stash":                              {"."},
+		"git stash list":                         nil,
+		"git checkout -- a.txt dir":              {"a.txt", "dir"},
+		"git checkout .":                         {"."},
+		"git checkout main":                      nil,
+		"git restore src":                        {"src"},
+	}
+	for line, want := range cases {
+		a, err := Analyze(line)
+		if err != nil || len(a.Commands) == 0 {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := TreeWrites(a.Commands[0].Argv); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}

@@ -1399,18 +1399,16 @@ func sshCommand(args []word) []word {
 }
 
 // envUnsets are the variables of agentbox's own that env's options take out of the
-// command's environment (-u NAME, --unset=NAME, -i: all of them), as env entries: an
-// agentbox the command runs is pinned to this one's policy by them, so taking one out
-// is decided as setting it.
+// command's environment (-u NAME, --unset=NAME), as env entries: an agentbox the
+// command runs is pinned to this one's policy by them, so taking one out is decided as
+// setting it. (env -i, common in builds, is left to the nested agentbox, which finds
+// the pins in its ancestors' environment.)
 func envUnsets(opts []word) []string {
 	var out []string
 	for k := 0; k < len(opts); k++ {
 		a := opts[k]
 		var name word
 		switch {
-		case a.s == "-i" || a.s == "--ignore-environment" || a.s == "-" || a.known && strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.ContainsRune(strings.SplitN(a.s[1:], "u", 2)[0], 'i'):
-			out = append(out, "AGENTBOX_MODE_CEILING")
-			continue
 		case (a.s == "-u" || a.s == "--unset") && k+1 < len(opts):
 			name = opts[k+1]
 			k++

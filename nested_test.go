@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNestedAgentboxFindsItsPins: an agentbox that a bash command runs with a cleared
+// environment (env -i, or a program's execve with none) finds the caller's pins in the
+// environment its shell started with: the user's deny rules and the mode ceiling hold,
+// and the roots cannot be widened. (Each line read the denied file before.)
+func TestNestedAgentboxFindsItsPins(t *testing.T) {
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	ws, cfg := filepath.Join(dir, "ws"), filepath.Join(dir, "cfg")
+	for name, body := range map[string]string{
+		"ws/sec/key.txt":           "TOPSECRET\n",
+		"out/secret.txt":           "OUTSIDE\n",
+		"cfg/agentbox/config.json": `{"permissions":{"allow":["bash(*)"],"deny":["read(sec/**)"]}}`,
+		"ws/readme.txt":            "hello\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := map[string]string{
+		"env -i " + bin + " read --mode bypass sec/key.txt":                                                           "permission_denied",
+		"env -i " + bin + " read --root " + filepath.Join(dir, "out") + " " + filepath.Join(dir, "out", "secret.txt"): "outside the workspace",
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		lines[py+` -c 'import os; os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "sec/key.txt"], {})'`] = "permission_denied"
+	}
+	// PATH: the system's, where bash is bash (the test binary's PATH names applets).
+	base := append(os.Environ(), "PATH=/usr/bin:/bin", "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+ws,
+		"XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "AGENTBOX_MODE_CEILING=", "AGENTBOX_MANIFEST=")
+	for line, refusal := range lines {
+		req, _ := json.Marshal(map[string]string{"command": line})
+		cmd := exec.Command(bin, "bash")
+		cmd.Dir = ws
+		cmd.Env = base
+		cmd.Stdin = strings.NewReader(string(req))
+		out, _ := cmd.Output()
+		if strings.Contains(string(out), "TOPSECRET") || strings.Contains(string(out), "OUTSIDE") || !strings.Contains(string(out), refusal) {
+			t.Errorf("%s:\n%s\nwant the nested call refused (%s: the caller's rules and roots), the file unread", line, out, refusal)
+		}
+	}
+	// An ordinary nested call still works.
+	req, _ := json.Marshal(map[string]string{"command": "env -i " + bin + " read readme.txt"})
+	cmd := exec.Command(bin, "bash")
+	cmd.Dir = ws
+	cmd.Env = base
+	cmd.Stdin = strings.NewReader(string(req))
+	if out, _ := cmd.Output(); !strings.Contains(string(out), "hello") {
+		t.Errorf("env -i agentbox read readme.txt: %s; want the file", out)
+	}
+}
