@@ -205,7 +205,12 @@ func gateAttacks() []attack {
 		attack{name: "grep follow_symlinks file link", applet: "grep", req: `{"pattern":"S3CRET","glob":"env-link","output_mode":"content","follow_symlinks":true}`, hidden: []string{"env-link"}},
 		attack{name: "grep follow dir link", applet: "grep", req: `{"pattern":"hello","glob":"secret-dir/**","output_mode":"files_with_matches","follow":true}`, hidden: []string{"secret-dir/key.txt"}},
 		attack{name: "grep follow fd link", applet: "grep", req: `{"pattern":"TOKEN_LINE","glob":"fd-link","output_mode":"content","follow":true}`, hidden: []string{"fd-link"}},
-		// glob lists what is below a folder link where it really is.
+		// glob decides a name its pattern spells out as its walk would, existing or not
+		// (a list that held it only when it existed was an existence oracle), and what
+		// it lists below a folder link where it really is.
+		attack{name: "glob literal secret", applet: "glob", req: `{"pattern":"secret/key.txt"}`, hidden: []string{"{root}/secret/key.txt"}},
+		attack{name: "glob literal .env", applet: "glob", req: `{"pattern":".env"}`, hidden: []string{`{root}/.env"`}},
+		attack{name: "glob literal through dir link", applet: "glob", req: `{"pattern":"secret-dir/key.txt"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
 		attack{name: "glob through dir link", applet: "glob", req: `{"pattern":"secret-dir/**"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
 		attack{name: "glob through dir link dirs", applet: "glob", req: `{"pattern":"secret-dir/*","include_hidden":true}`, hidden: []string{"{root}/secret-dir/"}},
 		attack{name: "write-rule edit", applet: "edit", req: `{"file_path":"frozen.txt","old_string":"cold","new_string":"warm"}`, want: refused},
