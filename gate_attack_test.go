@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -213,6 +214,11 @@ func gateAttacks() []attack {
 		attack{name: "glob literal through dir link", applet: "glob", req: `{"pattern":"secret-dir/key.txt"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
 		attack{name: "glob through dir link", applet: "glob", req: `{"pattern":"secret-dir/**"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
 		attack{name: "glob through dir link dirs", applet: "glob", req: `{"pattern":"secret-dir/*","include_hidden":true}`, hidden: []string{"{root}/secret-dir/"}},
+		// expected_sha256 compares the file's content: a read (a red-team helper's
+		// finding: a wrong guess was a conflict and a right one overwrote the file).
+		attack{name: "write expected_sha256 wrong guess", applet: "write", req: `{"file_path":"secret/key.txt","content":"x","expected_sha256":"` + strings.Repeat("0", 64) + `"}`, want: refused},
+		attack{name: "write expected_sha256 right guess", applet: "write", req: fmt.Sprintf(`{"file_path":"secret/key.txt","content":"x","expected_sha256":"%x"}`, sha256.Sum256([]byte(secretMarker+"-key\nhello\n"))), want: refused},
+		attack{name: "write expected_sha256 missing", applet: "write", req: `{"file_path":"secret/none.txt","content":"x","expected_sha256":"` + strings.Repeat("0", 64) + `"}`, want: refused, created: []string{"secret/none.txt"}},
 		attack{name: "write-rule edit", applet: "edit", req: `{"file_path":"frozen.txt","old_string":"cold","new_string":"warm"}`, want: refused},
 		attack{name: "write-rule patch", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: frozen.txt\n@@\n-cold\n+warm\n*** End Patch\n"}`, want: refused},
 	)
