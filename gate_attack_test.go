@@ -1,11 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +104,18 @@ func newAttackFixture(t testing.TB) *attackFixture {
 			t.Fatal(err)
 		}
 	}
+	if runtime.GOOS == "linux" {
+		// A link to a descriptor that has a denied file open: /proc resolves it to the
+		// file's name, which is what must be decided.
+		fd, err := os.Open(filepath.Join(f.root, "token.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { fd.Close() })
+		if err := os.Symlink(fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), fd.Fd()), filepath.Join(f.root, "fd-link")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f.vars = map[string]string{
 		"HOME": f.home, "XDG_STATE_HOME": f.state, "XDG_CONFIG_HOME": f.cfg, "AGENTBOX_ROOT": f.root,
 		"AGENTBOX_HEADLESS": "1", "AGENTBOX_MANIFEST": filepath.Join(base, "manifest.json"),
@@ -136,6 +150,9 @@ type attack struct {
 	modes []string
 	// created are workspace paths that must not exist afterwards.
 	created []string
+	// hidden are texts (placeholders expanded) that must not appear in stdout: the
+	// names of denied files a listing must not give away.
+	hidden []string
 }
 
 var refused = []string{"permission_denied", "needs_input"}
@@ -182,6 +199,26 @@ func gateAttacks() []attack {
 		attack{name: "read-rule edit hint", applet: "edit", req: `{"file_path":"token.txt","old_string":"TOKEN_LINE=2","new_string":"x"}`, want: refused},
 		attack{name: "read-rule patch move", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: token.txt\n*** Move to: leaked.txt\n*** End Patch\n"}`, want: refused, created: []string{"leaked.txt"}},
 		attack{name: "read-rule patch context", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: token.txt\n@@\n+NEW=1\n*** End Patch\n"}`, want: refused},
+		// Following links decides each file and folder where it really is too, as read
+		// decides a link by its target (a red-team helper's finding: env-link,
+		// secret-dir/key.txt and a /proc fd of an open token.txt were searched).
+		attack{name: "grep follow", applet: "grep", req: `{"pattern":"S3CRET","output_mode":"content","follow":true}`, hidden: []string{"secret-dir/key.txt", "env-link", "fd-link"}},
+		attack{name: "grep follow_symlinks file link", applet: "grep", req: `{"pattern":"S3CRET","glob":"env-link","output_mode":"content","follow_symlinks":true}`, hidden: []string{"env-link"}},
+		attack{name: "grep follow dir link", applet: "grep", req: `{"pattern":"hello","glob":"secret-dir/**","output_mode":"files_with_matches","follow":true}`, hidden: []string{"secret-dir/key.txt"}},
+		attack{name: "grep follow fd link", applet: "grep", req: `{"pattern":"TOKEN_LINE","glob":"fd-link","output_mode":"content","follow":true}`, hidden: []string{"fd-link"}},
+		// glob decides a name its pattern spells out as its walk would, existing or not
+		// (a list that held it only when it existed was an existence oracle), and what
+		// it lists below a folder link where it really is.
+		attack{name: "glob literal secret", applet: "glob", req: `{"pattern":"secret/key.txt"}`, hidden: []string{"{root}/secret/key.txt"}},
+		attack{name: "glob literal .env", applet: "glob", req: `{"pattern":".env"}`, hidden: []string{`{root}/.env"`}},
+		attack{name: "glob literal through dir link", applet: "glob", req: `{"pattern":"secret-dir/key.txt"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
+		attack{name: "glob through dir link", applet: "glob", req: `{"pattern":"secret-dir/**"}`, hidden: []string{"{root}/secret-dir/key.txt"}},
+		attack{name: "glob through dir link dirs", applet: "glob", req: `{"pattern":"secret-dir/*","include_hidden":true}`, hidden: []string{"{root}/secret-dir/"}},
+		// expected_sha256 compares the file's content: a read (a red-team helper's
+		// finding: a wrong guess was a conflict and a right one overwrote the file).
+		attack{name: "write expected_sha256 wrong guess", applet: "write", req: `{"file_path":"secret/key.txt","content":"x","expected_sha256":"` + strings.Repeat("0", 64) + `"}`, want: refused},
+		attack{name: "write expected_sha256 right guess", applet: "write", req: fmt.Sprintf(`{"file_path":"secret/key.txt","content":"x","expected_sha256":"%x"}`, sha256.Sum256([]byte(secretMarker+"-key\nhello\n"))), want: refused},
+		attack{name: "write expected_sha256 missing", applet: "write", req: `{"file_path":"secret/none.txt","content":"x","expected_sha256":"` + strings.Repeat("0", 64) + `"}`, want: refused, created: []string{"secret/none.txt"}},
 		attack{name: "write-rule edit", applet: "edit", req: `{"file_path":"frozen.txt","old_string":"cold","new_string":"warm"}`, want: refused},
 		attack{name: "write-rule patch", applet: "patch", req: `{"patch":"*** Begin Patch\n*** Update File: frozen.txt\n@@\n-cold\n+warm\n*** End Patch\n"}`, want: refused},
 	)
@@ -311,6 +348,11 @@ func TestGateAttacks(t *testing.T) {
 				res := callInProcess(t, f.vars, f.root, a.applet, []byte(req))
 				where := fmt.Sprintf("[%s] %s: %s <- %s", mode, a.name, a.applet, req)
 				assertNoLeak(t, where, res.stdout+res.stderr)
+				for _, h := range a.hidden {
+					if h = f.expand(h); strings.Contains(res.stdout, h) {
+						t.Errorf("%s: output names %q: %.400s", where, h, res.stdout)
+					}
+				}
 				code, _ := res.envelope.Metadata["error_code"].(string)
 				switch {
 				case len(a.want) > 0:

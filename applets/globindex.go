@@ -31,6 +31,11 @@ func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 		if index.WalkKey(opt) != ix.Meta.Walk || (base != root && !strings.HasPrefix(base, strings.TrimSuffix(root, "/")+"/")) {
 			return walk.Walk(ctx, base, opt, visit)
 		}
+		if real, err := env.WS.Resolve(base, base); err != nil || real.Abs != base {
+			// A folder reached through a link: the index knows it by no name, and the
+			// walk decides what is below it where it really is.
+			return walk.Walk(ctx, base, opt, visit)
+		}
 		under := relUnder(root, base)
 		ch, err := index.Sync(cache, root, under, watcherWait)
 		if err != nil {

@@ -249,7 +249,7 @@ func (r *refusals) dir(rel string) bool {
 }
 
 func (r *refusals) dirLocked(rel string) bool {
-	if rel == "" || rel == "." {
+	if rel == "" || rel == "." || rel == "/" {
 		return false
 	}
 	if v, ok := r.memo[rel]; ok {
@@ -284,6 +284,17 @@ func (r *refusals) file(srel, abs string) bool {
 // walkFilter is r as a walk's Denied; the walk's own count of refusals is left out
 // (walkUnder does), since r counts them.
 func (r *refusals) walkFilter(abs string, isDir bool) bool {
+	if abs != r.root && !strings.HasPrefix(abs, strings.TrimSuffix(r.root, "/")+"/") {
+		// The real path a link leads to, somewhere else: decided alone (r's folders
+		// are relative to root).
+		if !r.deny(abs, isDir) {
+			return false
+		}
+		r.mu.Lock()
+		r.st.Denied++
+		r.mu.Unlock()
+		return true
+	}
 	if isDir {
 		return r.dir(relUnder(r.root, abs))
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
 	"github.com/agentbox/agentbox/core/index"
+	"github.com/agentbox/agentbox/core/walk"
 	"golang.org/x/sys/unix"
 )
 
@@ -524,5 +525,23 @@ func TestWatchedListsHonourThePolicy(t *testing.T) {
 				t.Fatalf("%s names a refused file: %s", c.applet, got)
 			}
 		}
+	}
+}
+
+// A walk of a changed folder decides an entry reached through a link where it really
+// is, which may lie outside the listing's root: refusals decide and count that path
+// alone (it recursed without end on a path not below root).
+func TestRefusalsDecideRealPathsOutsideTheRoot(t *testing.T) {
+	var st walk.Stats
+	deny := func(abs string, _ bool) bool { return strings.HasPrefix(abs, "/ws/secret/") || abs == "/ws/secret" }
+	r := newRefusals("/ws/pub", deny, &st)
+	if !r.walkFilter("/ws/secret/key.txt", false) || !r.walkFilter("/ws/secret", true) {
+		t.Fatal("a refused real path outside the root was let through")
+	}
+	if r.walkFilter("/ws/open/a.txt", false) || r.walkFilter("/ws/pub/b.txt", false) {
+		t.Fatal("an allowed path was refused")
+	}
+	if st.Denied != 2 {
+		t.Fatalf("denied %d, want 2", st.Denied)
 	}
 }

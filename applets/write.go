@@ -58,6 +58,13 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w.ExpectedSHA256 != "" {
+		// Comparing reads the file: a conflict or a success would tell whether a guess
+		// of a file the agent may not read is right.
+		if _, err := env.Authorize(ctx, core.Request{Capability: core.CapFSRead, Target: p.Abs, Summary: "read " + p.Abs + " to compare it with expected_sha256"}); err != nil {
+			return nil, err
+		}
+	}
 	fi, statErr := env.WS.Stat(p)
 	exists := statErr == nil
 	if exists && fi.IsDir() {

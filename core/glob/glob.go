@@ -85,10 +85,17 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 	base = filepath.FromSlash(base)
 	res := &Result{}
 	if rest == "" || !hasMeta(rest) {
-		// No wildcard below base: the pattern names one path.
+		// No wildcard below base: the pattern names one path, decided as the walk of its
+		// folder would decide it. By the name first, whether it exists or not (a count
+		// that moved with existence would say whether a denied file is there), then by
+		// where its folder really is; a link is listed as a link, not followed.
 		p := filepath.Join(base, unescape(rest))
-		if fi, err := statFile(p); err == nil && fi.IsDir() == opt.Dirs {
-			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime()})
+		if opt.Denied != nil && (opt.Denied(p, opt.Dirs) || deniedReal(p, opt)) {
+			res.Denied = 1
+			return res, nil
+		}
+		if fi, err := lstatFile(p); err == nil && fi.IsDir() == opt.Dirs {
+			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime(), Symlink: fi.Mode()&fs.ModeSymlink != 0})
 		}
 		return res, nil
 	}
@@ -159,6 +166,17 @@ func matcher(p string) func(rel, name string) bool {
 		return func(rel, _ string) bool { return !strings.Contains(rel, "/") && strings.HasSuffix(rel, suf) }
 	}
 	return func(rel, _ string) bool { return doublestar.MatchUnvalidated(p, rel) }
+}
+
+// deniedReal reports whether opt.Denied refuses p where its folder really is, when a
+// link on the way makes that another path.
+func deniedReal(p string, opt walk.Options) bool {
+	dir, err := evalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return false // no folder: nothing to list
+	}
+	real := filepath.Join(dir, filepath.Base(p))
+	return real != p && opt.Denied(real, opt.Dirs)
 }
 
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }

@@ -3,6 +3,9 @@ package glob
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
-func statFile(p string) (fs.FileInfo, error) { return os.Stat(p) }
+func lstatFile(p string) (fs.FileInfo, error) { return os.Lstat(p) }
+
+func evalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }

@@ -89,6 +89,9 @@ type Options struct {
 	// Denied, when set, is asked about every entry that survives the other filters: a
 	// path it refuses (the permission policy does not let the caller read it) is left
 	// out, never visited, and counted in Stats.Denied; a refused directory is pruned.
+	// An entry reached through a symbolic link (a followed link, anything below one,
+	// or below a root that is one) is asked about by its real path too, as read
+	// decides a link by its target: the rules name real paths.
 	Denied func(abs string, isDir bool) bool
 }
 
@@ -132,6 +135,18 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 	}
 	if opt.Budget > 0 {
 		w.deadline = time.Now().Add(opt.Budget)
+	}
+	if opt.Denied != nil {
+		// A root reached through a link (glob's src/linked/**) is decided where it lands,
+		// and so is everything below it.
+		real, err := filepath.EvalSymlinks(w.root)
+		if err == nil && real != w.root {
+			if opt.Denied(real, true) {
+				return Stats{Denied: 1}, nil
+			}
+			w.reals.Store(w.root, real)
+			w.linked.Store(true)
+		}
 	}
 	conf := fastwalk.Config{Follow: opt.Follow, NumWorkers: opt.Workers, MaxDepth: opt.MaxDepth}
 	err := fastwalk.Walk(&conf, w.root, w.entry)
@@ -191,6 +206,11 @@ type walker struct {
 	visErr       error // the first error visit returned
 	n            atomic.Int64
 	halted       atomic.Bool
+	// reals maps a folder reached through a symbolic link to its real path (only with
+	// Options.Denied), so what lies below it is decided where it really is; linked
+	// says whether it holds anything, keeping the common walk off the map.
+	reals  sync.Map
+	linked atomic.Bool
 }
 
 // halt stops the walk early for a reason reported in Stats.
@@ -241,16 +261,27 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	name := d.Name()
 	typ := d.Type()
 	isDir := typ.IsDir()
+	real := "" // the entry's real path, when it differs from path and the policy asks
 	if typ&fs.ModeSymlink != 0 && w.opt.Follow {
-		if w.opt.Confine != nil {
-			real, err := filepath.EvalSymlinks(path)
-			if err != nil || !w.opt.Confine(real) {
+		if w.opt.Confine != nil || w.opt.Denied != nil {
+			// A link that cannot be resolved (dangling, a /proc fd of a deleted or
+			// unnamed file) cannot be decided: it is not followed.
+			r, err := filepath.EvalSymlinks(path)
+			if err != nil || (w.opt.Confine != nil && !w.opt.Confine(r)) {
 				return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
 			}
+			real = r
 		}
 		if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
 			isDir = fi.IsDir()
 		}
+	} else if w.linked.Load() {
+		if r, ok := w.reals.Load(path[:len(path)-len(name)-1]); ok {
+			real = filepath.Join(r.(string), name)
+		}
+	}
+	if real == path {
+		real = ""
 	}
 	rel := path[len(w.root)+1:]
 	if len(w.root) == 1 { // root "/"
@@ -261,7 +292,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	if w.ignorePrefix != "" {
 		irel = w.ignorePrefix + rel
 	}
-	if !w.wanted(path, irel, name, isDir, stack) {
+	if !w.wanted(path, real, irel, name, isDir, stack) {
 		if isDir {
 			return fs.SkipDir
 		}
@@ -269,6 +300,10 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	}
 	if isDir {
 		atomic.AddInt64(&w.st.Dirs, 1)
+		if real != "" && w.opt.Denied != nil {
+			w.reals.Store(path, real) // before fastwalk reads the folder: it is enqueued after this call
+			w.linked.Store(true)
+		}
 		if stack != nil {
 			w.stacks.Store(path, stack.Child(path, irel, w.opt.Ignore))
 		}
@@ -305,9 +340,10 @@ func (w *walker) parentStack(path, name string) *ignore.Stack {
 }
 
 // wanted decides whether an entry is walked: hidden entries, the skipped folders, what
-// the ignore files ignore and what the policy denies (counted) are left out. A name
-// the caller gave explicitly is exempt from the hidden and skip rules.
-func (w *walker) wanted(path, rel, name string, isDir bool, stack *ignore.Stack) bool {
+// the ignore files ignore and what the policy denies (counted) by path or by real
+// path (real, "" when it is path) are left out. A name the caller gave explicitly is
+// exempt from the hidden and skip rules.
+func (w *walker) wanted(path, real, rel, name string, isDir bool, stack *ignore.Stack) bool {
 	matched, ignored := stack.Decide(rel, name, isDir)
 	if !w.explicit[name] {
 		// A hidden entry an ignore file re-includes with a "!" rule is searched, as
@@ -322,7 +358,7 @@ func (w *walker) wanted(path, rel, name string, isDir bool, stack *ignore.Stack)
 	if matched && ignored {
 		return false
 	}
-	if w.opt.Denied != nil && w.opt.Denied(path, isDir) {
+	if w.opt.Denied != nil && (w.opt.Denied(path, isDir) || real != "" && w.opt.Denied(real, isDir)) {
 		atomic.AddInt64(&w.st.Denied, 1)
 		return false
 	}

@@ -151,3 +151,31 @@ func TestMissingRoot(t *testing.T) {
 		t.Fatal("walking a missing root succeeded")
 	}
 }
+
+// Denied sees where a path really is: a followed link to a refused file or folder,
+// what lies below a followed folder link, and a root that is itself a link are left
+// out and counted, since the rules name real paths.
+func TestDeniedDecidesRealPaths(t *testing.T) {
+	dir := tree(t, "sec/key.txt", "sec/sub/pw.txt", "src/a.txt")
+	dir, _ = filepath.EvalSymlinks(dir)
+	os.Symlink("../sec/key.txt", filepath.Join(dir, "src", "sl.txt"))
+	os.Symlink("../sec", filepath.Join(dir, "src", "sldir"))
+	os.Symlink("sub", filepath.Join(dir, "sec", "inner"))
+	sec := filepath.Join(dir, "sec")
+	denied := func(abs string, _ bool) bool { return abs == sec || strings.HasPrefix(abs, sec+"/") }
+
+	got, st := collect(t, filepath.Join(dir, "src"), Options{Follow: true, Denied: denied})
+	if strings.Join(got, ",") != "a.txt" || st.Denied != 2 {
+		t.Fatalf("following links: got %v, denied %d; want [a.txt], denied 2", got, st.Denied)
+	}
+	got, st = collect(t, filepath.Join(dir, "src", "sldir"), Options{Denied: denied})
+	if len(got) != 0 || st.Denied != 1 {
+		t.Fatalf("a root that is a link: got %v, denied %d; want nothing, denied 1", got, st.Denied)
+	}
+	// Below a root reached through a link, a path is decided where it really is.
+	open := func(abs string, _ bool) bool { return strings.HasPrefix(abs, filepath.Join(sec, "sub")+"/") }
+	got, st = collect(t, filepath.Join(dir, "src", "sldir"), Options{Follow: true, Denied: open})
+	if strings.Join(got, ",") != "key.txt" || st.Denied != 2 {
+		t.Fatalf("below a linked root: got %v, denied %d; want [key.txt], denied 2 (sub/pw.txt, inner/pw.txt)", got, st.Denied)
+	}
+}
