@@ -142,8 +142,11 @@ func unique(ms []Match, opts Options, stage string) ([]Match, error) {
 
 func findExact(text, needle string) []Match {
 	var ms []Match
-	oneLine := !strings.Contains(strings.TrimSuffix(needle, "\n"), "\n")
-	indented := needle[0] == ' ' || needle[0] == '\t'
+	// A needle of whitespace alone is counted at every place it occurs: it has no
+	// first word for the indentation rules below to be about.
+	blank := isBlank(needle)
+	oneLine := !blank && !strings.Contains(strings.TrimSuffix(needle, "\n"), "\n")
+	indented := !blank && (needle[0] == ' ' || needle[0] == '\t')
 	line, lineAt := 1, 0
 	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], needle)

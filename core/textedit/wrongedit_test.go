@@ -1,0 +1,59 @@
+package textedit
+
+import (
+	"errors"
+	"testing"
+)
+
+// wrongEditCase is one edit and what it must do: the file's new bytes, or a failure of
+// the given kind (no_match, ambiguous) that leaves the file as it was.
+type wrongEditCase struct {
+	name, text string
+	edit       Edit
+	want       string // the text after the edit, when fail is ""
+	fail       string
+	replaced   int // replacements expected, when not 0
+}
+
+func runWrongEditCases(t *testing.T, cases []wrongEditCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, applied, err := Apply(c.text, []Edit{c.edit})
+			if c.fail != "" {
+				var ee *EditError
+				if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != c.fail {
+					t.Fatalf("want a %s failure, got %q, %v", c.fail, got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+			if c.replaced != 0 && applied[0].Replacements != c.replaced {
+				t.Errorf("replacements = %d, want %d", applied[0].Replacements, c.replaced)
+			}
+		})
+	}
+}
+
+// A needle of whitespace alone is counted at every place it occurs exactly, inside
+// indentation too: one place is a match, several are ambiguous or, with replace_all,
+// all replaced.
+func TestWhitespaceOnlyNeedleCounted(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "indent to tabs", text: "def f():\n    if x:\n        return 1\n",
+			edit: Edit{Old: "    ", New: "\t", ReplaceAll: true},
+			want: "def f():\n\tif x:\n\t\treturn 1\n", replaced: 3},
+		{name: "space in indentation", text: "    x\n", edit: Edit{Old: " ", New: "\t"}, fail: "ambiguous"},
+		{name: "tab in indentation", text: "\t\tfoo()\n", edit: Edit{Old: "\t", New: "    "}, fail: "ambiguous"},
+		{name: "space in blank line", text: "a\n   \nb\n", edit: Edit{Old: " ", New: "x"}, fail: "ambiguous"},
+		{name: "two spaces", text: "    x\n", edit: Edit{Old: "  ", New: "\t"}, fail: "ambiguous"},
+		{name: "two spaces replace_all", text: "    x\n", edit: Edit{Old: "  ", New: "\t", ReplaceAll: true}, want: "\t\tx\n", replaced: 2},
+		{name: "tabs replace_all", text: "\t\tfoo()\n\tbar()\n", edit: Edit{Old: "\t", New: "  ", ReplaceAll: true}, want: "    foo()\n  bar()\n", replaced: 3},
+		{name: "one place", text: "a  b\n", edit: Edit{Old: "  ", New: " "}, want: "a b\n"},
+	})
+}
