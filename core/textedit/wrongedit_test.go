@@ -57,3 +57,34 @@ func TestWhitespaceOnlyNeedleCounted(t *testing.T) {
 		{name: "one place", text: "a  b\n", edit: Edit{Old: "  ", New: " "}, want: "a b\n"},
 	})
 }
+
+// The whitespace stage tolerates indentation, trailing blanks, runs of blanks within a
+// line and CRLF for LF, but a line break in the file only ever matches a line break in
+// old_string, and blank lines count: lines are never joined, split, added or dropped.
+func TestWhitespaceStageKeepsLines(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "space for a line break", text: "rm -rf build\necho done\n",
+			edit: Edit{Old: "rm -rf build echo done", New: "rm -rf build/tmp echo done"}, fail: "no_match"},
+		{name: "space for a line break 2", text: "x = 1\ny = 2\n",
+			edit: Edit{Old: "x = 1 y = 2", New: "x = 2 y = 2"}, fail: "no_match"},
+		{name: "line break for a space", text: "x = 1 y = 2\n",
+			edit: Edit{Old: "x = 1\ny = 2", New: "x = 2\ny = 2"}, fail: "no_match"},
+		{name: "fewer blank lines", text: "a\n\n\nb\n",
+			edit: Edit{Old: "a\nb", New: "a\nc\nb"}, fail: "no_match"},
+		{name: "more blank lines", text: "x = 1\ny = 2\n",
+			edit: Edit{Old: "x = 1\n\ny = 2", New: "x = 1\n\nz = 3\n\ny = 2"}, fail: "no_match"},
+		{name: "indentation and trailing blanks", text: "if x:\n\tfoo()  \n\tbar()\n",
+			edit: Edit{Old: "if x:\n    foo()\n    bar()", New: "if x:\n    foo()\n    baz()"},
+			want: "if x:\n\tfoo()  \n\tbaz()\n"},
+		{name: "blank lines as written", text: "x = 1   \n\ny = 2\n",
+			edit: Edit{Old: "x = 1\n\ny = 2", New: "x = 1\n\nz = 3\n\ny = 2"},
+			want: "x = 1   \n\nz = 3\n\ny = 2\n"},
+		{name: "blank line with indentation", text: "def f():\n    a()\n    \n    b()\n",
+			edit: Edit{Old: "a()\n\nb()", New: "a()\n\nc()\nb()"},
+			want: "def f():\n    a()\n    \n    c()\n    b()\n"},
+		{name: "runs of blanks in a line", text: "a  =  1\n",
+			edit: Edit{Old: "a = 1", New: "a = 2"}, want: "a  =  2\n"},
+		{name: "CRLF for LF", text: "a\r\nb\n",
+			edit: Edit{Old: "a\nb", New: "a\nc"}, want: "a\r\nc\n"},
+	})
+}
