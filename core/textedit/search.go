@@ -93,7 +93,7 @@ func findWhitespace(text, needle string) []Match {
 // wsMatch makes a whitespace match of the words at text[r:q], fitted to whole lines.
 func wsMatch(text string, old shape, oldLines []string, r, q int) (Match, bool) {
 	start, end, fit, ok := fitWhitespace(text, old, oldLines, r, q)
-	if !ok {
+	if !ok || !fit.uniform() {
 		return Match{}, false
 	}
 	return Match{Start: start, End: end, Stage: StageWhitespace, Similarity: 0.95, fit: fit}, true

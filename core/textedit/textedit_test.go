@@ -213,9 +213,9 @@ func TestWholeLineEdits(t *testing.T) {
 // after is not indented twice.
 func TestUnchangedLinesKept(t *testing.T) {
 	for _, c := range []struct{ name, file, old, new, want string }{
-		{"wrong indentation of a kept line", "def f():\n    a()\n    b()\n    c()\n", "    a()\n        b()\n    c()", "    a()\n        b()\n    d()", "def f():\n    a()\n    b()\n    d()\n"},
-		{"bare first line, kept lines not shifted", "def f():\n    x = 1\n    if x:\n        y()\n    z()\n", "x = 1\n    if x:\n        y()\nz()", "x = 2\n    if x:\n        y()\nz()", "def f():\n    x = 2\n    if x:\n        y()\n    z()\n"},
-		{"yaml: added line beside its kept neighbour", "a:\n  b:\n    c: 1\n  d: 2\n", "b:\n    c: 1\nd: 2", "b:\n    c: 1\n    e: 3\nd: 2", "a:\n  b:\n    c: 1\n    e: 3\n  d: 2\n"},
+		{"wrong indentation of a kept line", "def f():\n    a()\n    b()\n    c()\n", "    a()\n        b()\n    c()", "    a()\n        b()\n    d()", ""},
+		{"bare first line, kept lines not shifted", "def f():\n    x = 1\n    if x:\n        y()\n    z()\n", "x = 1\n    if x:\n        y()\nz()", "x = 2\n    if x:\n        y()\nz()", ""},
+		{"yaml: added line beside its kept neighbour", "a:\n  b:\n    c: 1\n  d: 2\n", "b:\n    c: 1\nd: 2", "b:\n    c: 1\n    e: 3\nd: 2", ""},
 		// Blank lines are lines: old_string without the file's is no match.
 		{"blank lines between kept lines", "def f():\n    x = 1\n\n\n    y = 2\n", "x = 1\ny = 2", "x = 1\ny = 3", ""},
 		{"one blank line", "a\n\nb\nc\n", "a\nb", "a\nB", ""},

@@ -88,3 +88,23 @@ func TestWhitespaceStageKeepsLines(t *testing.T) {
 			edit: Edit{Old: "a\nb", New: "a\nc"}, want: "a\r\nc\n"},
 	})
 }
+
+// The whitespace stage forgives one change of indentation made to every line of
+// old_string (a shift, tabs for spaces), never a line nested differently from the file.
+func TestWhitespaceStageUniformIndent(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "line moved into a block", text: "if a:\n    x()\ny()\n",
+			edit: Edit{Old: "if a:\n    x()\n    y()", New: "if a:\n    x()\n    z()"}, fail: "no_match"},
+		{name: "line moved out of a block", text: "if a:\n    x()\n    y()\n",
+			edit: Edit{Old: "if a:\n    x()\ny()", New: "if a:\n    x()\nz()"}, fail: "no_match"},
+		{name: "nesting flattened", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "    if a:\n    x()", New: "    if a:\n    y()"}, fail: "no_match"},
+		{name: "uniform shift", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "if a:\n    x()", New: "if a:\n    y()"}, want: "def f():\n    if a:\n        y()\n"},
+		{name: "tabs for spaces", text: "func f() {\n\tif a {\n\t\tx()\n\t}\n}\n",
+			edit: Edit{Old: "    if a {\n        x()\n    }", New: "    if a {\n        y()\n    }"},
+			want: "func f() {\n\tif a {\n\t\ty()\n\t}\n}\n"},
+		{name: "first line copied from its first word", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "if a:\n        x()", New: "if a:\n        y()"}, want: "def f():\n    if a:\n        y()\n"},
+	})
+}
