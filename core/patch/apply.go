@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/agentbox/agentbox/core/textedit"
 	"github.com/agentbox/agentbox/core/textfmt"
 	"io/fs"
 	"path/filepath"
@@ -366,6 +367,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 // file's line ending and, for whitespace-tolerant matches, the file's indentation.
 func replacement(h *Hunk, t text, pos int, stage string) []line {
 	from, to := "", ""
+	var oldLines, fileLines []string
 	if stage == StageLeading || stage == StageUnicode {
 		k := pos
 		for _, l := range h.Lines {
@@ -373,8 +375,10 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 				continue
 			}
 			if strings.TrimSpace(l.Text) != "" && k < len(t.lines) {
-				from, to = leadingSpace(l.Text), leadingSpace(t.lines[k].text)
-				break
+				if oldLines == nil {
+					from, to = leadingSpace(l.Text), leadingSpace(t.lines[k].text)
+				}
+				oldLines, fileLines = append(oldLines, l.Text), append(fileLines, t.lines[k].text)
 			}
 			k++
 		}
@@ -385,7 +389,12 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 		switch l.Kind {
 		case '+':
 			s := l.Text
-			if from != to && strings.HasPrefix(s, from) {
+			// The change of indentation the hunk's lines share with the file's (tabs
+			// for spaces, a shift) applies to the added lines; failing that (a hunk
+			// written without nesting), the first line's prefix is swapped.
+			if mapped, ok := textedit.ShiftIndent(oldLines, fileLines, s); ok && oldLines != nil {
+				s = mapped
+			} else if from != to && strings.HasPrefix(s, from) {
 				s = to + s[len(from):]
 			}
 			out = append(out, line{text: s, eol: t.eol})
@@ -449,7 +458,7 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 			first = max(first, last)
 		}
 		for p := first; p <= last; p++ {
-			if matchAt(t, p, want, stage) {
+			if matchAt(t, p, want, stage) && (stage == StageExact || stage == StageTrailing || uniformIndent(t, p, old)) {
 				cands = append(cands, p)
 			}
 		}
@@ -477,6 +486,24 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 	}
 	e.Nearest = nearest(t, old, lo, len(t.lines))
 	return 0, "", e
+}
+
+// uniformIndent reports whether the hunk's old lines are indented as the file's lines
+// at p but for one change made to all of them: a stage that ignores leading whitespace
+// must not take a line the hunk nests differently (a y() the hunk puts inside an if
+// that the file has after it). A hunk whose lines all share one indentation says
+// nothing of nesting (it was written without it, as codex's trimmed match allows) and
+// matches any.
+func uniformIndent(t text, p int, old []string) bool {
+	file := make([]string, len(old))
+	flat := true
+	for i, l := range old {
+		file[i] = t.lines[p+i].text
+		if strings.TrimSpace(l) != "" && leadingSpace(l) != leadingSpace(old[0]) {
+			flat = false
+		}
+	}
+	return flat || textedit.UniformIndent(old, file)
 }
 
 func matchAt(t text, p int, want []string, stage string) bool {

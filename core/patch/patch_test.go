@@ -558,3 +558,39 @@ func TestDiffPathStrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadingStageKeepsNesting: the stages that ignore leading whitespace accept the
+// hunk's lines only at one uniform change of indentation (context lines included), so
+// a hunk that nests a line differently from the file is no match, not an edit of
+// another line.
+func TestLeadingStageKeepsNesting(t *testing.T) {
+	cases := []struct {
+		name, file, hunk, want string // want "" for no match, the file untouched
+	}{
+		{"line the hunk puts inside the if", "if a:\n    x()\ny()\n", " if a:\n     x()\n-    y()\n+    z()", ""},
+		{"line the hunk puts outside the if", "if a:\n    x()\n    y()\n", " if a:\n     x()\n-y()\n+z()", ""},
+		{"nesting inverted", "def f():\n    if a:\n        x()\n", "         if a:\n-    x()\n+    y()", ""},
+		{"uniform shift", "def f():\n    if a:\n        x()\n", " if a:\n-    x()\n+    y()", "def f():\n    if a:\n        y()\n"},
+		{"spaces for tabs", "func f() {\n\tif a {\n\t\tx()\n\t}\n}\n", "     if a {\n-        x()\n+        y()", "func f() {\n\tif a {\n\t\ty()\n\t}\n}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, _, err := apply(t, map[string]string{"f": c.file},
+				"*** Begin Patch\n*** Update File: f\n@@\n"+c.hunk+"\n*** End Patch")
+			switch {
+			case c.want == "":
+				var pe *Error
+				if !errors.As(err, &pe) || pe.Kind != KindNoMatch {
+					t.Fatalf("want no match, got %v", err)
+				}
+				if m.files["f"] != c.file {
+					t.Errorf("file changed to %q", m.files["f"])
+				}
+			case err != nil:
+				t.Fatal(err)
+			case m.files["f"] != c.want:
+				t.Errorf("got %q want %q", m.files["f"], c.want)
+			}
+		})
+	}
+}

@@ -5,8 +5,11 @@
 //
 // Matching runs in stages, each only when the previous found nothing:
 //   - exact;
-//   - whitespace-normalised: runs of blanks, tabs and line breaks compare as one space
-//     (so indentation and trailing blanks do not matter), never splitting a word. It
+//   - whitespace-normalised: runs of blanks and tabs compare as one space (so
+//     indentation, trailing blanks and CRLF do not matter), never splitting a word; a
+//     run's line breaks must be the same in number, so lines are never joined or split
+//     and blank lines count; indentation may differ only by one change made to every
+//     line (a shift, tabs for spaces), so a line nested differently is no match. It
 //     anchors on the needle's longest token and walks outwards, so a 10 MB file is not
 //     copied. The match is widened to whole lines and the replacement moved from the
 //     needle's indentation to the file's (indent.go);

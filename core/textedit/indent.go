@@ -190,6 +190,58 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 	return out, true
 }
 
+// UniformIndent reports whether lines written by a model (old) are the file's lines at
+// the same index but for one change of indentation made to all of them (a shift, tabs
+// for spaces, one indentation step for another; see consistentMap). Blank lines are not
+// compared, and a single non-blank line always is uniform. Tolerating any other
+// difference would ignore nesting: old "if a:\n    x()\n    y()" must not match a file
+// whose y() is outside the if.
+func UniformIndent(old, file []string) bool {
+	if len(old) != len(file) {
+		return false
+	}
+	n := 0
+	for _, l := range old {
+		if !isBlank(l) {
+			n++
+		}
+	}
+	if n <= 1 {
+		return true
+	}
+	_, ok := consistentMap(old, file)
+	return ok
+}
+
+// ShiftIndent re-indents line by the one change of indentation that turns old's lines
+// into file's (see UniformIndent), or reports false where there is none or it does not
+// apply to line.
+func ShiftIndent(old, file []string, line string) (string, bool) {
+	if isBlank(line) {
+		return line, true
+	}
+	m, ok := consistentMap(old, file)
+	if !ok {
+		return "", false
+	}
+	return m.apply(line)
+}
+
+// uniform reports whether a whitespace match's lines are indented uniformly (see
+// UniformIndent). A first line the match takes from mid-line, or that old_string gives
+// without indentation (copied from its first word on, whatever the shift of the rest),
+// says nothing of its column and is left out.
+func (f *fitting) uniform() bool {
+	old, file := f.oldLines, f.fileLines
+	if len(old) != len(file) {
+		return false
+	}
+	if !f.lineStart || leading(old[0]) == "" {
+		old, file = old[1:], file[1:]
+	}
+	return UniformIndent(old, file)
+}
+
 // mapLines re-indents every non-blank line by m (lines keep(i, line) says are kept as
 // they are), or reports false when a line's indentation cannot be mapped.
 func mapLines(m indentMapping, lines []string, keep func(int, string) bool) ([]string, bool) {

@@ -142,8 +142,11 @@ func unique(ms []Match, opts Options, stage string) ([]Match, error) {
 
 func findExact(text, needle string) []Match {
 	var ms []Match
-	oneLine := !strings.Contains(strings.TrimSuffix(needle, "\n"), "\n")
-	indented := needle[0] == ' ' || needle[0] == '\t'
+	// A needle of whitespace alone is counted at every place it occurs: it has no
+	// first word for the indentation rules below to be about.
+	blank := isBlank(needle)
+	oneLine := !blank && !strings.Contains(strings.TrimSuffix(needle, "\n"), "\n")
+	indented := !blank && (needle[0] == ' ' || needle[0] == '\t')
 	line, lineAt := 1, 0
 	for from := 0; from <= len(text); {
 		i := strings.Index(text[from:], needle)
@@ -175,23 +178,38 @@ func findExact(text, needle string) []Match {
 	return ms
 }
 
-// collapse returns s with every run of whitespace turned into one space and trimmed, and
-// for each byte of the result the offset of the byte it came from.
+// collapse returns s with every run of whitespace turned into one space, or into its
+// line breaks where it holds any, and trimmed, and for each byte of the result the
+// offset of the byte it came from.
 func collapse(s string) (string, []int32) {
 	var b strings.Builder
 	b.Grow(len(s))
 	offs := make([]int32, 0, len(s))
-	inSpace := true // trims leading space
+	runAt, breaks := -1, []int32(nil) // the run of whitespace being read, if any
+	word := func(i int) {
+		if runAt >= 0 && b.Len() > 0 { // a leading run is trimmed
+			if len(breaks) == 0 {
+				b.WriteByte(' ')
+				offs = append(offs, int32(runAt))
+			}
+			for _, o := range breaks {
+				b.WriteByte('\n')
+				offs = append(offs, o)
+			}
+		}
+		runAt, breaks = -1, breaks[:0]
+	}
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf { // ASCII fast path
-			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' {
-				if !inSpace {
-					b.WriteByte(' ')
-					offs = append(offs, int32(i))
-					inSpace = true
+			if isASCIISpace(c) {
+				if runAt < 0 {
+					runAt = i
+				}
+				if c == '\n' {
+					breaks = append(breaks, int32(i))
 				}
 			} else {
-				inSpace = false
+				word(i)
 				b.WriteByte(c)
 				offs = append(offs, int32(i))
 			}
@@ -199,19 +217,14 @@ func collapse(s string) (string, []int32) {
 			continue
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
-		inSpace = false
+		word(i)
 		b.WriteString(s[i : i+size])
 		for k := 0; k < size; k++ {
 			offs = append(offs, int32(i+k))
 		}
 		i += size
 	}
-	out := b.String()
-	if strings.HasSuffix(out, " ") {
-		out = out[:len(out)-1]
-		offs = offs[:len(offs)-1]
-	}
-	return out, offs
+	return b.String(), offs
 }
 
 func isWordByte(c byte) bool {

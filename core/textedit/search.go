@@ -36,7 +36,9 @@ func asciiFields(s string) []string {
 
 // findWhitespace finds the places where text equals needle once every run of
 // whitespace in both is collapsed to one space (leading and trailing runs dropped),
-// never starting or ending inside a word. It anchors on the needle's longest token,
+// never starting or ending inside a word. A run's line breaks are not collapsed: the
+// text's run between two words must hold as many as the needle's, so lines are never
+// joined or split, nor blank lines added or dropped. It anchors on the needle's longest token,
 // which occurs rarely, and walks outwards token by token; should the text be so
 // repetitive that this walks more than about twice the text, it falls back to the
 // linear collapse of the whole text.
@@ -52,6 +54,7 @@ func findWhitespace(text, needle string) []Match {
 		}
 	}
 	last := len(tokens) - 1
+	breaks := lineBreaks(needle, len(tokens))
 	old := shapeOf(needle)
 	oldLines := strings.Split(old.core, "\n")
 	budget := 2*len(text) + 4096
@@ -64,7 +67,7 @@ func findWhitespace(text, needle string) []Match {
 		}
 		p := from + i
 		from = p + 1
-		start, end, work, ok := walkTokens(text, tokens, a, p)
+		start, end, work, ok := walkTokens(text, tokens, breaks, a, p)
 		if budget -= work + len(tokens[a]); budget < 0 {
 			return findWhitespaceCollapse(text, needle)
 		}
@@ -90,15 +93,34 @@ func findWhitespace(text, needle string) []Match {
 // wsMatch makes a whitespace match of the words at text[r:q], fitted to whole lines.
 func wsMatch(text string, old shape, oldLines []string, r, q int) (Match, bool) {
 	start, end, fit, ok := fitWhitespace(text, old, oldLines, r, q)
-	if !ok {
+	if !ok || !fit.uniform() {
 		return Match{}, false
 	}
 	return Match{Start: start, End: end, Stage: StageWhitespace, Similarity: 0.95, fit: fit}, true
 }
 
+// lineBreaks returns, for each of s's n tokens, how many line breaks the whitespace
+// before it holds (none before the first).
+func lineBreaks(s string, n int) []int {
+	out := make([]int, n)
+	tok, inSpace := -1, true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf && isASCIISpace(c) {
+			if c == '\n' && tok >= 0 && tok+1 < n {
+				out[tok+1]++
+			}
+			inSpace = true
+		} else if inSpace {
+			tok, inSpace = tok+1, false
+		}
+	}
+	return out
+}
+
 // walkTokens checks whether the tokens, with tokens[a] at text[p:], occur in text
-// separated by whitespace, and returns the matched region and the bytes examined.
-func walkTokens(text string, tokens []string, a, p int) (start, end, work int, ok bool) {
+// separated by whitespace holding breaks[i] line breaks before tokens[i], and returns
+// the matched region and the bytes examined.
+func walkTokens(text string, tokens []string, breaks []int, a, p int) (start, end, work int, ok bool) {
 	last := len(tokens) - 1
 	// Inner tokens are whole words of the text: whitespace on both sides.
 	if a > 0 && (p == 0 || spaceBefore(text, p) == 0) {
@@ -109,16 +131,20 @@ func walkTokens(text string, tokens []string, a, p int) (start, end, work int, o
 		return 0, 0, 1, false
 	}
 	for i := a + 1; i <= last; i++ {
+		nl := 0
 		for q < len(text) {
 			n := spaceAt(text, q)
 			if n == 0 {
 				break
 			}
+			if text[q] == '\n' {
+				nl++
+			}
 			q += n
 			work++
 		}
 		work += len(tokens[i])
-		if !strings.HasPrefix(text[q:], tokens[i]) {
+		if nl != breaks[i] || !strings.HasPrefix(text[q:], tokens[i]) {
 			return 0, 0, work, false
 		}
 		q += len(tokens[i])
@@ -128,16 +154,20 @@ func walkTokens(text string, tokens []string, a, p int) (start, end, work int, o
 	}
 	r := p
 	for i := a - 1; i >= 0; i-- {
+		nl := 0
 		for r > 0 {
 			n := spaceBefore(text, r)
 			if n == 0 {
 				break
 			}
+			if text[r-1] == '\n' {
+				nl++
+			}
 			r -= n
 			work++
 		}
 		work += len(tokens[i])
-		if !strings.HasSuffix(text[:r], tokens[i]) {
+		if nl != breaks[i+1] || !strings.HasSuffix(text[:r], tokens[i]) {
 			return 0, 0, work, false
 		}
 		r -= len(tokens[i])
@@ -174,8 +204,8 @@ func findWhitespaceCollapse(text, needle string) []Match {
 		}
 		s, e := from+i, from+i+len(cn)
 		// Only whole tokens: a collapsed match must not start or end inside a word.
-		if (s == 0 || ct[s-1] == ' ' || !isWordByte(ct[s-1]) || !isWordByte(ct[s])) &&
-			(e == len(ct) || ct[e] == ' ' || !isWordByte(ct[e]) || !isWordByte(ct[e-1])) {
+		if (s == 0 || ct[s-1] == ' ' || ct[s-1] == '\n' || !isWordByte(ct[s-1]) || !isWordByte(ct[s])) &&
+			(e == len(ct) || ct[e] == ' ' || ct[e] == '\n' || !isWordByte(ct[e]) || !isWordByte(ct[e-1])) {
 			start := int(offs[s])
 			last := int(offs[e-1])
 			_, size := utf8.DecodeRuneInString(text[last:])

@@ -213,11 +213,13 @@ func TestWholeLineEdits(t *testing.T) {
 // after is not indented twice.
 func TestUnchangedLinesKept(t *testing.T) {
 	for _, c := range []struct{ name, file, old, new, want string }{
-		{"wrong indentation of a kept line", "def f():\n    a()\n    b()\n    c()\n", "    a()\n        b()\n    c()", "    a()\n        b()\n    d()", "def f():\n    a()\n    b()\n    d()\n"},
-		{"bare first line, kept lines not shifted", "def f():\n    x = 1\n    if x:\n        y()\n    z()\n", "x = 1\n    if x:\n        y()\nz()", "x = 2\n    if x:\n        y()\nz()", "def f():\n    x = 2\n    if x:\n        y()\n    z()\n"},
-		{"yaml: added line beside its kept neighbour", "a:\n  b:\n    c: 1\n  d: 2\n", "b:\n    c: 1\nd: 2", "b:\n    c: 1\n    e: 3\nd: 2", "a:\n  b:\n    c: 1\n    e: 3\n  d: 2\n"},
-		{"blank lines between kept lines stay", "def f():\n    x = 1\n\n\n    y = 2\n", "x = 1\ny = 2", "x = 1\ny = 3", "def f():\n    x = 1\n\n\n    y = 3\n"},
-		{"one blank line stays", "a\n\nb\nc\n", "a\nb", "a\nB", "a\n\nB\nc\n"},
+		{"wrong indentation of a kept line", "def f():\n    a()\n    b()\n    c()\n", "    a()\n        b()\n    c()", "    a()\n        b()\n    d()", ""},
+		{"bare first line, kept lines not shifted", "def f():\n    x = 1\n    if x:\n        y()\n    z()\n", "x = 1\n    if x:\n        y()\nz()", "x = 2\n    if x:\n        y()\nz()", ""},
+		{"yaml: added line beside its kept neighbour", "a:\n  b:\n    c: 1\n  d: 2\n", "b:\n    c: 1\nd: 2", "b:\n    c: 1\n    e: 3\nd: 2", ""},
+		// Blank lines are lines: old_string without the file's is no match.
+		{"blank lines between kept lines", "def f():\n    x = 1\n\n\n    y = 2\n", "x = 1\ny = 2", "x = 1\ny = 3", ""},
+		{"one blank line", "a\n\nb\nc\n", "a\nb", "a\nB", ""},
+		{"blank lines between kept lines stay", "def f():\n    x = 1\n\n\n    y = 2\n", "x = 1\n\n\ny = 2", "x = 1\n\n\ny = 3", "def f():\n    x = 1\n\n\n    y = 3\n"},
 		{"inner spacing of a kept line", "s = 'a  b'\nt\n", "s = 'a b'\nt", "s = 'a b'\nu", "s = 'a  b'\nu\n"},
 		{"a tab inside a kept line", "s = 'a\tb'\nt = 1\n", "s = 'a    b'\nt = 1", "s = 'a    b'\nt = 2", "s = 'a\tb'\nt = 2\n"},
 		{"markdown hard break on a kept line", "line one  \nline two\nline three\n", "line one\nline two", "line one\nline 2", "line one  \nline 2\nline three\n"},

@@ -1,0 +1,110 @@
+package textedit
+
+import (
+	"errors"
+	"testing"
+)
+
+// wrongEditCase is one edit and what it must do: the file's new bytes, or a failure of
+// the given kind (no_match, ambiguous) that leaves the file as it was.
+type wrongEditCase struct {
+	name, text string
+	edit       Edit
+	want       string // the text after the edit, when fail is ""
+	fail       string
+	replaced   int // replacements expected, when not 0
+}
+
+func runWrongEditCases(t *testing.T, cases []wrongEditCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, applied, err := Apply(c.text, []Edit{c.edit})
+			if c.fail != "" {
+				var ee *EditError
+				if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != c.fail {
+					t.Fatalf("want a %s failure, got %q, %v", c.fail, got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v", err)
+			}
+			if got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+			if c.replaced != 0 && applied[0].Replacements != c.replaced {
+				t.Errorf("replacements = %d, want %d", applied[0].Replacements, c.replaced)
+			}
+		})
+	}
+}
+
+// A needle of whitespace alone is counted at every place it occurs exactly, inside
+// indentation too: one place is a match, several are ambiguous or, with replace_all,
+// all replaced.
+func TestWhitespaceOnlyNeedleCounted(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "indent to tabs", text: "def f():\n    if x:\n        return 1\n",
+			edit: Edit{Old: "    ", New: "\t", ReplaceAll: true},
+			want: "def f():\n\tif x:\n\t\treturn 1\n", replaced: 3},
+		{name: "space in indentation", text: "    x\n", edit: Edit{Old: " ", New: "\t"}, fail: "ambiguous"},
+		{name: "tab in indentation", text: "\t\tfoo()\n", edit: Edit{Old: "\t", New: "    "}, fail: "ambiguous"},
+		{name: "space in blank line", text: "a\n   \nb\n", edit: Edit{Old: " ", New: "x"}, fail: "ambiguous"},
+		{name: "two spaces", text: "    x\n", edit: Edit{Old: "  ", New: "\t"}, fail: "ambiguous"},
+		{name: "two spaces replace_all", text: "    x\n", edit: Edit{Old: "  ", New: "\t", ReplaceAll: true}, want: "\t\tx\n", replaced: 2},
+		{name: "tabs replace_all", text: "\t\tfoo()\n\tbar()\n", edit: Edit{Old: "\t", New: "  ", ReplaceAll: true}, want: "    foo()\n  bar()\n", replaced: 3},
+		{name: "one place", text: "a  b\n", edit: Edit{Old: "  ", New: " "}, want: "a b\n"},
+	})
+}
+
+// The whitespace stage tolerates indentation, trailing blanks, runs of blanks within a
+// line and CRLF for LF, but a line break in the file only ever matches a line break in
+// old_string, and blank lines count: lines are never joined, split, added or dropped.
+func TestWhitespaceStageKeepsLines(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "space for a line break", text: "rm -rf build\necho done\n",
+			edit: Edit{Old: "rm -rf build echo done", New: "rm -rf build/tmp echo done"}, fail: "no_match"},
+		{name: "space for a line break 2", text: "x = 1\ny = 2\n",
+			edit: Edit{Old: "x = 1 y = 2", New: "x = 2 y = 2"}, fail: "no_match"},
+		{name: "line break for a space", text: "x = 1 y = 2\n",
+			edit: Edit{Old: "x = 1\ny = 2", New: "x = 2\ny = 2"}, fail: "no_match"},
+		{name: "fewer blank lines", text: "a\n\n\nb\n",
+			edit: Edit{Old: "a\nb", New: "a\nc\nb"}, fail: "no_match"},
+		{name: "more blank lines", text: "x = 1\ny = 2\n",
+			edit: Edit{Old: "x = 1\n\ny = 2", New: "x = 1\n\nz = 3\n\ny = 2"}, fail: "no_match"},
+		{name: "indentation and trailing blanks", text: "if x:\n\tfoo()  \n\tbar()\n",
+			edit: Edit{Old: "if x:\n    foo()\n    bar()", New: "if x:\n    foo()\n    baz()"},
+			want: "if x:\n\tfoo()  \n\tbaz()\n"},
+		{name: "blank lines as written", text: "x = 1   \n\ny = 2\n",
+			edit: Edit{Old: "x = 1\n\ny = 2", New: "x = 1\n\nz = 3\n\ny = 2"},
+			want: "x = 1   \n\nz = 3\n\ny = 2\n"},
+		{name: "blank line with indentation", text: "def f():\n    a()\n    \n    b()\n",
+			edit: Edit{Old: "a()\n\nb()", New: "a()\n\nc()\nb()"},
+			want: "def f():\n    a()\n    \n    c()\n    b()\n"},
+		{name: "runs of blanks in a line", text: "a  =  1\n",
+			edit: Edit{Old: "a = 1", New: "a = 2"}, want: "a  =  2\n"},
+		{name: "CRLF for LF", text: "a\r\nb\n",
+			edit: Edit{Old: "a\nb", New: "a\nc"}, want: "a\r\nc\n"},
+	})
+}
+
+// The whitespace stage forgives one change of indentation made to every line of
+// old_string (a shift, tabs for spaces), never a line nested differently from the file.
+func TestWhitespaceStageUniformIndent(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "line moved into a block", text: "if a:\n    x()\ny()\n",
+			edit: Edit{Old: "if a:\n    x()\n    y()", New: "if a:\n    x()\n    z()"}, fail: "no_match"},
+		{name: "line moved out of a block", text: "if a:\n    x()\n    y()\n",
+			edit: Edit{Old: "if a:\n    x()\ny()", New: "if a:\n    x()\nz()"}, fail: "no_match"},
+		{name: "nesting flattened", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "    if a:\n    x()", New: "    if a:\n    y()"}, fail: "no_match"},
+		{name: "uniform shift", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "if a:\n    x()", New: "if a:\n    y()"}, want: "def f():\n    if a:\n        y()\n"},
+		{name: "tabs for spaces", text: "func f() {\n\tif a {\n\t\tx()\n\t}\n}\n",
+			edit: Edit{Old: "    if a {\n        x()\n    }", New: "    if a {\n        y()\n    }"},
+			want: "func f() {\n\tif a {\n\t\ty()\n\t}\n}\n"},
+		{name: "first line copied from its first word", text: "def f():\n    if a:\n        x()\n",
+			edit: Edit{Old: "if a:\n        x()", New: "if a:\n        y()"}, want: "def f():\n    if a:\n        y()\n"},
+	})
+}
