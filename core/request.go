@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -137,6 +138,10 @@ func parseObject(data []byte) (map[string]any, error) {
 		line, col := lineCol(data, int64(off))
 		return nil, Errorf(CodeInvalidParams, "the request is not valid UTF-8 (byte 0x%02x at line %d, column %d); JSON must be UTF-8, so send text (and file names) as UTF-8", data[off], line, col)
 	}
+	if off := loneSurrogate(data); off >= 0 {
+		line, col := lineCol(data, int64(off))
+		return nil, Errorf(CodeInvalidParams, "the request has a lone UTF-16 surrogate escape (%s at line %d, column %d), which is no character: encoding/json would read it as U+FFFD and a path or an edit would name other text; escape characters outside the BMP as a pair (\\ud83d\\ude00) or send them as UTF-8", data[off:off+6], line, col)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeValue(dec, "", 0)
@@ -246,4 +251,41 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// loneSurrogate returns the offset of a \uD800-\uDFFF escape in data's strings that is
+// not a high surrogate followed by a low one, or -1. Only the escapes are looked at:
+// an escaped backslash (\\u...) is text, not an escape.
+func loneSurrogate(data []byte) int {
+	surrogate := func(i int) (hi, lo bool) {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return false, false
+		}
+		v, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		if err != nil {
+			return false, false
+		}
+		return v >= 0xD800 && v < 0xDC00, v >= 0xDC00 && v < 0xE000
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if i+1 < len(data) && data[i+1] != 'u' {
+			i++ // \\, \", \n...: skip the escaped byte
+			continue
+		}
+		switch hi, lo := surrogate(i); {
+		case hi:
+			if _, lo2 := surrogate(i + 6); !lo2 {
+				return i
+			}
+			i += 11
+		case lo:
+			return i
+		default:
+			i += 5
+		}
+	}
+	return -1
 }

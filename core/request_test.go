@@ -207,3 +207,25 @@ func TestWriteJSONFallbackAndWriteErrors(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestLoneSurrogatesRefused: a \uD800-\uDFFF escape that is not a high surrogate
+// followed by a low one is no character; encoding/json would read it as U+FFFD, so an
+// edit would write, or match, text that was never sent.
+func TestLoneSurrogatesRefused(t *testing.T) {
+	for req, bad := range map[string]bool{
+		`{"msg":"\ud800"}`:               true,
+		`{"msg":"\udfff\ud800"}`:         true,
+		`{"msg":"x\udfffy"}`:             true,
+		`{"msg":"\ud800\u0041"}`:         true,
+		`{"msg":"a\\\ud800"}`:            true,
+		`{"msg":"\ud83d\ude00"}`:         false,
+		`{"msg":"\\ud800 is text"}`:      false,
+		`{"msg":"\u00e9 \uffff \u0000"}`: false,
+		`{"msg":"\"\ud83d\ude00\""}`:     false,
+	} {
+		_, err := parseObject([]byte(req))
+		if got := err != nil && strings.Contains(err.Error(), "lone UTF-16 surrogate"); got != bad {
+			t.Errorf("%s: refused %v (%v), want %v", req, got, err, bad)
+		}
+	}
+}

@@ -1643,6 +1643,20 @@ func writeTargets(name string, args []string) []string {
 	switch name {
 	case "tee", "truncate":
 		out = operands()
+	case "chown", "chgrp", "setfacl", "chattr", "setfattr":
+		// Changing a file's owner or attributes writes it (chattr +i locks it, a new
+		// owner takes it away). The first operand of chown and chgrp is the owner,
+		// unless given by --reference. (chmod is left out: chmod 600 ~/.ssh/key, the
+		// everyday tightening, must not count as writing a protected file.)
+		ops := operands()
+		if (name == "chown" || name == "chgrp") && len(ops) > 0 &&
+			!slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--reference") }) {
+			ops = ops[1:]
+		}
+		if name == "setfacl" || name == "chattr" {
+			ops = slices.DeleteFunc(ops, func(o string) bool { return strings.HasPrefix(o, "+") || strings.HasPrefix(o, "=") })
+		}
+		out = ops
 	case "curl", "wget", "sort", "openssl", "pv", "http", "xh":
 		out = outputOption(name, args)
 	case "uniq":
@@ -2483,8 +2497,9 @@ func appendNew(list []string, elems ...string) []string {
 }
 
 // TreeWrites are the folders a command writes below as a whole, file by file, at run
-// time: rm -r, find -delete and find -exec with a writer of {}, a recursive cp or rsync
-// into a folder, git clean, reset --hard, stash, checkout -- PATHS and restore. Which
+// time: rm -r, chown/chgrp -R, find -delete and find -exec with a writer of {}, a
+// recursive cp or rsync into a folder, git clean, reset --hard, stash, checkout --
+// PATHS and restore. Which
 // files are hit is only known when it runs, so the policy decides what is below each
 // folder now (a denied file, .git, a protected config inside) as written.
 func TreeWrites(argv []string) []string {
@@ -2517,6 +2532,10 @@ func TreeWrites(argv []string) []string {
 			if ops := operandsOf(args); len(ops) >= 2 {
 				return ops[len(ops)-1:]
 			}
+		}
+	case "chown", "chgrp":
+		if ops := operandsOf(args); recursive("R", "--recursive") && len(ops) > 1 {
+			return ops[1:]
 		}
 	case "find":
 		return findTreeWrites(args)

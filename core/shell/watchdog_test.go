@@ -382,6 +382,10 @@ func TestWriteTargets(t *testing.T) {
 		"ln -s --target-directory=d ../a": {"d", "../a", "a"},
 		"cp -s cfg.json src/":             {"src/", "cfg.json", "src/cfg.json"},
 		"cp a.txt b.txt":                  {"b.txt"},
+		"chmod 000 p.txt":                 nil,
+		"chgrp --reference=a b":           {"b"},
+		"chown -R u:g d":                  {"d"},
+		"chattr +i f":                     {"f"},
 	}
 	for line, want := range cases {
 		a, err := Analyze(line)
