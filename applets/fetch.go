@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,7 +18,9 @@ import (
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/netguard"
+	"github.com/agentbox/agentbox/core/policy"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -122,6 +125,7 @@ func guardedClient(env *core.Env, u *url.URL, target string, first core.Decision
 			mu.Unlock()
 			return privateAllowed(env, hd, host, port)
 		},
+		Refuse: func(host, port string, addr netip.Addr) error { return addressDenied(env, host, port, addr) },
 		OnRedirect: func(next *http.Request) error {
 			prev := lastHop(res.Redirects, u.String())
 			res.Redirects = append(res.Redirects, next.URL.String())
@@ -362,4 +366,30 @@ func (r FetchResult) RenderText(p *core.Printer) {
 		p.Printf("%s\n", p.Dim("redirected to "+hop))
 	}
 	p.Printf("%s\n", r.Content)
+}
+
+// addressDenied refuses an address a deny rule names, by any of its spellings: the
+// address itself (an IPv4-mapped IPv6 address as its IPv4 one), and for loopback and
+// the unspecified address (which Linux dials as loopback) 127.0.0.1, ::1 and localhost.
+// Rules are decided on the URL's host first; this holds them for [::ffff:127.0.0.1],
+// 0.0.0.0 or a name that resolves to a denied address.
+func addressDenied(env *core.Env, host, port string, addr netip.Addr) error {
+	pol, _, err := gate.PolicyFor(env)
+	if err != nil {
+		return err
+	}
+	a := addr.Unmap()
+	names := []string{a.String()}
+	if a.IsLoopback() || a.IsUnspecified() {
+		names = append(names, "127.0.0.1", "::1", "localhost")
+	}
+	for _, n := range names {
+		for _, t := range []string{net.JoinHostPort(n, port), n} {
+			d := pol.Evaluate(policy.Request{Applet: "fetch", Capability: core.CapNetFetch, Target: t})
+			if d.Action == policy.Deny {
+				return core.Errorf(core.CodePermissionDenied, "%s resolves to %s, which %s refuses; do not retry it under another name", host, a, d.Reason)
+			}
+		}
+	}
+	return nil
 }

@@ -269,6 +269,17 @@ func TestFetchRedirectHostsAreAuthorized(t *testing.T) {
 	if err != nil || len(res.Data.(FetchResult).Redirects) != 1 || res.Data.(FetchResult).Title != "The Title" {
 		t.Fatalf("allowed redirect: %v %+v", err, res)
 	}
+	// A deny rule naming an address holds however the URL spells it (an IPv4-mapped
+	// IPv6 literal, the unspecified address Linux dials as loopback, a name that
+	// resolves to it), even where every host is allowed.
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	for _, host := range []string{"[::ffff:127.0.0.1]", "0.0.0.0", "localhost"} {
+		env = ruleEnv(t.TempDir(), map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": "*"}, rule("*", "allow"), rule("127.0.0.1", "deny"))
+		_, err := coretest.Call(t, env, &Fetch{}, fmt.Sprintf(`{"url":"http://%s:%s/"}`, host, port))
+		if err == nil || err.Code != core.CodePermissionDenied || !strings.Contains(err.Message, "127.0.0.1") {
+			t.Errorf("deny 127.0.0.1, fetch of %s: %v; want permission_denied naming the address", host, err)
+		}
+	}
 	// localhost allowed only by a catch-all rule: it is loopback, and no rule names it,
 	// even though the rule file's own path contains "localhost".
 	env = ruleEnv(filepath.Join(t.TempDir(), "localhost"), map[string]string{}, rule("127.0.0.1", "allow"), rule("*", "allow"))

@@ -20,6 +20,10 @@ type Options struct {
 	// AllowPrivate says whether host may be reached at a private, loopback,
 	// link-local or metadata address on port. Nil refuses them all.
 	AllowPrivate func(host, port string) bool
+	// Refuse, when set, is asked about every address a host resolves to before it is
+	// dialled: an error refuses that address (a deny rule naming the address holds
+	// however the URL spells the host).
+	Refuse func(host, port string, addr netip.Addr) error
 	// OnRedirect is told every hop before it is followed (for the reported redirect
 	// chain, and to authorize a new host); an error stops the fetch with that error.
 	OnRedirect func(req *http.Request) error
@@ -186,6 +190,12 @@ func NewClient(opt Options) *http.Client {
 				if why := blockedReason(ip); why != "" && (opt.AllowPrivate == nil || !opt.AllowPrivate(strings.ToLower(host), port)) {
 					lastErr = &BlockedAddressError{Host: host, Addr: ip, Why: why}
 					continue
+				}
+				if opt.Refuse != nil {
+					if err := opt.Refuse(strings.ToLower(host), port, ip); err != nil {
+						lastErr = err
+						continue
+					}
 				}
 				conn, err := dialer.DialContext(ctx, network, net.JoinHostPort(ip.String(), port))
 				if err == nil {
