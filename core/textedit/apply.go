@@ -146,7 +146,9 @@ func describe(i int, e Edit, f *Failure) string {
 	msg := what + fmt.Sprintf("old_string was not found (searched for %q)", clip(e.Old, 50))
 	if r := f.Nearest; r != nil {
 		msg += fmt.Sprintf(". The nearest text is lines %d-%d (%.0f%% similar; → is a tab, · a trailing space, ␍ a carriage return):\n%s\n", r.StartLine, r.EndLine, r.Similarity*100, r.Excerpt)
-		if !e.Fuzzy && r.Similarity >= DefaultThreshold {
+		if r.Nesting {
+			msg += "These are old_string's lines indented otherwise: they nest differently (a line inside a block in one, after it in the other), so no stage takes them. Copy the lines with their indentation exactly as the file has them."
+		} else if !e.Fuzzy && r.Similarity >= DefaultThreshold {
 			msg += "Read those lines again and copy them exactly, or pass fuzzy_match: true to accept the near match."
 		} else {
 			msg += "Read the file again and copy the text to replace exactly."

@@ -52,6 +52,9 @@ type Region struct {
 	EndLine    int     `json:"end_line"`
 	Similarity float64 `json:"similarity"`
 	Excerpt    string  `json:"excerpt"` // with whitespace made visible
+	// Nesting: the region's lines are old_string's indented otherwise (nested
+	// differently), which no stage takes.
+	Nesting bool `json:"nesting,omitempty"`
 }
 
 func (f *Failure) Error() string {
@@ -358,7 +361,11 @@ candidates:
 			}
 			s, e := starts[c.line], starts[c.line+size]
 			w := strings.TrimSuffix(text[s:e], "\n")
-			wr := []rune(trimLines(strings.Split(w, "\n")))
+			wl := strings.Split(w, "\n")
+			if size == n && !nestedAlike(nl, wl) {
+				continue // the same lines nested otherwise: y() inside the if is another program
+			}
+			wr := []rune(trimLines(wl))
 			if abs(len(wr)-len(nr)) > bound {
 				continue
 			}
@@ -391,6 +398,15 @@ candidates:
 	}
 	sort.SliceStable(scored, func(a, b int) bool { return scored[a].Similarity > scored[b].Similarity })
 	return scored, top
+}
+
+// nestedAlike reports whether needle's lines are indented as the window's but for one
+// change to all (UniformIndent), a first line copied without its indentation aside.
+func nestedAlike(needle, window []string) bool {
+	if len(needle) > 1 && leading(needle[0]) == "" {
+		needle, window = needle[1:], window[1:]
+	}
+	return UniformIndent(needle, window)
 }
 
 func abs(x int) int {
@@ -467,6 +483,15 @@ func boundedLevenshtein(a, b []rune, k int) int {
 // reported is an upper bound).
 func nearest(text, needle string, best, top *Match) *Region {
 	m := best
+	if top != nil {
+		// The same lines nested otherwise is the region to show, whatever scored best:
+		// what differs is the nesting, and the hint says so.
+		nl, wl := strings.Split(strings.TrimSuffix(needle, "\n"), "\n"), strings.Split(text[top.Start:top.End], "\n")
+		if len(nl) == len(wl) && trimLines(nl) == trimLines(wl) && !nestedAlike(nl, wl) {
+			endLine := top.Line + strings.Count(text[top.Start:top.End], "\n")
+			return &Region{StartLine: top.Line, EndLine: endLine, Similarity: 1, Excerpt: Visible(clipLines(text[top.Start:top.End], 40, 4000)), Nesting: true}
+		}
+	}
 	if m == nil {
 		if top == nil {
 			return nil

@@ -2,6 +2,7 @@ package textedit
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -107,4 +108,27 @@ func TestWhitespaceStageUniformIndent(t *testing.T) {
 		{name: "first line copied from its first word", text: "def f():\n    if a:\n        x()\n",
 			edit: Edit{Old: "if a:\n        x()", New: "if a:\n        y()"}, want: "def f():\n    if a:\n        y()\n"},
 	})
+}
+
+// TestFuzzyKeepsNesting: fuzzy matching compares lines without their indentation, so
+// the same lines nested otherwise were a 100% near match that fuzzy_match applied (the
+// no_match hint even suggested it): y() moved into the if. A window of old_string's
+// line count must be nested alike, and the hint says what differs.
+func TestFuzzyKeepsNesting(t *testing.T) {
+	text := "if a:\n    x()\ny()\n"
+	for _, fuzzy := range []bool{false, true} {
+		got, _, err := Apply(text, []Edit{{Old: "if a:\n    x()\n    y()", New: "if a:\n    x()\n    z()", Fuzzy: fuzzy}})
+		var ee *EditError
+		if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != "no_match" || ee.Failure.Nearest == nil || !ee.Failure.Nearest.Nesting {
+			t.Fatalf("fuzzy %v: got %q, %v; want no_match naming the nesting", fuzzy, got, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "nest differently") || strings.Contains(msg, "fuzzy_match: true") {
+			t.Errorf("fuzzy %v: hint %q; want it to name the nesting, not to suggest fuzzy_match", fuzzy, msg)
+		}
+	}
+	// Nested alike but a word off: fuzzy still takes it, re-indented.
+	got, _, err := Apply("if a:\n    x()\n    y()\n", []Edit{{Old: "if a:\n  x()\n  yy()", New: "if a:\n  x()\n  z()", Fuzzy: true}})
+	if err != nil || got != "if a:\n    x()\n    z()\n" {
+		t.Errorf("a near match nested alike: %q, %v", got, err)
+	}
 }
