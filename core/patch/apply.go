@@ -342,11 +342,11 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 			case h.NewNoEOL:
 				last.eol = ""
 			case h.OldNoEOL:
-				last.eol = t.eol
+				last.eol = out.eolBefore(len(out.lines) - 1)
 			case !t.finalNewline():
 				last.eol = ""
 			case last.eol == "":
-				last.eol = t.eol
+				last.eol = out.eolBefore(len(out.lines) - 1)
 			}
 		}
 		prev = p.pos + p.n
@@ -356,7 +356,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 	// A line that was last and had no ending but now has lines after it needs one.
 	for i := 0; i+1 < len(out.lines); i++ {
 		if out.lines[i].eol == "" {
-			out.lines[i].eol = t.eol
+			out.lines[i].eol = out.eolBefore(i)
 		}
 	}
 	return out, results, nil
@@ -364,7 +364,8 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 
 // replacement builds the lines that replace a located hunk: context lines keep the file's
 // own text (the patch may differ in whitespace or punctuation), added lines take the
-// file's line ending and, for whitespace-tolerant matches, the file's indentation.
+// line endings of the lines they replace (addedEndings) and, for whitespace-tolerant
+// matches, the file's indentation.
 func replacement(h *Hunk, t text, pos int, stage string) []line {
 	from, to := "", ""
 	var oldLines, fileLines []string
@@ -384,8 +385,9 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 		}
 	}
 	var out []line
+	eols := addedEndings(h, t, pos)
 	k := pos
-	for _, l := range h.Lines {
+	for i, l := range h.Lines {
 		switch l.Kind {
 		case '+':
 			s := l.Text
@@ -397,7 +399,7 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 			} else if from != to && strings.HasPrefix(s, from) {
 				s = to + s[len(from):]
 			}
-			out = append(out, line{text: s, eol: t.eol})
+			out = append(out, line{text: s, eol: eols[i]})
 		case '-':
 			k++
 		default:
@@ -406,6 +408,61 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 		}
 	}
 	return out
+}
+
+// addedEndings gives each added line of h (by its index in h.Lines) a line ending, as
+// GNU patch keeps them: in a run of removed and added lines, the added ones take the
+// endings of the removed ones in order, so a file of mixed endings keeps every line's
+// own. Added lines beyond those take the ending of the run's last removed line or, where
+// the run only adds, of the line above it (below it at the top of the file). In a file
+// of one ending that is always the file's.
+func addedEndings(h *Hunk, t text, pos int) []string {
+	eols := make([]string, len(h.Lines))
+	k := pos
+	for i := 0; i < len(h.Lines); {
+		if c := h.Lines[i].Kind; c != '+' && c != '-' {
+			i++
+			k++
+			continue
+		}
+		var removed []string
+		j, first := i, k
+		for ; j < len(h.Lines) && (h.Lines[j].Kind == '+' || h.Lines[j].Kind == '-'); j++ {
+			if h.Lines[j].Kind == '-' {
+				if k < len(t.lines) {
+					removed = append(removed, t.lines[k].eol)
+				}
+				k++
+			}
+		}
+		near := ""
+		for _, e := range removed {
+			if e != "" {
+				near = e
+			}
+		}
+		if near == "" && first > 0 && first <= len(t.lines) {
+			near = t.lines[first-1].eol
+		}
+		if near == "" && k < len(t.lines) {
+			near = t.lines[k].eol
+		}
+		if near == "" {
+			near = t.eol
+		}
+		n := 0
+		for ; i < j; i++ {
+			if h.Lines[i].Kind != '+' {
+				continue
+			}
+			eols[i] = near
+			if n < len(removed) && removed[n] != "" {
+				eols[i] = removed[n]
+			}
+			n++
+		}
+	}
+	return eols
 }
 
 // locate finds the one place hunk h fits, trying the stages in order.

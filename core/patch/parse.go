@@ -21,7 +21,9 @@
 // only applied where it matches in exactly one place.
 //
 // Line endings and byte-order marks are preserved: a CRLF file stays CRLF whatever the
-// patch uses, and a BOM stays in front.
+// patch uses, and a BOM stays in front. In a file of mixed endings every line keeps its
+// own, and added lines take those of the lines they replace, in order, as GNU patch
+// keeps them (the nearest line's where they outnumber them).
 package patch
 
 import (

@@ -17,7 +17,7 @@ type line struct {
 // text is a decoded file.
 type text struct {
 	bom   bool
-	eol   string // the dominant ending, used for added lines
+	eol   string // the dominant ending, for lines with no neighbour to take one from
 	lines []line
 }
 
@@ -68,6 +68,17 @@ func (t text) encode() []byte {
 		b.WriteString(l.eol)
 	}
 	return b.Bytes()
+}
+
+// eolBefore is the ending of the nearest line before line i that has one, or the
+// file's dominant ending: a line that gains an ending takes its neighbour's.
+func (t text) eolBefore(i int) string {
+	for i--; i >= 0; i-- {
+		if e := t.lines[i].eol; e != "" {
+			return e
+		}
+	}
+	return t.eol
 }
 
 // finalNewline reports whether the file ends with a line ending (true for an empty file).

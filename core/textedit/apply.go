@@ -55,6 +55,8 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 	}
 	var spans []span
 	applied := make([]Applied, 0, len(edits))
+	// Only text of mixed endings keeps a CR (Decode converts all-CRLF text to LF).
+	mixed := strings.Contains(text, "\r\n")
 	for i, e := range edits {
 		if e.Old == e.New {
 			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d changes nothing: old_string and new_string are identical", i)}
@@ -88,10 +90,8 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 				m.Start += keepLead // the kept breaks; a tolerant match starts after them
 			}
 			start, end, repl := m.Span(text, e.New)
-			// In a file of mixed line endings nothing is converted, so a region written
-			// with CRLF keeps CRLF even when the model wrote LF.
-			if strings.Contains(text[start:end], "\r\n") && !strings.Contains(repl, "\r") {
-				repl = strings.ReplaceAll(repl, "\n", "\r\n")
+			if mixed && !strings.Contains(e.New, "\r") {
+				start, repl = fitEndings(text, start, end, repl)
 			}
 			spans = append(spans, span{start, end, repl, i})
 		}
@@ -198,3 +198,113 @@ var overEscaped = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\"`, `
 // unescapeOnce removes one level of escaping, to recognise an over-escaped old_string.
 // It is only used for a hint: nothing is applied unescaped.
 func unescapeOnce(s string) string { return overEscaped.Replace(s) }
+
+// fitEndings gives the line breaks of a replacement written with LF the endings of the
+// lines it replaces, since text of mixed endings is not converted and a bare LF among
+// CRLF lines (or the reverse) is a wrong edit. Breaks that already are CRLF came from
+// the file's own lines (a tolerant match keeps them) and stay. Lines the replacement
+// repeats at the start or end of the region keep their own endings; the other breaks
+// pair in order with the region's remaining ones. Breaks beyond those take the ending of the last of those
+// lines, or, where the replacement only adds lines, of the line it splits (old "x", new
+// "x\ny" in a CRLF line) or else of the line above. A region that starts between the
+// CR and LF of a CRLF is moved back over the CR, so the pair is replaced whole.
+func fitEndings(text string, start, end int, repl string) (int, string) {
+	if start > 0 && start < len(text) && text[start-1] == '\r' && text[start] == '\n' {
+		start--
+	}
+	if !strings.Contains(repl, "\n") {
+		return start, repl
+	}
+	old := strings.Split(text[start:end], "\n")
+	oldEnds := make([]string, len(old)-1)
+	for i := range oldEnds {
+		oldEnds[i] = "\n"
+		if s, ok := strings.CutSuffix(old[i], "\r"); ok {
+			old[i], oldEnds[i] = s, "\r\n"
+		}
+	}
+	lines := strings.Split(repl, "\n")
+	ends := make([]string, len(lines)-1)
+	for i := range ends {
+		if s, ok := strings.CutSuffix(lines[i], "\r"); ok {
+			lines[i], ends[i] = s, "\r\n"
+		}
+	}
+	set := func(i int, eol string) {
+		if ends[i] == "" {
+			ends[i] = eol
+		}
+	}
+	p, pos := 0, start // pos: where the lines after the kept first ones start
+	for p < len(oldEnds) && p < len(ends) && old[p] == lines[p] {
+		set(p, oldEnds[p])
+		pos += len(old[p]) + len(oldEnds[p])
+		p++
+	}
+	q := 0
+	for p+q < len(oldEnds) && p+q < len(ends) && old[len(oldEnds)-1-q] == lines[len(ends)-1-q] {
+		set(len(ends)-1-q, oldEnds[len(oldEnds)-1-q])
+		q++
+	}
+	midOld, mid := oldEnds[p:len(oldEnds)-q], len(ends)-q-p
+	for i := range min(mid, len(midOld)) {
+		set(p+i, midOld[i])
+	}
+	if mid > len(midOld) {
+		var near string
+		switch {
+		case len(midOld) > 0:
+			near = midOld[len(midOld)-1]
+		case q > 0 || old[len(old)-1] == "": // lines added between lines: the one above
+			if pos > 0 && text[pos-1] == '\n' {
+				near = eolAt(text, pos-1)
+			}
+		}
+		if near == "" {
+			near = endingAfter(text, pos) // the line the new breaks split
+		}
+		if near == "" {
+			near = endingBefore(text, pos)
+		}
+		for i := len(midOld); i < mid; i++ {
+			set(p+i, near)
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(repl) + len(ends))
+	for i, l := range lines {
+		b.WriteString(l)
+		if i < len(ends) {
+			b.WriteString(ends[i])
+		}
+	}
+	return start, b.String()
+}
+
+// endingAfter is the ending of the line that holds text[i], "" when that line is the
+// last and has none.
+func endingAfter(text string, i int) string {
+	j := strings.IndexByte(text[i:], '\n')
+	if j < 0 {
+		return ""
+	}
+	return eolAt(text, i+j)
+}
+
+// endingBefore is the ending of the line before the one that holds text[i], "\n" when
+// there is none.
+func endingBefore(text string, i int) string {
+	j := strings.LastIndexByte(text[:i], '\n')
+	if j < 0 {
+		return "\n"
+	}
+	return eolAt(text, j)
+}
+
+// eolAt names the line break whose LF is text[j].
+func eolAt(text string, j int) string {
+	if j > 0 && text[j-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}

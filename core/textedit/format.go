@@ -1,7 +1,8 @@
 // Package textedit finds and replaces text the way a model means it, not only the way it
 // typed it. A file is decoded into LF text plus its Format (BOM, encoding, line ending,
 // final newline), so a CRLF file matches LF strings and is written back CRLF; a file of
-// mixed endings is left unconverted, and a replaced CRLF region stays CRLF.
+// mixed endings is left unconverted, and the line breaks a replacement brings in take
+// the endings of the lines they replace or land in (fitEndings).
 //
 // Matching runs in stages, each only when the previous found nothing:
 //   - exact;
