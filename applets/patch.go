@@ -122,7 +122,8 @@ func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 		return nil, 0, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; patch it with bash tools instead", p.Abs, EditMaxFileBytes>>20)
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
-	return data, fi.Mode().Perm(), nil
+	// The whole mode, so a moved or restored setuid file keeps its special bits.
+	return data, fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), nil
 }
 
 func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
@@ -285,7 +286,7 @@ func patchError(err error) error {
 	if code == "" {
 		code = core.CodeIOError
 	}
-	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge) {
+	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge || inner.Code == core.CodeConflict || inner.Code == core.CodeInvalidParams) {
 		code = inner.Code
 	}
 	details := map[string]any{"path": pe.Path, "hunk": pe.Hunk, "patch_line": pe.PatchLine}
