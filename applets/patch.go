@@ -286,8 +286,10 @@ func patchError(err error) error {
 	if code == "" {
 		code = core.CodeIOError
 	}
+	advice := " Read the file again and fix that hunk."
 	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge || inner.Code == core.CodeConflict || inner.Code == core.CodeInvalidParams) {
-		code = inner.Code
+		// The file was refused, not the hunk: the inner message says what to do.
+		code, advice = inner.Code, ""
 	}
 	details := map[string]any{"path": pe.Path, "hunk": pe.Hunk, "patch_line": pe.PatchLine}
 	if len(pe.Candidates) > 0 {
@@ -296,7 +298,7 @@ func patchError(err error) error {
 	if pe.Nearest != nil {
 		details["nearest"] = pe.Nearest
 	}
-	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all. Read the file again and fix that hunk."
+	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all." + advice
 	return &core.Error{Code: code, Message: msg, Details: details}
 }
 

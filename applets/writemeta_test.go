@@ -36,9 +36,18 @@ func TestWritersRefuseHardLinks(t *testing.T) {
 			if err == nil || err.Code != core.CodeInvalidParams || !strings.Contains(err.Message, "hard links") {
 				t.Fatalf("got %v, want invalid_params about hard links", err)
 			}
+			if strings.Contains(err.Message, "hunk") || strings.Contains(err.Message, "part-way") {
+				t.Errorf("a refused file is blamed on a hunk or a half-done write: %v", err)
+			}
 			for _, p := range []string{a, hl} {
 				if b, _ := os.ReadFile(p); string(b) != "one\ntwo\nthree\n" {
 					t.Errorf("%s changed: %q", filepath.Base(p), b)
+				}
+			}
+			// A refused patch leaves no journal for the next call to trip over.
+			if j, err := patchJournals(env); err == nil {
+				if left, _ := filepath.Glob(filepath.Join(j.Dir, "*.journal*")); len(left) > 0 {
+					t.Errorf("journal left behind: %v", left)
 				}
 			}
 			fa, _ := os.Stat(a)
