@@ -122,7 +122,8 @@ func (w *workspaceFS) ReadFile(name string) ([]byte, fs.FileMode, error) {
 		return nil, 0, core.Errorf(core.CodeTooLarge, "%s is larger than %d MiB; patch it with bash tools instead", p.Abs, EditMaxFileBytes>>20)
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
-	return data, fi.Mode().Perm(), nil
+	// The whole mode, so a moved or restored setuid file keeps its special bits.
+	return data, fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), nil
 }
 
 func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) error {
@@ -285,8 +286,10 @@ func patchError(err error) error {
 	if code == "" {
 		code = core.CodeIOError
 	}
-	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge) {
-		code = inner.Code
+	advice := " Read the file again and fix that hunk."
+	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge || inner.Code == core.CodeConflict || inner.Code == core.CodeInvalidParams) {
+		// The file was refused, not the hunk: the inner message says what to do.
+		code, advice = inner.Code, ""
 	}
 	details := map[string]any{"path": pe.Path, "hunk": pe.Hunk, "patch_line": pe.PatchLine}
 	if len(pe.Candidates) > 0 {
@@ -295,7 +298,7 @@ func patchError(err error) error {
 	if pe.Nearest != nil {
 		details["nearest"] = pe.Nearest
 	}
-	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all. Read the file again and fix that hunk."
+	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all." + advice
 	return &core.Error{Code: code, Message: msg, Details: details}
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Workspace is the set of roots every file applet is confined to. Paths are resolved
@@ -378,8 +380,9 @@ type WriteOptions struct {
 	Perm       fs.FileMode // for new files; an existing file keeps its mode
 	CreateDirs bool        // create missing parent directories
 	// Expect makes the write conditional on what the caller read: checked under the
-	// directory lock, just before the rename, so a concurrent writer's change is
-	// never overwritten unseen.
+	// directory lock before the temporary file is written, and the file's identity
+	// again just before the rename, so a concurrent writer's change is not overwritten
+	// unseen.
 	Expect Expectation
 	// OnWritten runs after the rename, still under the directory lock, so that what a
 	// caller records about the new content (a session's read stamp) is ordered with
@@ -429,8 +432,16 @@ type WriteInfo struct {
 // WriteAtomic replaces p's content in one step: a temporary file in the same directory
 // is written, synced and renamed over the target, and the directory is synced, so a
 // crash at any moment leaves either the old or the new content. A symlink is written
-// through to its target (which must be inside the workspace), and an existing file
-// keeps its permission bits.
+// through to its target (which must be inside the workspace). The new file keeps what
+// the old one had besides its content: its whole mode (setuid, setgid and sticky bits
+// included), its owner and group (as root; otherwise the group where the system allows
+// it) and its extended attributes (best effort: the ones the system refuses to copy,
+// such as security.* for an unprivileged user, are skipped).
+//
+// A rename cannot keep a file's other names or honour a read-only mode, so a file with
+// more than one hard link, or with no write permission for anyone, is refused unchanged.
+// The target is checked once more right before the rename; if it changed while the
+// temporary file was written (another program saved it), the write is a conflict.
 func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInfo, error) {
 	target, err := w.followLinks(p)
 	if err != nil {
@@ -440,19 +451,6 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 	perm := opt.Perm
 	if perm == 0 {
 		perm = 0o644
-	}
-	fi, err := w.Stat(target)
-	switch {
-	case err == nil && fi.IsDir():
-		return info, Errorf(CodeIsDirectory, "%s is a directory; pass the path of a file inside it", target.Abs)
-	case err == nil && !fi.Mode().IsRegular():
-		return info, Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, fileKind(fi.Mode()))
-	case err == nil:
-		perm = fi.Mode().Perm()
-	case AsError(err).Code == CodeNotFound:
-		info.Created = true
-	default:
-		return info, err
 	}
 	dir := filepath.Dir(target.Rel)
 	err = w.do(target, func(rt *os.Root) error {
@@ -471,6 +469,18 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 			}
 			defer unlock()
 		}
+		old, err := openOriginal(rt, target)
+		if err != nil {
+			return err
+		}
+		defer old.close()
+		info.Created = old.fi == nil
+		if old.fi != nil {
+			if err := refuseRename(target, old.fi); err != nil {
+				return err
+			}
+			perm = old.fi.Mode() & keptModeBits
+		}
 		if err := checkExpectation(rt, target, opt.Expect); err != nil {
 			return err
 		}
@@ -480,7 +490,8 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		if err := rt.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		f, err := rt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		// 0600 until the owner is settled: never a setuid file with the wrong owner.
+		f, err := rt.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
 			return err
 		}
@@ -494,13 +505,30 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		if _, err := f.Write(data); err != nil {
 			return err
 		}
-		if err := f.Chmod(perm); err != nil { // exact mode, whatever the umask
+		if err := old.keepOwner(f, target); err != nil {
+			return err
+		}
+		// After the chown, which clears setuid and setgid; explicit, so the umask cannot
+		// strip bits either.
+		if err := f.Chmod(perm); err != nil {
+			return err
+		}
+		if err := old.copyXattrs(f, target); err != nil {
 			return err
 		}
 		if err := f.Sync(); err != nil {
 			return err
 		}
 		if err := f.Close(); err != nil {
+			return err
+		}
+		if testHookBeforeRecheck != nil {
+			testHookBeforeRecheck(target)
+		}
+		// Writing and syncing a large file takes long; whatever another program did to
+		// the target meanwhile must not be overwritten. POSIX has no compare-and-rename,
+		// so a change in the instant between this check and the rename still can be.
+		if err := old.unchanged(rt, target); err != nil {
 			return err
 		}
 		if err := rt.Rename(tmp, target.Rel); err != nil {
@@ -519,6 +547,223 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		return nil
 	})
 	return info, err
+}
+
+// testHookBeforeRecheck, if set by a test, runs once the temporary file is synced: the
+// moment another program's save would land during a long write.
+var testHookBeforeRecheck func(target Path)
+
+// keptModeBits are the parts of an existing file's mode its new content keeps.
+const keptModeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky
+
+// original is the file a write replaces, as found under the directory lock: what the
+// new file inherits, and what must still be there just before the rename.
+type original struct {
+	fi fs.FileInfo // nil: the file does not exist
+	f  *os.File    // for its extended attributes; nil if it could not be opened
+}
+
+// openOriginal looks at the target under the lock. Directories and special files are
+// refused before anything is opened (opening a device can have effects); a file that
+// cannot be opened for reading is still replaced, without its extended attributes.
+func openOriginal(rt *os.Root, target Path) (*original, error) {
+	fi, err := rt.Stat(target.Rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &original{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseKind(target, fi); err != nil {
+		return nil, err
+	}
+	f, err := rt.OpenFile(target.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return &original{fi: fi}, nil
+		}
+		return nil, err
+	}
+	// The open file's own status, so that a file swapped in since the Stat is caught.
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := refuseKind(target, fi); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &original{fi: fi, f: f}, nil
+}
+
+func (o *original) close() {
+	if o.f != nil {
+		o.f.Close()
+	}
+}
+
+func refuseKind(target Path, fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return Errorf(CodeIsDirectory, "%s is a directory; pass the path of a file inside it", target.Abs)
+	case !fi.Mode().IsRegular():
+		return Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, fileKind(fi.Mode()))
+	}
+	return nil
+}
+
+// refuseRename refuses the files a rename would change in ways nobody asked for.
+func refuseRename(target Path, fi fs.FileInfo) error {
+	if fi.Mode().Perm()&0o222 == 0 {
+		return Errorf(CodePermissionDenied, "%s is read-only (mode %04o: no one may write it), so it was left untouched; if the change is intended, make it writable first (chmod u+w %s) and call again", target.Abs, unixMode(fi.Mode()), target.Abs)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return Errorf(CodeInvalidParams, "%s has %d hard links (other names for the same file: find . -samefile FILE lists them); a write replaces the file with a new one, so the other names would keep the old content. Nothing was written. To change every name, rewrite it in place with bash (cat new > FILE keeps the file); to give this name its own copy on purpose, break the link first (f='%s'; cp -p \"$f\" \"$f.tmp\" && mv \"$f.tmp\" \"$f\") and call again", target.Abs, st.Nlink, strings.ReplaceAll(target.Abs, "'", `'\''`))
+	}
+	return nil
+}
+
+// unixMode is m as chmod writes it (04755, not -rwsr-xr-x).
+func unixMode(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= syscall.S_ISUID
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= syscall.S_ISGID
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= syscall.S_ISVTX
+	}
+	return u
+}
+
+// keepOwner gives the temporary file the original's owner and group. Root can always;
+// another user may keep the group if it belongs to it, else the file takes the user's
+// group, as any editor that saves by renaming does.
+func (o *original) keepOwner(f *os.File, target Path) error {
+	if o.fi == nil {
+		return nil
+	}
+	st, ok := o.fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if os.Geteuid() == 0 {
+		if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
+			return Errorf(CodeIOError, "could not give the new content of %s its owner %d:%d (%v); the file is unchanged", target.Abs, st.Uid, st.Gid, err)
+		}
+		return nil
+	}
+	if err := f.Chown(-1, int(st.Gid)); err != nil && !errors.Is(err, syscall.EPERM) {
+		return err
+	}
+	return nil
+}
+
+// copyXattrs copies the original's extended attributes to the temporary file. Those the
+// system will not let this process set (security.* unless root) or that the file
+// system does not support are skipped: the rename must not fail for them.
+func (o *original) copyXattrs(f *os.File, target Path) error {
+	if o.f == nil {
+		return nil
+	}
+	src, dst := int(o.f.Fd()), int(f.Fd())
+	names, err := listXattrs(src)
+	if err != nil {
+		return nil // no extended attributes to read here
+	}
+	for _, name := range names {
+		val, err := getXattr(src, name)
+		if err != nil {
+			continue
+		}
+		if err := unix.Fsetxattr(dst, name, val, 0); err != nil && !skippableXattr(err) {
+			return Errorf(CodeIOError, "could not copy the extended attribute %s of %s to its new content (%v); the file is unchanged", name, target.Abs, err)
+		}
+	}
+	return nil
+}
+
+func skippableXattr(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+func listXattrs(fd int) ([]string, error) {
+	for {
+		n, err := unix.Flistxattr(fd, nil)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		buf := make([]byte, n)
+		n, err = unix.Flistxattr(fd, buf)
+		if errors.Is(err, unix.ERANGE) {
+			continue // grew in between
+		}
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, name := range strings.Split(string(buf[:n]), "\x00") {
+			if name != "" {
+				names = append(names, name)
+			}
+		}
+		return names, nil
+	}
+}
+
+func getXattr(fd int, name string) ([]byte, error) {
+	for {
+		n, err := unix.Fgetxattr(fd, name, nil)
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]byte, n)
+		n, err = unix.Fgetxattr(fd, name, buf)
+		if errors.Is(err, unix.ERANGE) {
+			continue
+		}
+		return buf[:n], err
+	}
+}
+
+// unchanged checks, right before the rename, that the target is still the file found
+// under the lock: same inode, size and times (a save by renaming brings a new inode, one
+// in place new times), or still absent.
+func (o *original) unchanged(rt *os.Root, target Path) error {
+	fi, err := rt.Lstat(target.Rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && o.fi == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf(CodeConflict, "%s was deleted or moved away by another program while its new content was being written; nothing was written. Look at the directory again and redo the change", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
+	case err != nil:
+		return err
+	case o.fi == nil:
+		return Errorf(CodeConflict, "%s was created by another program while this write was in progress; nothing was written. Read it and redo the change", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
+	case !fi.Mode().IsRegular():
+		return Errorf(CodeConflict, "%s was replaced by %s while its new content was being written; nothing was written. Look at what is there now before writing it again", target.Abs, fileKind(fi.Mode()))
+	case !sameVersion(o.fi, fi):
+		return Errorf(CodeConflict, "%s changed while its new content was being written (another program saved it); nothing was written. Read it again and redo the change on the current content", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
+	}
+	return nil
+}
+
+// sameVersion reports whether two stats show the same file, unchanged.
+func sameVersion(a, b fs.FileInfo) bool {
+	if a.Size() != b.Size() || !a.ModTime().Equal(b.ModTime()) || a.Mode() != b.Mode() {
+		return false
+	}
+	sa, oka := a.Sys().(*syscall.Stat_t)
+	sb, okb := b.Sys().(*syscall.Stat_t)
+	if !oka || !okb {
+		return true
+	}
+	return sa.Ino == sb.Ino && sa.Dev == sb.Dev && sa.Ctim == sb.Ctim
 }
 
 // TempMarker is part of every temporary file name WriteAtomic uses, so leftovers of a

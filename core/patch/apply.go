@@ -14,7 +14,8 @@ import (
 // FS is the file system a patch is applied to. The caller provides it, so an application
 // can route every access through its own confinement and permission checks.
 type FS interface {
-	// ReadFile returns a file's content and permission bits; an error satisfying
+	// ReadFile returns a file's content and mode (permission bits, and the setuid,
+	// setgid and sticky bits a move or a restore must keep); an error satisfying
 	// errors.Is(err, fs.ErrNotExist) when it does not exist.
 	ReadFile(name string) ([]byte, fs.FileMode, error)
 	// WriteFile replaces or creates name atomically (temp file + rename), creating parent

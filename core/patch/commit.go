@@ -59,6 +59,14 @@ func (r *Result) Commit(fsys FS, opt CommitOptions) error {
 	}
 	for i, w := range ordered {
 		if err := put(fsys, w.path, w.next); err != nil {
+			if i == 0 {
+				// A refusal of the first file (read-only, hard-linked, changed meanwhile)
+				// needs no rollback, and its own message says what to do.
+				if opt.Journal != "" {
+					_ = os.Remove(opt.Journal)
+				}
+				return &Error{Kind: KindIO, Path: w.path, Msg: err.Error(), Err: err}
+			}
 			rerr := undo(fsys, ordered[:i])
 			msg := fmt.Sprintf("writing failed part-way (%v); the %d file(s) already written were restored, so nothing changed", err, i)
 			if rerr != nil {
