@@ -123,7 +123,7 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 				}
 				decision = &d
 			}
-			_, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{Expect: core.ExpectContent(raw), OnWritten: recordWrite(env, newRaw), Locked: locked})
+			_, err := env.WS.WriteAtomic(p, newRaw, core.WriteOptions{Expect: core.ExpectContent(raw), OnWritten: recordWrite(env, newRaw), Locked: locked, Dir: decidedDir(env, p)})
 			if core.IsConcurrentChange(err) && !locked {
 				// Another process wrote the file since it was read here: apply the same
 				// edits to what it holds now (the freshness check in load still guards
@@ -238,7 +238,7 @@ func (e *Edit) create(ctx context.Context, env *core.Env, p core.Path, content s
 		if err != nil {
 			return nil, err
 		}
-		if _, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true, Expect: core.ExpectContent(nil), OnWritten: recordWrite(env, []byte(content))}); err != nil {
+		if _, err := env.WS.WriteAtomic(p, []byte(content), core.WriteOptions{CreateDirs: true, Expect: core.ExpectContent(nil), OnWritten: recordWrite(env, []byte(content)), Dir: decidedDir(env, p)}); err != nil {
 			return nil, err
 		}
 		result.Meta = map[string]any{"decision": d}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
@@ -72,6 +73,7 @@ type workspaceFS struct {
 	ctx   context.Context
 	env   *core.Env
 	seen  map[string]core.Expectation // by absolute path
+	dirs  map[string]string           // the real folder each write was decided in, by the name the patch gives
 	gated bool                        // reads are decided by the gate (not during recovery)
 }
 
@@ -131,7 +133,7 @@ func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data)}); err != nil {
+	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]}); err != nil {
 		return err
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
@@ -251,9 +253,20 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	res.Diff = capDiff(env, "patch-diff", diff.String(), result)
 	res.DryRun = p.DryRun
 	if !p.DryRun && prepared.Changed() {
-		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: touched[0], Targets: touched[1:], Summary: fmt.Sprintf("apply a patch to %s (%s)", plural(len(targets), "file"), strings.Join(targets, ", "))})
+		// The files decided are the ones written: the names the patch's files were read
+		// under (links resolved then), with the names as given, in case one leads
+		// elsewhere now. Each is written in the folder it was decided in, or not at all.
+		written := prepared.Written()
+		decide := append(slices.Clone(touched), written...)
+		d, err := env.Authorize(ctx, core.Request{Capability: core.CapFSWrite, Target: decide[0], Targets: decide[1:], Summary: fmt.Sprintf("apply a patch to %s (%s)", plural(len(targets), "file"), strings.Join(targets, ", "))})
 		if err != nil {
 			return nil, err
+		}
+		fsys.dirs = map[string]string{}
+		for _, t := range written {
+			if tp, err := env.Resolve(t); err == nil {
+				fsys.dirs[t] = decidedDir(env, tp)
+			}
 		}
 		journals, err := patchJournals(env)
 		if err != nil {

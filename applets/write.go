@@ -87,7 +87,7 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 	}
-	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect, OnWritten: recordWrite(env, content)})
+	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect, OnWritten: recordWrite(env, content), Dir: decidedDir(env, p)})
 	if err != nil {
 		return nil, err
 	}
@@ -152,4 +152,15 @@ func (r WriteResult) RenderText(p *core.Printer) {
 		verb = "Created"
 	}
 	p.Printf("%s %s (%d bytes)\n", verb, p.Path(r.Path), r.Bytes)
+}
+
+// decidedDir is the real folder a write of p lands in now, taken right after the write
+// was decided: WriteAtomic then writes there or nowhere, though a link on the way be
+// swapped meanwhile. "" where the folder does not exist yet.
+func decidedDir(env *core.Env, p core.Path) string {
+	d, err := env.WS.RealDir(p)
+	if err != nil {
+		return ""
+	}
+	return d
 }

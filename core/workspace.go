@@ -390,6 +390,21 @@ type WriteOptions struct {
 	OnWritten func(target Path, fi fs.FileInfo)
 	// Locked says the caller already holds the directory lock (LockFor).
 	Locked bool
+	// Dir, when set, is the real path of the folder the caller was allowed to write in
+	// (RealDir, taken when it was decided): the write happens in that folder or not at
+	// all, though a link on the way be swapped meanwhile.
+	Dir string
+}
+
+// RealDir is the real path of the folder a write of p lands in now (its links,
+// the final one included, resolved): what a caller decides on and passes as
+// WriteOptions.Dir.
+func (w *Workspace) RealDir(p Path) (string, error) {
+	target, err := w.followLinks(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(filepath.Dir(target.Abs))
 }
 
 // LockFor takes the lock WriteAtomic takes for p (on the directory of the file p
@@ -462,6 +477,21 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 				return err
 			}
 		}
+		// Everything from here happens in the folder opened once: a link on the way
+		// swapped later cannot move the write elsewhere.
+		drt, err := rt.OpenRoot(dir)
+		if err != nil {
+			return err
+		}
+		defer drt.Close()
+		if opt.Dir != "" {
+			if real, err := rootPath(drt); err != nil || real != opt.Dir {
+				return Errorf(CodeConflict, "the folder of %s changed while it was written (a link on the way now leads to %s, not %s); nothing was written: check the path and try again", target.Abs, real, opt.Dir)
+			}
+		}
+		outer := target // as named to the caller; below, relative to the open folder
+		rt, dir, target := drt, ".", target
+		target.Rel = filepath.Base(target.Rel)
 		if !opt.Locked {
 			unlock, err := lockDir(rt, dir)
 			if err != nil {
@@ -537,7 +567,7 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		ok = true
 		if opt.OnWritten != nil {
 			if fi, err := rt.Stat(target.Rel); err == nil {
-				opt.OnWritten(target, fi)
+				opt.OnWritten(outer, fi)
 			}
 		}
 		if d, err := rt.Open(dir); err == nil {
@@ -963,4 +993,14 @@ func checkPathLength(abs string) error {
 		}
 	}
 	return nil
+}
+
+// rootPath is the real path of the folder a Root holds open.
+func rootPath(rt *os.Root) (string, error) {
+	d, err := rt.Open(".")
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	return os.Readlink(fmt.Sprintf("/proc/self/fd/%d", d.Fd()))
 }

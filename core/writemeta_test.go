@@ -212,3 +212,66 @@ func assertNoTemp(t *testing.T, abs string) {
 		t.Errorf("temporary file left behind: %v", err)
 	}
 }
+
+// TestWriteAtomicStaysInTheDecidedFolder: a write is decided on where its path leads
+// when the call is checked; a link on the way swapped before the write (src/race ->
+// d1, then -> ..) sent a patch's write to the denied file the new link leads to. With
+// Dir, the write happens in the folder it was decided in or not at all.
+func TestWriteAtomicStaysInTheDecidedFolder(t *testing.T) {
+	root := realTemp(t)
+	ws := NewWorkspace(root)
+	t.Cleanup(ws.Close)
+	for name, body := range map[string]string{"protected.txt": "PROTECTED\n", "src/d1/protected.txt": "ok\n"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(root, "src", "race")
+	if err := os.Symlink("d1", link); err != nil {
+		t.Fatal(err)
+	}
+	p, err := ws.Resolve(root, "src/race/protected.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decided, err := ws.RealDir(p)
+	if err != nil || decided != filepath.Join(root, "src", "d1") {
+		t.Fatalf("RealDir: %q, %v", decided, err)
+	}
+	// The link is swapped after the decision.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("..", link); err != nil {
+		t.Fatal(err)
+	}
+	// The path is named again for the write (as patch names each file when it writes).
+	p, err = ws.Resolve(root, "src/race/protected.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ws.WriteAtomic(p, []byte("PWN\n"), WriteOptions{Dir: decided})
+	if err == nil || AsError(err).Code != CodeConflict {
+		t.Errorf("write through a swapped link: %v; want a conflict", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "protected.txt")); string(b) != "PROTECTED\n" {
+		t.Errorf("the file the new link leads to was written: %q", b)
+	}
+	// Swapped back: the write lands where it was decided.
+	os.Remove(link)
+	if err := os.Symlink("d1", link); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = ws.Resolve(root, "src/race/protected.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ws.WriteAtomic(p, []byte("new\n"), WriteOptions{Dir: decided}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "src", "d1", "protected.txt")); string(b) != "new\n" {
+		t.Errorf("the decided file holds %q", b)
+	}
+}

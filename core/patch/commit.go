@@ -25,6 +25,17 @@ type CommitOptions struct {
 // Changed reports whether committing would write anything.
 func (r *Result) Changed() bool { return len(r.writes) > 0 }
 
+// Written are the paths Commit writes or removes, as the FS named them when the files
+// were read (its canonical names): what a caller must authorize, since names in the
+// patch may lead elsewhere by the time it asks.
+func (r *Result) Written() []string {
+	out := make([]string, len(r.writes))
+	for i, w := range r.writes {
+		out[i] = w.path
+	}
+	return out
+}
+
 // Commit writes the prepared contents. It first checks that no file changed since
 // Prepare (else KindConflict, nothing written); then it writes added and updated files,
 // then removes deleted and moved-away ones. If any step fails, what was already done is
