@@ -38,6 +38,19 @@ func TestNestedAgentboxFindsItsPins(t *testing.T) {
 		"env -i " + bin + " read --mode bypass sec/key.txt":                                                           "permission_denied",
 		"env -i " + bin + " read --root " + filepath.Join(dir, "out") + " " + filepath.Join(dir, "out", "secret.txt"): "outside the workspace",
 	}
+	// Another user config, with no deny rule, named by the line; the ceiling changed
+	// by a builtin that assigns (read, printf -v): the pins in the shell's environment
+	// stand.
+	other := filepath.Join(dir, "other")
+	if err := os.MkdirAll(filepath.Join(other, "agentbox"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "agentbox", "config.json"), []byte(`{"permissions":{"allow":["read(**)"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines["XDG_CONFIG_HOME="+other+" "+bin+" read sec/key.txt"] = "permission_denied"
+	lines["read AGENTBOX_MODE_CEILING <<< bypass; "+bin+" read --mode bypass sec/key.txt"] = "permission_denied"
+	lines["printf -v AGENTBOX_MODE_CEILING bypass; "+bin+" read --mode bypass sec/key.txt"] = "permission_denied"
 	if py, err := exec.LookPath("python3"); err == nil {
 		lines[py+` -c 'import os; os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "sec/key.txt"], {})'`] = "permission_denied"
 	}

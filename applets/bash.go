@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
+	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/agentbox/agentbox/core/shell"
@@ -453,6 +454,12 @@ func nestedEnv(env *core.Env, callEnv map[string]string) (map[string]string, err
 	pin("AGENTBOX_MODE", string(pol.Mode))
 	pin("AGENTBOX_MODE_CEILING", string(pol.Mode))
 	pin("AGENTBOX_ROOT", strings.Join(env.WS.Roots, string(filepath.ListSeparator)))
+	if f := policy.UserConfigPath(env.Getenv); f != "" {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(env.Cwd, f)
+		}
+		pin("AGENTBOX_USER_CONFIG", f) // XDG_CONFIG_HOME=mine agentbox ... keeps these rules
+	}
 	if m := env.Getenv("AGENTBOX_MANIFEST"); m != "" && !filepath.IsAbs(m) {
 		pin("AGENTBOX_MANIFEST", filepath.Join(env.Cwd, m))
 	} else {

@@ -27,6 +27,7 @@ import (
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
 	"github.com/agentbox/agentbox/core/index"
+	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/mattn/go-isatty"
@@ -510,12 +511,25 @@ func warmEncoders(spec *core.Spec) {
 
 func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, error) {
 	getenv := host.Getenv
-	if host.InheritedPins != nil && getenv("AGENTBOX_MODE_CEILING") == "" {
-		// The environment lost the pins a calling agentbox's bash set (env -i, or a
-		// program that cleared them): its process ancestors still hold them.
+	if host.InheritedPins != nil {
+		// A calling agentbox's bash pinned its policy in its commands' environment, and
+		// the shell it started still holds them as they were: they stand over what the
+		// command's environment says now (env -i, read AGENTBOX_MODE_CEILING, printf -v),
+		// and the stricter ceiling of the two holds.
 		if pins := host.InheritedPins(); len(pins) > 0 {
 			base := getenv
+			ceiling := pins["AGENTBOX_MODE_CEILING"]
+			if own := base("AGENTBOX_MODE_CEILING"); own != "" {
+				if m, err := policy.ParseMode(own); err == nil {
+					if c, err := policy.ParseMode(ceiling); err == nil {
+						ceiling = string(policy.StricterMode(m, c))
+					}
+				}
+			}
 			getenv = func(k string) string {
+				if k == "AGENTBOX_MODE_CEILING" {
+					return ceiling
+				}
 				if v, ok := pins[k]; ok {
 					return v
 				}
@@ -659,7 +673,7 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 // fork, nohup &): say so in the docs.
 func ancestorPins() map[string]string {
 	// HOME and XDG_CONFIG_HOME find the user config (its rules) and the protected files.
-	keys := []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "HOME", "XDG_CONFIG_HOME"}
+	keys := []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "HOME", "XDG_CONFIG_HOME"}
 	pid := os.Getppid()
 	for depth := 0; pid > 1 && depth < 64; depth++ {
 		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil {

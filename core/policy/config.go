@@ -212,6 +212,9 @@ func StateDir(getenv func(string) string) string {
 
 // UserConfigPath is $XDG_CONFIG_HOME/agentbox/config.json, or ~/.config/... .
 func UserConfigPath(getenv func(string) string) string {
+	if f := getenv("AGENTBOX_USER_CONFIG"); f != "" {
+		return f // pinned by a calling agentbox's bash: a command cannot swap the rules
+	}
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return filepath.Join(d, "agentbox", "config.json")
 	}

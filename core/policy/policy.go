@@ -43,6 +43,8 @@ type Redirect struct {
 	Partial bool
 	// Tree: the command writes what is below Target file by file (rm -r, git clean).
 	Tree bool
+	// WorkTree: a git command's work tree; its .git folders are git's own.
+	WorkTree bool
 }
 
 // Policy holds the rules of every scope, the mode and the watchdog.
@@ -359,7 +361,7 @@ const maxTreeEntries = 10000
 // is decided as itself (its protection covers what is in it), links are not followed
 // (what they name is decided by pathChecks), and past maxTreeEntries the rest is a
 // check of a path that cannot be known.
-func (p *Policy) treeChecks(base Check, target, cwd string) []Check {
+func (p *Policy) treeChecks(base Check, target, cwd string, workTree bool) []Check {
 	if dynamic(target) {
 		return nil // pathChecks made it uncertain already
 	}
@@ -400,8 +402,12 @@ func (p *Policy) treeChecks(base Check, target, cwd string) []Check {
 				out = append(out, c)
 				return filepath.SkipAll
 			}
+			isGit := strings.EqualFold(d.Name(), ".git")
+			if isGit && workTree {
+				return filepath.SkipDir // git writes its own repository; its work tree is what counts
+			}
 			out = append(out, p.pathChecks(base, path, "")...)
-			if d.IsDir() && strings.EqualFold(d.Name(), ".git") {
+			if d.IsDir() && isGit {
 				return filepath.SkipDir
 			}
 			return nil
@@ -510,7 +516,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 			}
 			out = append(out, p.pathChecks(pc, rd.Target, dir)...)
 			if rd.Tree {
-				out = append(out, p.treeChecks(pc, rd.Target, dir)...)
+				out = append(out, p.treeChecks(pc, rd.Target, dir, rd.WorkTree)...)
 			}
 			if strings.ContainsAny(rd.Target, "*?[") {
 				// < .en? reads what the pattern matches when the line runs: every match

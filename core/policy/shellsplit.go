@@ -30,6 +30,9 @@ func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, 
 		for _, t := range shell.TreeWrites(c.Argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t), Tree: true})
 		}
+		for _, t := range shell.WorkTreeWrites(c.Argv) {
+			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t), Tree: true, WorkTree: true})
+		}
 		// Files the shell reads itself (source .env) are decided like < .env.
 		for _, t := range shell.ReadTargets(c.Argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: "<", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})

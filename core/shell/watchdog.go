@@ -2539,10 +2539,54 @@ func TreeWrites(argv []string) []string {
 		}
 	case "find":
 		return findTreeWrites(args)
-	case "git":
-		return gitTreeWrites(args)
+	case "ln", "link":
+		return linkedFiles(args) // a link to a folder writes what is below it
+	case "tar", "bsdtar", "unzip":
+		return extractTrees(name, args)
 	}
 	return nil
+}
+
+// WorkTreeWrites are the work-tree folders a git command rewrites or deletes files in
+// wholesale (see gitTreeWrites). They are decided as TreeWrites are, but for the .git
+// folders in them: git keeps its own repository.
+func WorkTreeWrites(argv []string) []string {
+	if len(argv) < 2 || path.Base(argv[0]) != "git" {
+		return nil
+	}
+	return gitTreeWrites(argv[1:])
+}
+
+// extractTrees is the folder an archive is unpacked into (tar -x, unzip): its members
+// may name any file below it.
+func extractTrees(name string, args []string) []string {
+	if name == "unzip" {
+		for k, a := range args {
+			if a == "-d" && k+1 < len(args) {
+				return []string{args[k+1]}
+			} else if v, ok := strings.CutPrefix(a, "-d"); ok && v != "" {
+				return []string{v}
+			}
+		}
+		if len(operandsOf(args)) > 0 && !slices.Contains(args, "-l") && !slices.Contains(args, "-t") && !slices.Contains(args, "-p") {
+			return []string{"."}
+		}
+		return nil
+	}
+	extract := false
+	for k, a := range args {
+		if a == "--extract" || a == "--get" || k == 0 && !strings.HasPrefix(a, "-") && strings.Contains(a, "x") ||
+			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "x") {
+			extract = true
+		}
+	}
+	if !extract {
+		return nil
+	}
+	if dir := extractInto(name, args); dir != "" {
+		return []string{dir}
+	}
+	return []string{"."}
 }
 
 // findTreeWrites are find's starting points when it deletes what it finds, or runs a
@@ -2619,6 +2663,13 @@ func gitTreeWrites(args []string) []string {
 		return out
 	}
 	switch sub {
+	case "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "am", "apply", "checkout-index", "read-tree", "worktree":
+		// They rewrite whichever files the commits or patches name.
+		return []string{dir}
+	case "rm", "mv":
+		if ops := operandsOf(rest); len(ops) > 0 {
+			return under(ops)
+		}
 	case "clean":
 		var kept []string // -e PATTERN excludes: its value is no path to clean
 		for j := 0; j < len(rest); j++ {
@@ -2644,12 +2695,11 @@ func gitTreeWrites(args []string) []string {
 		if i := slices.Index(rest, "--"); i >= 0 {
 			return under(rest[i+1:])
 		}
-		if ops := operandsOf(rest); sub == "restore" && len(ops) > 0 || slices.Contains(ops, ".") {
-			if sub == "checkout" {
-				return under([]string{"."})
-			}
+		if ops := operandsOf(rest); sub == "restore" && len(ops) > 0 {
 			return under(ops)
 		}
+		// git checkout BRANCH (or paths, or both): whatever files differ are rewritten.
+		return []string{dir}
 	}
 	return nil
 }

@@ -416,16 +416,6 @@ func TestTreeWrites(t *testing.T) {
 		"cp -a -t out a b":                       {"out"},
 		"cp a b":                                 nil,
 		"rsync -a src/ dst/":                     {"dst/"},
-		"git clean -fdx":                         {"."},
-		"git clean -fd -e keep sub":              {"sub"},
-		"git -C repo reset --hard":               {"repo"},
-		"git reset HEAD~1":                       nil,
-		"git stash":                              {"."},
-		"git stash list":                         nil,
-		"git checkout -- a.txt dir":              {"a.txt", "dir"},
-		"git checkout .":                         {"."},
-		"git checkout main":                      nil,
-		"git restore src":                        {"src"},
 	}
 	for line, want := range cases {
 		a, err := Analyze(line)
@@ -433,6 +423,36 @@ func TestTreeWrites(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		if got := TreeWrites(a.Commands[0].Argv); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestWorkTreeWrites(t *testing.T) {
+	cases := map[string][]string{
+		"git clean -fdx":            {"."},
+		"git clean -fd -e keep sub": {"sub"},
+		"git -C repo reset --hard":  {"repo"},
+		"git reset HEAD~1":          nil,
+		"git stash":                 {"."},
+		"git stash list":            nil,
+		"git checkout -- a.txt dir": {"a.txt", "dir"},
+		"git checkout .":            {"."},
+		"git checkout main":         {"."},
+		"git switch main":           {"."},
+		"git restore src":           {"src"},
+		"git pull":                  {"."},
+		"git rm -r locked":          {"locked"},
+		"git status":                nil,
+		"git log -p":                nil,
+		"rm -rf .":                  nil,
+	}
+	for line, want := range cases {
+		a, err := Analyze(line)
+		if err != nil || len(a.Commands) == 0 {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if got := WorkTreeWrites(a.Commands[0].Argv); !slices.Equal(got, want) {
 			t.Errorf("%s: %q, want %q", line, got, want)
 		}
 	}
