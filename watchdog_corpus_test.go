@@ -17,9 +17,17 @@ func TestWatchdogCorporaThroughPermitCheck(t *testing.T) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	// The state folder lives outside the workspace, as ~/.local/state does: a line that
-	// deletes a tree holding the workspace (find /tmp -delete) would delete it too.
-	vars := map[string]string{"HOME": "/home/agent", "XDG_STATE_HOME": filepath.Join(t.TempDir(), ".state"), "AGENTBOX_ROOT": dir,
+	// The state folder lives outside the temporary folder, as ~/.local/state does: the
+	// ordinary lines that clean /tmp would delete it too (and ask).
+	state, err := os.MkdirTemp(".", ".corpus-state-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state, err = filepath.Abs(state); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	vars := map[string]string{"HOME": "/home/agent", "XDG_STATE_HOME": state, "AGENTBOX_ROOT": dir,
 		"AGENTBOX_HEADLESS": "1", "AGENTBOX_MODE": "bypass", "PATH": "/usr/bin:/bin", "USER": "agent",
 		"CMD": "rm", "X": "rm -rf /", "SCRIPT": "rm -rf ~", "TOOL": "rm", "DEST": "/home/agent/.bashrc"}
 	check := func(line string) (action, scope string) {

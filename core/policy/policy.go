@@ -352,15 +352,23 @@ func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
 	return out
 }
 
-// maxTreeEntries bounds the walk of a folder a command writes as a whole.
-const maxTreeEntries = 10000
+// maxTreeEntries bounds the walk of a folder a command writes as a whole, entry by
+// entry where rules could refuse some (maxTreeChecks decided), name by name otherwise.
+const (
+	maxTreeChecks  = 10000
+	maxTreeEntries = 200000
+)
 
 // treeChecks are the checks of what is below a folder a command writes file by file
 // (rm -r, find -delete, git clean), as it is now: a denied file, a .git folder or a
-// protected config inside it is written as surely as if it were named. A .git folder
-// is decided as itself (its protection covers what is in it), links are not followed
-// (what they name is decided by pathChecks), and past maxTreeEntries the rest is a
-// check of a path that cannot be known.
+// protected config inside it is written as surely as if it were named. Where no rule
+// could deny or ask for writing a path, only protection can refuse one, and the walk
+// looks only for the names that start a protected path (.git, .agentbox, .envrc, ...:
+// cheap, no decision per file); otherwise
+// each entry is decided, and past maxTreeChecks the rest is a check of a path that
+// cannot be known. A .git folder is decided as itself (its protection covers what is
+// in it), or skipped in a git work tree (workTree: git keeps its repository); links
+// are not followed (what they name is decided by pathChecks).
 func (p *Policy) treeChecks(base Check, target, cwd string, workTree bool) []Check {
 	if dynamic(target) {
 		return nil // pathChecks made it uncertain already
@@ -389,24 +397,38 @@ func (p *Policy) treeChecks(base Check, target, cwd string, workTree bool) []Che
 			walks = append(walks, r)
 		}
 	}
+	strict := p.refusesSomeWrite()
 	var out []Check
-	n := 0
+	// Protected files named by absolute path (the user config, the manifest, the state
+	// folder) that lie below are decided whether or not the walk reaches them.
+	for _, f := range p.protectedFiles() {
+		if _, ok := within(root, f); ok && f != root {
+			out = append(out, p.pathChecks(base, f, "")...)
+		}
+	}
+	n, decided := 0, 0
 	for _, top := range walks {
 		_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || path == root {
 				return nil // unreadable: nothing there to decide, and rm cannot reach it either
 			}
 			if n++; n > maxTreeEntries {
-				c := base
-				c.Display, c.Uncertain = filepath.Join(top, "…")+fmt.Sprintf(" (more than %d entries below %s: not all could be checked)", maxTreeEntries, root), true
-				out = append(out, c)
 				return filepath.SkipAll
 			}
-			isGit := strings.EqualFold(d.Name(), ".git")
+			name := d.Name()
+			isGit := strings.EqualFold(name, ".git")
 			if isGit && workTree {
 				return filepath.SkipDir // git writes its own repository; its work tree is what counts
 			}
-			out = append(out, p.pathChecks(base, path, "")...)
+			if strict || protectedName(name) {
+				if decided++; strict && decided > maxTreeChecks {
+					c := base
+					c.Display, c.Uncertain = filepath.Join(top, "…")+fmt.Sprintf(" (more than %d entries below %s: not all could be checked)", maxTreeChecks, root), true
+					out = append(out, c)
+					return filepath.SkipAll
+				}
+				out = append(out, p.pathChecks(base, path, "")...)
+			}
 			if d.IsDir() && isGit {
 				return filepath.SkipDir
 			}
@@ -414,6 +436,23 @@ func (p *Policy) treeChecks(base Check, target, cwd string, workTree bool) []Che
 		})
 	}
 	return out
+}
+
+// refusesSomeWrite reports whether a rule denies or asks for writing some path (a
+// file applet's or fs.write rule, or one for every permission).
+func (p *Policy) refusesSomeWrite() bool {
+	for _, l := range [][]*Rule{p.rules, p.tighten} {
+		for _, r := range l {
+			if r.Action == Allow {
+				continue
+			}
+			switch r.Permission {
+			case CapFSWrite, "*", "write", "edit", "patch", "multiedit":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // insideRead reports whether abs is in one of the read-only roots (the session's

@@ -163,3 +163,35 @@ func (p *Policy) guardProtected(c *Check, d Decision) Decision {
 		"%s is protected: %s; no mode allows an agent to write it. Only a person's answer, or an allow rule in the user config or manifest that names this path, lets the write through",
 		c.Display, why)}
 }
+
+// protectedFiles are the protected paths named absolutely (agentbox's config files and
+// folders, the state folder, the home folder's start-up and credential files): a tree a
+// command writes is decided on them where they lie below it, walked or not.
+func (p *Policy) protectedFiles() []string {
+	out := append([]string(nil), p.ConfigFiles...)
+	for _, d := range []string{p.UserConfigDir, p.StateDir} {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	if p.Env.Home != "" {
+		for _, h := range homeProtected {
+			out = append(out, filepath.Join(p.Env.Home, h))
+		}
+	}
+	return out
+}
+
+// protectedName reports whether a folder entry's name starts a protected path in a
+// project: .git, .agentbox, and the files that run code or steer an agent.
+func protectedName(name string) bool {
+	if strings.EqualFold(name, ".git") || name == ".agentbox" {
+		return true
+	}
+	for _, pp := range projectProtected {
+		if first, _, _ := strings.Cut(pp, "/"); first == name {
+			return true
+		}
+	}
+	return false
+}
