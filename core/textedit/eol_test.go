@@ -12,6 +12,8 @@ func TestMixedEndingsEdits(t *testing.T) {
 		edits      []Edit
 		want       string
 	}{
+		{name: "whitespace match ending before a CR: one CR kept, not two", file: "l1\r\nl2\nl3\r\n",
+			edits: []Edit{{Old: "l1\nl2\nl3", New: "l1\nA\nl3"}}, want: "l1\r\nA\nl3\r\n"},
 		{name: "line split inside a CRLF line", file: "l0\r\nl1\r\nl2\r\nlf\n",
 			edits: []Edit{{Old: "l1", New: "l1\nNEW"}}, want: "l0\r\nl1\r\nNEW\r\nl2\r\nlf\n"},
 		{name: "same through edits", file: "l0\r\nl1\r\nl2\r\nlf\n",

@@ -2,6 +2,7 @@ package textedit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -255,7 +256,13 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 			newText = newText[len(ind):]
 		}
 	}
-	return m.Start, m.End, m.Replacement(newText)
+	repl = m.Replacement(newText)
+	if m.fit != nil && m.End < len(text) && text[m.End] == '\r' && strings.HasSuffix(repl, "\r") {
+		// The last line kept as the file's own carried its CR, which the file still has
+		// after the region: one CR, not two.
+		repl = repl[:len(repl)-1]
+	}
+	return m.Start, m.End, repl
 }
 
 // deletedLines widens a deletion of whole lines (only blanks around it on its first and
@@ -389,6 +396,11 @@ candidates:
 			if d > bound {
 				continue
 			}
+			if n == 1 && size == 1 && len(wr) > len(nr) && len(wr) <= 4000 && substringDistance(nr, wr)+2 <= d {
+				// old_string is nearly a part of the line, not the line: replacing the
+				// whole line would drop the rest of it (abc = compute(...) losing "abc = ").
+				continue
+			}
 			bound = min(bound, d+slack)
 			sim := 1 - float64(d)/float64(max(len(wr), len(nr), 1))
 			m := Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim}
@@ -407,6 +419,24 @@ func nestedAlike(needle, window []string) bool {
 		needle, window = needle[1:], window[1:]
 	}
 	return UniformIndent(needle, window)
+}
+
+// substringDistance is the edit distance from needle to the part of line closest to
+// it (approximate substring matching: the line's ends cost nothing).
+func substringDistance(needle, line []rune) int {
+	prev, cur := make([]int, len(line)+1), make([]int, len(line)+1)
+	for i := 1; i <= len(needle); i++ {
+		cur[0] = i
+		for j := 1; j <= len(line); j++ {
+			c := prev[j-1]
+			if needle[i-1] != line[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return slices.Min(prev)
 }
 
 func abs(x int) int {

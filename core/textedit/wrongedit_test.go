@@ -132,3 +132,20 @@ func TestFuzzyKeepsNesting(t *testing.T) {
 		t.Errorf("a near match nested alike: %q, %v", got, err)
 	}
 }
+
+// TestFuzzyKeepsTheRestOfTheLine: a fuzzy match takes whole lines, so an old_string
+// that is nearly a part of a line replaced the whole line and dropped the rest of it
+// ("abc = " of abc = compute(...)). Such a match is no match.
+func TestFuzzyKeepsTheRestOfTheLine(t *testing.T) {
+	text := "abc = compute(alpha, beta, gamma)\nnext()\n"
+	got, _, err := Apply(text, []Edit{{Old: "compute(alpha, beta, gama)", New: "compute(alpha, beta, delta)", Fuzzy: true}})
+	var ee *EditError
+	if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != "no_match" {
+		t.Errorf("got %q, %v; want no_match, the line kept whole", got, err)
+	}
+	// A near copy of the whole line is still taken.
+	got, _, err = Apply(text, []Edit{{Old: "abc = compute(alpha, beta, gama)", New: "abc = compute(alpha, beta, delta)", Fuzzy: true}})
+	if err != nil || got != "abc = compute(alpha, beta, delta)\nnext()\n" {
+		t.Errorf("a near copy of the whole line: %q, %v", got, err)
+	}
+}
