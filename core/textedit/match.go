@@ -362,6 +362,14 @@ func findFuzzy(text, original string, maxDist float64) (scored []Match, top *Mat
 	spent := 0
 candidates:
 	for _, c := range cands {
+		if c.line+n <= total {
+			// The same lines nested otherwise: not this region in any size (a window a
+			// line shorter would replace it and duplicate the line it leaves out).
+			s, e := starts[c.line], starts[c.line+n]
+			if wl := strings.Split(strings.TrimSuffix(text[s:e], "\n"), "\n"); trimLines(wl) == trimLines(nl) && !nestedAlike(nl, wl) {
+				continue
+			}
+		}
 		for _, size := range []int{n, n - 1, n + 1} {
 			if size < 1 || c.line+size > total {
 				continue

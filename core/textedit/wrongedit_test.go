@@ -149,3 +149,15 @@ func TestFuzzyKeepsTheRestOfTheLine(t *testing.T) {
 		t.Errorf("a near copy of the whole line: %q, %v", got, err)
 	}
 }
+
+// TestFuzzyDoesNotDuplicateALine: old_string's lines nested otherwise than the file's
+// are no region for fuzzy_match in any window size: a window a line shorter took the
+// region, and new_string's last line, kept, then stood twice.
+func TestFuzzyDoesNotDuplicateALine(t *testing.T) {
+	text := "def g():\n    if a:\n        x = 1\n        y = 2\n    z = 3\n"
+	got, _, err := Apply(text, []Edit{{Old: "if a:\n    x = 1\ny = 2\nz = 3", New: "if a:\n    x = 1\ny = 5\nz = 3", Fuzzy: true}})
+	var ee *EditError
+	if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != "no_match" {
+		t.Errorf("got %q, %v; want no_match", got, err)
+	}
+}
