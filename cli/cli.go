@@ -18,7 +18,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +30,7 @@ import (
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/mattn/go-isatty"
+	"golang.org/x/sys/unix"
 )
 
 // Host is the process boundary: everything Main takes from the operating system.
@@ -665,45 +665,44 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 }
 
 // ancestorPins finds the settings an agentbox's bash pins in its commands' environment
-// (AGENTBOX_MODE_CEILING, AGENTBOX_ROOT, AGENTBOX_MANIFEST, with the HOME and
-// XDG_CONFIG_HOME that locate the user config) in the environment this
-// process's ancestors started with (/proc/PID/environ): a command that cleared its own
-// (env -i agentbox ..., os.execve with a new environment) runs under a shell that
-// still holds them. Nothing is found when the command left its parent (setsid and a
-// fork, nohup &): say so in the docs.
+// (AGENTBOX_MODE_CEILING, AGENTBOX_ROOT, AGENTBOX_MANIFEST, AGENTBOX_USER_CONFIG, with
+// the HOME and XDG_CONFIG_HOME that locate the user config) in the environment the
+// shell bash started with (/proc/PID/environ): the leader of this process's group
+// (bash runs each command line in a group of its own, which a subshell, a pipeline or
+// ( … & ) stays in), its session's leader (a background job's) or its parent. A command
+// that cleared its own (env -i agentbox ..., a program's execve with a new environment,
+// read or printf -v into a pin) runs under a shell that still holds them. Three reads
+// at most: start-up cost is measured. Nothing is found when the command left the group
+// (setsid) or replaced the shell (exec as the last word): README says so.
 func ancestorPins() map[string]string {
-	// HOME and XDG_CONFIG_HOME find the user config (its rules) and the protected files.
 	keys := []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "HOME", "XDG_CONFIG_HOME"}
-	pid := os.Getppid()
-	for depth := 0; pid > 1 && depth < 64; depth++ {
-		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil {
-			pins := map[string]string{}
-			for _, kv := range strings.Split(string(env), "\x00") {
-				if k, v, ok := strings.Cut(kv, "="); ok && slices.Contains(keys, k) {
-					pins[k] = v
-				}
-			}
-			if pins["AGENTBOX_MODE_CEILING"] != "" {
-				for _, k := range keys {
-					if _, ok := pins[k]; !ok {
-						pins[k] = "" // the pinned process had none: neither does this one
-					}
-				}
-				return pins
-			}
+	self := os.Getpid()
+	sid, _ := unix.Getsid(0)
+	seen := map[int]bool{self: true}
+	for _, pid := range []int{syscall.Getpgrp(), sid, os.Getppid()} {
+		if pid <= 1 || seen[pid] {
+			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		seen[pid] = true
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 		if err != nil {
-			return nil
+			continue
 		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) < 2 {
-			return nil
+		pins := map[string]string{}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if k, v, ok := strings.Cut(kv, "="); ok && slices.Contains(keys, k) {
+				pins[k] = v
+			}
 		}
-		if pid, err = strconv.Atoi(fields[1]); err != nil {
-			return nil
+		if pins["AGENTBOX_MODE_CEILING"] == "" {
+			continue
 		}
+		for _, k := range keys {
+			if _, ok := pins[k]; !ok {
+				pins[k] = "" // the pinned process had none: neither does this one
+			}
+		}
+		return pins
 	}
 	return nil
 }
