@@ -303,6 +303,15 @@ func (z *analyzer) wrapped(name string, args []word, spec wrapSpec, inner, proto
 	if name == "env" {
 		inner.Env = append(slices.Clip(inner.Env), envUnsets(opts)...)
 	}
+	// exec replaces the shell that holds a calling agentbox's pins, so an environment
+	// cleared on the way (exec -c, exec env -i) leaves an agentbox it runs none to find:
+	// decided as changing them.
+	if name == "exec" && slices.ContainsFunc(opts, func(a word) bool {
+		return a.s == "-c" || strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "c") && !strings.HasPrefix(a.s, "--")
+	}) ||
+		name == "env" && proto.Context == "wrapper:exec" && slices.ContainsFunc(opts, func(a word) bool { return a.s == "-i" || a.s == "--ignore-environment" || a.s == "-" }) {
+		inner.Env = append(slices.Clip(inner.Env), "AGENTBOX_MODE_CEILING")
+	}
 	if name == "flock" && len(rest) > spec.operands && (rest[spec.operands].s == "-c" || rest[spec.operands].s == "--command") {
 		// flock FILE -c COMMAND: the option may follow the lock file.
 		if spec.operands+1 < len(rest) {
