@@ -434,7 +434,7 @@ func jobOutputMax(env *core.Env) int64 {
 
 // nestedEnv is the command's environment: the call's env, and the settings that pin an
 // agentbox the command runs (by any name or copy) to this one's policy: its mode as a
-// ceiling, its workspace roots and its manifest. A nested `agentbox bash --mode bypass`
+// ceiling, its workspace roots, its manifest and its user config. A nested `agentbox bash --mode bypass`
 // or `--manifest mine.json` would otherwise run under rules the agent chose; the line
 // itself may not set AGENTBOX_* (the gate refuses it), so the pins hold.
 func nestedEnv(env *core.Env, callEnv map[string]string) (map[string]string, error) {

@@ -48,8 +48,8 @@ type Host struct {
 	Executable  string
 	// Signals, when set, cancels the call's context (exit status 130).
 	Signals bool
-	// InheritedPins finds the policy pins of a calling agentbox in the process's
-	// ancestors when its environment lost them (nil: none).
+	// InheritedPins finds the policy pins of a calling agentbox in the starting
+	// environment of the shell that runs this process (see ancestorPins; nil: none).
 	InheritedPins func() map[string]string
 }
 
