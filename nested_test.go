@@ -51,7 +51,7 @@ func TestNestedAgentboxFindsItsPins(t *testing.T) {
 	lines["XDG_CONFIG_HOME="+other+" "+bin+" read sec/key.txt"] = "permission_denied"
 	lines["read AGENTBOX_MODE_CEILING <<< bypass; "+bin+" read --mode bypass sec/key.txt"] = "permission_denied"
 	lines["printf -v AGENTBOX_MODE_CEILING bypass; "+bin+" read --mode bypass sec/key.txt"] = "permission_denied"
-	lines["( env -i "+bin+" read --mode bypass sec/key.txt & ); sleep 1"] = "permission_denied"
+	lines["( env -i "+bin+" read --mode bypass sec/key.txt 2>&1 & ) | cat"] = "permission_denied"
 	lines["env -i bash -c '"+bin+" read --mode bypass sec/key.txt'"] = "permission_denied"
 	if py, err := exec.LookPath("python3"); err == nil {
 		lines[py+` -c 'import os; os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "sec/key.txt"], {})'`] = "permission_denied"
