@@ -10,11 +10,13 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/agentbox/agentbox/core/grep"
 	"github.com/agentbox/agentbox/core/walk"
@@ -26,16 +28,12 @@ import (
 // BuildOptions say what a build covers and how much memory it may hold.
 type BuildOptions struct {
 	Walk         walk.Options // the files covered: grep's default walk
-	MaxPostings  int          // (trigram, file) pairs per segment; 0: 8 Mi (64 MB while building)
+	MaxPostings  int          // (trigram, file) pairs gathered at a time, over all segments being built; 0: 8 Mi (128 MB while building)
 	MaxFileBytes int64        // larger files are left to the search; 0: 16 MiB
 	// RacyWindow replaces the package's RacyWindow when non-zero; negative: none
 	// (tests that build right after writing their files).
 	RacyWindow time.Duration
 }
-
-// countingSortMin is the segment size from which postings are grouped by a counting
-// sort (a variable so that tests run that path on small trees).
-var countingSortMin = 1 << 20
 
 // buildMemoryLimit is the Go heap limit while a build runs.
 const buildMemoryLimit = 256 << 20
@@ -77,13 +75,23 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	}
 	defer lock.Unlock()
 
-	// The live heap peaks near 200 MB (a segment's postings, sorted, and its encoding);
-	// without a limit the collector lets the heap double past that.
+	// The postings and their sort live in pairBuffers' mappings; the heap holds the
+	// paths, records and files being read, and a limit keeps the collector from letting
+	// it double past what is live.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(buildMemoryLimit))
-	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid()),
+	b := &builder{dir: dir, opt: opt, start: time.Now(), id: fmt.Sprintf("%d-%d", time.Now().UnixNano(), os.Getpid())}
+	n := shardCount()
+	b.shards = make(chan *shard, n)
+	for range n {
 		// Untouched capacity costs no memory until used (fresh pages), and growing the
-		// slice by copies under the lock cost more than a tenth of a build.
-		pairs: make([]uint64, 0, opt.MaxPostings)}
+		// slice by copies cost more than a tenth of a build.
+		limit := max(opt.MaxPostings/n, 1)
+		sh := &shard{limit: limit}
+		sh.pairs, sh.spare, sh.unmap = pairBuffers(limit)
+		defer sh.unmap()
+		b.all = append(b.all, sh)
+		b.shards <- sh
+	}
 	b.meta = Meta{Root: root, Built: b.start, Walk: WalkKey(opt.Walk)}
 	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
 		switch {
@@ -98,7 +106,7 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = b.flush()
+		err = b.flushAll()
 	}
 	if err != nil {
 		b.removeOwn()
@@ -125,69 +133,156 @@ type builder struct {
 	opt   BuildOptions
 	start time.Time
 	id    string
+	// Shards gather files side by side, each into segments of its own, so that no
+	// worker waits on another's file or on a segment being encoded and written.
+	shards chan *shard
+	all    []*shard
 
-	mu     sync.Mutex
-	meta   Meta
-	paths  []string
-	recs   []record
-	flags  []uint32 // binaryFlag, searchFlag, linkFlag, otherFlag
-	pairs  []uint64 // trigram<<32 | file id, ids ascending
-	counts []uint32 // scratch of flush, kept between segments
+	mu      sync.Mutex // guards meta.Segments and nextSeg
+	meta    Meta
+	nextSeg int
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{seen: newBitset(1 << 24)} }}
+// A shard gathers the files of one segment at a time.
+type shard struct {
+	limit int // postings per segment
+	paths []string
+	recs  []record
+	flags []uint32 // binaryFlag, searchFlag, linkFlag, otherFlag
+	pairs []uint64 // trigram<<32 | file id, ids ascending
+	spare []uint64 // the radix sort's second buffer
+	unmap func()   // releases pairs' and spare's memory
+	files int      // totals over the shard's segments
+	bytes int64
+	posts int64
+}
+
+// shardCount is how many shards a build gathers into: one per CPU, up to 4. Each
+// holds its share of MaxPostings, so more would only make more, smaller segments
+// (a search looks a file up in each segment until one knows it).
+func shardCount() int { return min(max(runtime.GOMAXPROCS(0), 1), 4) }
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{seen: new([1 << 18]uint64)} }}
 
 type scratch struct {
-	seen bitset
+	seen *[1 << 18]uint64 // one bit per trigram, clear between files
 	tris []uint32
 	buf  []byte // a file's bytes
 }
 
 // add reads one file and records its trigrams, or records it as left to the search.
 func (b *builder) add(path, rel string) error {
-	var st unix.Stat_t
-	if lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil // gone or replaced since the walk met it: a later walk or rescan sees what it is now
-	}
-	rec := recordOf(&st)
-	// A file with other links can be written through a path no watch sees.
-	if st.Size > b.opt.MaxFileBytes || st.Nlink > 1 || rec.racy(b.start, b.opt.RacyWindow) {
-		return b.record(rel, rec, searchFlag, nil)
-	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	data, err := readRegular(path, rec, sc.buf)
-	if err == nil && cap(data) <= 1<<20 {
+	rec, flags, data, ok := b.read(path, sc.buf)
+	if !ok {
+		return nil // gone or replaced since the walk met it: a later walk or rescan sees what it is now
+	}
+	if cap(data) <= 1<<20 {
 		sc.buf = data[:0] // kept for the next file; a big one's buffer is not
 	}
-	if err != nil {
-		return b.record(rel, rec, searchFlag, nil) // unreadable, replaced, or changed while read
+	if flags != 0 {
+		return b.record(rel, rec, flags, nil)
 	}
-	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
-		return b.record(rel, rec, searchFlag, nil) // UTF-16: the search decodes it
-	}
-	if z := bytes.IndexByte(data, 0); z >= 0 {
-		if z >= grep.ChunkSize {
-			return b.record(rel, rec, searchFlag, nil) // what the search makes of a later NUL depends on its mode
-		}
-		return b.record(rel, rec, binaryFlag, nil) // the search counts it as binary, unread
-	}
-	sc.tris = sc.tris[:0]
-	if len(data) >= 3 {
-		t := uint32(lower(data[0]))<<8 | uint32(lower(data[1])) // rolled: one fold per byte
-		for _, c := range data[2:] {
-			t = (t<<8 | uint32(lower(c))) & (1<<24 - 1)
-			if w, bit := &sc.seen[t/64], uint64(1)<<(t%64); *w&bit == 0 {
-				*w |= bit
-				sc.tris = append(sc.tris, t)
-			}
-		}
-	}
+	sc.tris = appendTrigrams(sc.tris[:0], sc.seen, data)
 	for _, t := range sc.tris {
-		sc.seen[t/64] = 0
+		sc.seen[t>>6] = 0
 	}
 	return b.record(rel, rec, 0, sc.tris)
 }
+
+// read opens the file at path, which the walk met as a regular file, and reads it
+// into buf (grown as needed) if the build is to index it: flags 0, or binaryFlag for
+// a file with a NUL byte in its first grep.ChunkSize bytes. Any other file is left to
+// the search (searchFlag): too large, with other links (written through a path no
+// watch sees), changed within the racy window of the build's start, unreadable, UTF-16 (the search decodes it), or with its first NUL further in
+// (what the search makes of it depends on its mode). ok is false when the entry is no
+// longer a regular file. Raw system calls: an os.File costs an epoll registration
+// attempt per file.
+func (b *builder) read(path string, buf []byte) (rec record, flags uint32, data []byte, ok bool) {
+	// O_NOFOLLOW: a link put in its place is not read; O_NONBLOCK: nor is a FIFO waited on.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	}
+	var st unix.Stat_t
+	if err != nil {
+		if lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return record{}, 0, buf, false
+		}
+		return recordOf(&st), searchFlag, buf, true // unreadable
+	}
+	defer unix.Close(fd)
+	if unix.Fstat(fd, &st) != nil {
+		return record{}, 0, buf, false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return record{}, 0, buf, false
+	}
+	rec = recordOf(&st)
+	if st.Size > b.opt.MaxFileBytes || st.Nlink > 1 || rec.racy(b.start, b.opt.RacyWindow) {
+		return rec, searchFlag, buf, true
+	}
+	if int64(cap(buf)) < rec.size {
+		buf = make([]byte, 0, rec.size)
+	}
+	data = buf[:rec.size]
+	n := 0
+	for n < len(data) {
+		m, err := unix.Read(fd, data[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || m == 0 {
+			break
+		}
+		n += m
+	}
+	if n != len(data) {
+		return rec, searchFlag, data[:0], true // it shrank while read
+	}
+	// A write while it was read, or since, gave the file a ctime after the build's
+	// start, which the record (older than the racy window) cannot match: searches and
+	// the watcher see it as changed. So no second fstat.
+	switch {
+	case len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF):
+		return rec, searchFlag, data, true
+	}
+	if z := bytes.IndexByte(data, 0); z >= 0 {
+		if z >= grep.ChunkSize {
+			return rec, searchFlag, data, true
+		}
+		return rec, binaryFlag, data, true
+	}
+	return rec, 0, data, true
+}
+
+// appendTrigrams appends the trigrams of data (ASCII case folded) that seen does not
+// hold yet, and adds them to seen.
+func appendTrigrams(tris []uint32, seen *[1 << 18]uint64, data []byte) []uint32 {
+	if len(data) < 3 {
+		return tris
+	}
+	t := uint32(lowerTable[data[0]])<<8 | uint32(lowerTable[data[1]])
+	for _, c := range data[2:] {
+		t = (t<<8 | uint32(lowerTable[c])) & (1<<24 - 1)
+		// A branch: most trigrams repeat, and a branch-free store of every one made
+		// each byte wait for the previous byte's store.
+		if w, bit := &seen[t>>6], uint64(1)<<(t&63); *w&bit == 0 {
+			*w |= bit
+			tris = append(tris, t)
+		}
+	}
+	return tris
+}
+
+// lowerTable folds ASCII upper case, as lower does.
+var lowerTable = func() (t [256]byte) {
+	for c := range t {
+		t[c] = lower(byte(c))
+	}
+	return t
+}()
 
 // addOther records an entry that is not a regular file or a folder.
 func (b *builder) addOther(path, rel string) error {
@@ -204,145 +299,185 @@ func (b *builder) addOther(path, rel string) error {
 	return b.record(rel, recordOf(&st), otherFlag, nil)
 }
 
-// record adds one file with its flags and trigrams to the segment being gathered.
+// record adds one file with its flags and trigrams to a free shard, which writes its
+// segment first when the file's postings would not fit.
 func (b *builder) record(rel string, rec record, flags uint32, tris []uint32) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.pairs)+len(tris) > b.opt.MaxPostings && len(b.paths) > 0 {
-		if err := b.flush(); err != nil {
+	sh := <-b.shards
+	defer func() { b.shards <- sh }()
+	if len(sh.pairs)+len(tris) > sh.limit && len(sh.paths) > 0 {
+		if err := b.flush(sh); err != nil {
 			return err
 		}
 	}
-	id := uint64(len(b.paths))
-	b.paths = append(b.paths, rel)
-	b.recs = append(b.recs, rec)
-	b.flags = append(b.flags, flags)
+	id := uint64(len(sh.paths))
+	sh.paths = append(sh.paths, rel)
+	sh.recs = append(sh.recs, rec)
+	sh.flags = append(sh.flags, flags)
 	for _, t := range tris {
-		b.pairs = append(b.pairs, uint64(t)<<32|id)
+		sh.pairs = append(sh.pairs, uint64(t)<<32|id)
 	}
-	b.meta.Files++
+	sh.files++
 	if flags&(searchFlag|linkFlag|otherFlag) == 0 {
-		b.meta.Bytes += rec.size
+		sh.bytes += rec.size
 	}
-	b.meta.Postings += int64(len(tris))
+	sh.posts += int64(len(tris))
 	return nil
 }
 
-// flush writes the files gathered so far as one segment.
-func (b *builder) flush() error {
-	if len(b.paths) == 0 {
+// flush writes the files a shard gathered as one segment.
+func (b *builder) flush(sh *shard) error {
+	if len(sh.paths) == 0 {
 		return nil
 	}
-	data := b.encode()
-	name := fmt.Sprintf("seg-%s-%d.idx", b.id, len(b.meta.Segments))
-	if err := renameio.WriteFile(filepath.Join(b.dir, name), data, 0o600, renameio.WithTempDir(b.dir)); err != nil {
+	parts := sh.encode()
+	b.mu.Lock()
+	name := fmt.Sprintf("seg-%s-%d.idx", b.id, b.nextSeg)
+	b.nextSeg++
+	b.mu.Unlock()
+	if err := writeSegment(filepath.Join(b.dir, name), parts); err != nil {
 		return err
 	}
+	b.mu.Lock()
 	b.meta.Segments = append(b.meta.Segments, name)
-	b.paths, b.recs, b.flags, b.pairs = b.paths[:0], b.recs[:0], b.flags[:0], b.pairs[:0]
+	b.mu.Unlock()
+	sh.paths, sh.recs, sh.flags, sh.pairs = sh.paths[:0], sh.recs[:0], sh.flags[:0], sh.pairs[:0]
 	return nil
 }
 
-// encode lays out the segment (see segment.go). Postings are grouped by trigram with
-// each trigram's ids ascending: sorting the pairs does it, and for a large segment a
-// counting sort over the 2^24 trigrams does it faster.
-func (b *builder) encode() []byte {
-	tris, postings := make([]byte, 0, 1<<16), make([]byte, 0, len(b.pairs)+len(b.pairs)/2)
+// flushAll writes every shard's last segment, side by side, and adds up what the
+// shards gathered.
+func (b *builder) flushAll() error {
+	errs := make([]error, len(b.all))
+	var wg sync.WaitGroup
+	for i, sh := range b.all {
+		wg.Go(func() { errs[i] = b.flush(sh) })
+	}
+	wg.Wait()
+	for _, sh := range b.all {
+		b.meta.Files += sh.files
+		b.meta.Bytes += sh.bytes
+		b.meta.Postings += sh.posts
+	}
+	return errors.Join(errs...)
+}
+
+// pairBuffers returns a shard's pairs (empty, with room for n) and the radix sort's
+// second buffer (n long), mapped outside the Go heap with huge pages asked for: a build
+// fills this memory once, and its page faults in 4 KB pages cost more system time than
+// reading the tree. Made by the Go heap where the mapping fails.
+func pairBuffers(n int) (pairs, spare []uint64, unmap func()) {
+	mem, err := unix.Mmap(-1, 0, 2*n*8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return make([]uint64, 0, n), make([]uint64, n), func() {}
+	}
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: without it, 4 KB pages
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), 2*n)
+	return words[:0:n], words[n : 2*n : 2*n], func() { _ = unix.Munmap(mem) }
+}
+
+// sortPairs sorts the pairs by trigram, keeping each trigram's ids in the order they
+// came (ascending): a least-significant-digit radix sort on the trigram's two 12-bit
+// halves, through spare (at least as long as pairs).
+func sortPairs(pairs, spare []uint64) {
+	spare = spare[:len(pairs)]
+	var lo, hi [1 << 12]uint32
+	for _, p := range pairs {
+		lo[p>>32&(1<<12-1)]++
+		hi[p>>44&(1<<12-1)]++
+	}
+	var sumLo, sumHi uint32
+	for d := range lo {
+		lo[d], sumLo = sumLo, sumLo+lo[d]
+		hi[d], sumHi = sumHi, sumHi+hi[d]
+	}
+	for _, p := range pairs {
+		d := p >> 32 & (1<<12 - 1)
+		spare[lo[d]] = p
+		lo[d]++
+	}
+	for _, p := range spare {
+		d := p >> 44 & (1<<12 - 1)
+		pairs[hi[d]] = p
+		hi[d]++
+	}
+}
+
+// encode lays out the segment (see segment.go) as the parts to write one after the
+// other. Postings are grouped by trigram with each trigram's ids ascending, which
+// sortPairs does; they are encoded into the sort's second buffer, free by then (a
+// posting's uvarint takes at most 5 of its 8 bytes), so that a segment's biggest part
+// costs no fresh memory.
+func (sh *shard) encode() [][]byte {
+	if len(sh.spare) < len(sh.pairs) { // one file with more postings than the shard's limit
+		sh.spare = make([]uint64, len(sh.pairs))
+	}
+	sortPairs(sh.pairs, sh.spare)
+	postings := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sh.spare))), cap(sh.spare)*8)[:0]
+	tris := make([]byte, 0, 1<<16)
 	ntris := 0
-	emit := func(t uint32, ids func(yield func(uint32))) {
+	for i := 0; i < len(sh.pairs); {
+		t := uint32(sh.pairs[i] >> 32)
 		start := len(postings)
 		prev := uint32(0)
-		ids(func(id uint32) {
+		for ; i < len(sh.pairs) && uint32(sh.pairs[i]>>32) == t; i++ {
+			id := uint32(sh.pairs[i])
 			postings = binary.AppendUvarint(postings, uint64(id-prev))
 			prev = id
-		})
+		}
 		tris = binary.LittleEndian.AppendUint32(tris, t)
 		tris = binary.LittleEndian.AppendUint32(tris, uint32(start))
 		tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli()))
 		ntris++
 	}
-	if len(b.pairs) < countingSortMin {
-		slices.Sort(b.pairs) // trigram-major, id-minor
-		for i := 0; i < len(b.pairs); {
-			j := i
-			for j < len(b.pairs) && b.pairs[j]>>32 == b.pairs[i]>>32 {
-				j++
-			}
-			run := b.pairs[i:j]
-			emit(uint32(run[0]>>32), func(yield func(uint32)) {
-				for _, p := range run {
-					yield(uint32(p))
-				}
-			})
-			i = j
-		}
-	} else {
-		if b.counts == nil {
-			b.counts = make([]uint32, 1<<24+1)
-		} else {
-			clear(b.counts)
-		}
-		for _, p := range b.pairs {
-			b.counts[p>>32+1]++
-		}
-		for t := 1; t <= 1<<24; t++ {
-			b.counts[t] += b.counts[t-1]
-		}
-		sorted := make([]uint32, len(b.pairs)) // ids by trigram, in the order they came
-		for _, p := range b.pairs {
-			t := p >> 32
-			sorted[b.counts[t]] = uint32(p)
-			b.counts[t]++
-		}
-		// b.counts[t] is now the end of trigram t's ids and the start of t+1's.
-		start := uint32(0)
-		for t := 0; t < 1<<24; t++ {
-			end := b.counts[t]
-			if end == start {
-				continue
-			}
-			run := sorted[start:end]
-			emit(uint32(t), func(yield func(uint32)) {
-				for _, id := range run {
-					yield(id)
-				}
-			})
-			start = end
-		}
-	}
-	n := len(b.paths)
+	n := len(sh.paths)
 	byPath := make([]uint32, n)
 	for i := range byPath {
 		byPath[i] = uint32(i)
 	}
-	slices.SortFunc(byPath, func(x, y uint32) int { return strings.Compare(b.paths[x], b.paths[y]) })
-	var paths []byte
-	out := make([]byte, 0, headerSize+n*(recordSize+4)+len(tris)+len(postings))
-	out = append(out, magic...)
+	slices.SortFunc(byPath, func(x, y uint32) int { return strings.Compare(sh.paths[x], sh.paths[y]) })
 	pathsLen := 0
-	for _, p := range b.paths {
+	for _, p := range sh.paths {
 		pathsLen += len(p)
 	}
+	head := make([]byte, 0, headerSize+n*(recordSize+4))
+	head = append(head, magic...)
 	for _, v := range []int{n, ntris, pathsLen, len(postings), 0} { // the checksum last, below
-		out = binary.LittleEndian.AppendUint32(out, uint32(v))
+		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
-	for i, r := range b.recs {
-		out = binary.LittleEndian.AppendUint64(out, uint64(r.size))
-		out = binary.LittleEndian.AppendUint64(out, uint64(r.mtime))
-		out = binary.LittleEndian.AppendUint64(out, uint64(r.ctime))
-		out = binary.LittleEndian.AppendUint64(out, r.ino)
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(paths)))
-		out = binary.LittleEndian.AppendUint32(out, uint32(len(b.paths[i]))|b.flags[i])
-		paths = append(paths, b.paths[i]...)
+	paths, pathOff := make([]byte, 0, pathsLen), 0
+	for i, r := range sh.recs {
+		head = binary.LittleEndian.AppendUint64(head, uint64(r.size))
+		head = binary.LittleEndian.AppendUint64(head, uint64(r.mtime))
+		head = binary.LittleEndian.AppendUint64(head, uint64(r.ctime))
+		head = binary.LittleEndian.AppendUint64(head, r.ino)
+		head = binary.LittleEndian.AppendUint32(head, uint32(pathOff))
+		head = binary.LittleEndian.AppendUint32(head, uint32(len(sh.paths[i]))|sh.flags[i])
+		paths = append(paths, sh.paths[i]...)
+		pathOff += len(sh.paths[i])
 	}
 	for _, id := range byPath {
-		out = binary.LittleEndian.AppendUint32(out, id)
+		head = binary.LittleEndian.AppendUint32(head, id)
 	}
-	out = append(out, tris...)
-	out = append(out, paths...)
-	out = append(out, postings...)
-	binary.LittleEndian.PutUint32(out[headerSize-4:], crc32.Checksum(out[headerSize:len(out)-len(postings)], castagnoli()))
-	return out
+	sum := crc32.Checksum(head[headerSize:], castagnoli())
+	sum = crc32.Update(sum, castagnoli(), tris)
+	sum = crc32.Update(sum, castagnoli(), paths)
+	binary.LittleEndian.PutUint32(head[headerSize-4:], sum)
+	return [][]byte{head, tris, paths, postings}
+}
+
+// writeSegment writes the parts as the file at path, atomically.
+func writeSegment(path string, parts [][]byte) error {
+	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o600))
+	if err != nil {
+		return err
+	}
+	defer f.Cleanup()
+	for _, p := range parts {
+		if _, err := f.Write(p); err != nil {
+			return err
+		}
+	}
+	return f.CloseAtomicallyReplace()
 }
 
 // removeOwn deletes the segments this build wrote, after a failure.
@@ -351,46 +486,3 @@ func (b *builder) removeOwn() {
 		os.Remove(filepath.Join(b.dir, name))
 	}
 }
-
-// readRegular reads the file at path into buf (grown as needed) if it is still the one
-// rec describes, before and after the reading (fstat of the open file), without
-// blocking if it was replaced by a FIFO or a device in the meantime. Raw system calls:
-// an os.File costs an epoll registration attempt per file.
-func readRegular(path string, rec record, buf []byte) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || recordOf(&st) != rec {
-		return nil, errChanged
-	}
-	if int64(cap(buf)) < rec.size+1 {
-		buf = make([]byte, 0, rec.size+1)
-	}
-	data := buf[:rec.size+1] // one byte more: a file that grew reads past its size
-	n := 0
-	for n < len(data) {
-		m, err := unix.Read(fd, data[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m == 0 {
-			break
-		}
-		n += m
-	}
-	if int64(n) != rec.size || unix.Fstat(fd, &st) != nil || recordOf(&st) != rec {
-		return nil, errChanged
-	}
-	return data[:n], nil
-}
-
-var errChanged = errors.New("index: the file changed while it was read")

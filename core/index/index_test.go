@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,12 +62,8 @@ func TestPrunerNeverSkipsAMatch(t *testing.T) {
 	files["utf16.txt"] = "\xff\xfea\x00l\x00"
 	files["late-nul.txt"] = strings.Repeat("gamma\n", 200000) + "\x00" // NUL past the first chunk
 	writeTree(t, root, files)
-	for _, c := range []struct{ maxPostings, countingSortMin int }{{0, countingSortMin}, {50, countingSortMin}, {0, 0}} {
-		maxPostings := c.maxPostings
-		old := countingSortMin
-		countingSortMin = c.countingSortMin
+	for _, maxPostings := range []int{0, 50} {
 		m := buildNow(t, cache, root, BuildOptions{MaxPostings: maxPostings})
-		countingSortMin = old
 		if maxPostings == 50 && len(m.Segments) < 5 {
 			t.Fatalf("want many segments with a posting budget of 50, got %d", len(m.Segments))
 		}
@@ -382,5 +379,35 @@ func TestSyncRejectsStrangeAnswers(t *testing.T) {
 	}
 	if _, err := Sync(cache, root, "", 200*time.Millisecond); err != ErrNoWatcher {
 		t.Errorf("with no watcher: %v, want ErrNoWatcher", err)
+	}
+}
+
+// sortPairs orders pairs as sorting them does: by trigram, and within a trigram by
+// the order they came in, which is the ids' order (a posting list's gaps must be
+// positive).
+func TestSortPairsSortsByTrigramKeepingIDOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 100, 5000, 200000} {
+		var pairs []uint64
+		for id := uint64(0); len(pairs) < n; id++ {
+			// A file's trigrams are distinct; their spread covers both radix digits.
+			seen := map[uint32]bool{}
+			for range 1 + r.IntN(40) {
+				tri := uint32(r.IntN(1 << 24))
+				if r.IntN(2) == 0 {
+					tri = uint32(r.IntN(64)) << 12 // many shared high digits
+				}
+				if !seen[tri] && len(pairs) < n {
+					seen[tri] = true
+					pairs = append(pairs, uint64(tri)<<32|id)
+				}
+			}
+		}
+		want := slices.Clone(pairs)
+		slices.Sort(want)
+		sortPairs(pairs, make([]uint64, n+r.IntN(3)))
+		if !slices.Equal(pairs, want) {
+			t.Fatalf("%d pairs: sortPairs differs from a sort", n)
+		}
 	}
 }
