@@ -411,3 +411,61 @@ func TestSortPairsSortsByTrigramKeepingIDOrder(t *testing.T) {
 		}
 	}
 }
+
+// Every substring of every file, in any ASCII case and of any bytes but NUL, keeps
+// its file from being pruned, whatever the posting budget (one segment or many, a
+// file bigger than a shard's share) and however the shards took the files.
+func TestEverySubstringKeepsItsFile(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	r := rand.New(rand.NewPCG(11, 12))
+	files := map[string]string{}
+	alphabet := []byte("aAbBzZ09 _\n\t\x7f\x80\xc3\xa9\xff\xfe")
+	for i := range 120 {
+		b := make([]byte, r.IntN(3000))
+		for j := range b {
+			if r.IntN(4) == 0 {
+				b[j] = byte(1 + r.IntN(255)) // any byte but NUL
+			} else {
+				b[j] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		if len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+			b[0] = 'x' // not UTF-16
+		}
+		files[fmt.Sprintf("d%d/f%d", i%5, i)] = string(b)
+	}
+	writeTree(t, root, files)
+	for _, maxPostings := range []int{0, 700, 5000} {
+		m := buildNow(t, cache, root, BuildOptions{MaxPostings: maxPostings})
+		if m.Files != len(files) {
+			t.Fatalf("budget %d: recorded %d files, want %d", maxPostings, m.Files, len(files))
+		}
+		ix, err := Open(cache, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range files {
+			for range 30 {
+				if len(body) < 3 {
+					break
+				}
+				i := r.IntN(len(body) - 2)
+				lit := []byte(body[i:min(len(body), i+3+r.IntN(6))])
+				if r.IntN(2) == 0 { // the index folds ASCII case (bytes.ToUpper would rewrite bytes that are not UTF-8)
+					upper := make([]byte, len(lit))
+					for k, c := range lit {
+						if 'a' <= c && c <= 'z' {
+							c -= 'a' - 'A'
+						}
+						upper[k] = c
+					}
+					lit = upper
+				}
+				if skip, _ := ix.Pruner([][]byte{lit}).Skip(filepath.Join(root, name)); skip {
+					t.Fatalf("budget %d, %d segments: %s holds %q (in some case) but was pruned", maxPostings, len(m.Segments), name, lit)
+				}
+			}
+		}
+		ix.Close()
+	}
+}
