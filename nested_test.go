@@ -53,6 +53,14 @@ func TestNestedAgentboxFindsItsPins(t *testing.T) {
 	lines["printf -v AGENTBOX_MODE_CEILING bypass; "+bin+" read --mode bypass sec/key.txt"] = "permission_denied"
 	lines["( env -i "+bin+" read --mode bypass sec/key.txt 2>&1 & ) | cat"] = "permission_denied"
 	lines["env -i bash -c '"+bin+" read --mode bypass sec/key.txt'"] = "permission_denied"
+	// Out of the process group and the session, under a parent that holds no pins and
+	// exits at once (the nested call is then a child of the outer agentbox, a subreaper
+	// whose own environment pins nothing): the descriptor bash holds the pins on is
+	// still inherited. The output goes to a file the line waits for.
+	lines["env -i bash -c 'setsid -f "+bin+" read --mode bypass sec/key.txt > detached.out 2>&1'; "+
+		"for i in $(seq 100); do [ -s detached.out ] && break; sleep 0.05; done; sleep 0.1; cat detached.out"] = "permission_denied"
+	lines["env -i bash -c 'setsid -f env -i "+bin+" read --root "+filepath.Join(dir, "out")+" "+filepath.Join(dir, "out", "secret.txt")+" > detached2.out 2>&1'; "+
+		"for i in $(seq 100); do [ -s detached2.out ] && break; sleep 0.05; done; sleep 0.1; cat detached2.out"] = "outside the workspace"
 	if py, err := exec.LookPath("python3"); err == nil {
 		lines[py+` -c 'import os; os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "sec/key.txt"], {})'`] = "permission_denied"
 	}

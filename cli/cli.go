@@ -48,8 +48,9 @@ type Host struct {
 	Executable  string
 	// Signals, when set, cancels the call's context (exit status 130).
 	Signals bool
-	// InheritedPins finds the policy pins of a calling agentbox in the starting
-	// environment of the shell that runs this process (see ancestorPins; nil: none).
+	// InheritedPins finds the policy pins of a calling agentbox: on the descriptor its
+	// bash left them on, or in the starting environment of the shell that runs this
+	// process (see inheritedPins; nil: none).
 	InheritedPins func() map[string]string
 }
 
@@ -64,7 +65,7 @@ func OSEnv() Host {
 		StdinIsData:      stdinIsData(),
 		Executable:       exe,
 		Signals:          true,
-		InheritedPins:    ancestorPins,
+		InheritedPins:    inheritedPins,
 	}
 }
 
@@ -664,6 +665,16 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 	return nil
 }
 
+// inheritedPins finds the pins of a calling agentbox: those its bash left on a
+// descriptor every process of the command inherits, else those in the environment its
+// shell started with.
+func inheritedPins() map[string]string {
+	if pins := proc.InheritedPins(); pins != nil {
+		return pins
+	}
+	return ancestorPins()
+}
+
 // ancestorPins finds the settings an agentbox's bash pins in its commands' environment
 // (AGENTBOX_MODE_CEILING, AGENTBOX_ROOT, AGENTBOX_MANIFEST, AGENTBOX_USER_CONFIG, with
 // the HOME and XDG_CONFIG_HOME that locate the user config) in the environment the
@@ -672,10 +683,11 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 // ( … & ) stays in), its session's leader (a background job's) or its parent. A command
 // that cleared its own (env -i agentbox ..., a program's execve with a new environment,
 // read or printf -v into a pin) runs under a shell that still holds them. Three reads
-// at most: start-up cost is measured. Nothing is found when the command left the group
-// (setsid) or replaced the shell (exec as the last word): README says so.
+// at most: start-up cost is measured. A command that left the group (setsid) or
+// replaced the shell (exec as the last word) still holds the pins bash keeps at
+// shell.PinsFD (proc.InheritedPins, see inheritedPins).
 func ancestorPins() map[string]string {
-	keys := []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "HOME", "XDG_CONFIG_HOME"}
+	keys := proc.PinKeys
 	self := os.Getpid()
 	sid, _ := unix.Getsid(0)
 	seen := map[int]bool{self: true}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // CapShellEnv is the capability of setting an environment variable that makes programs
@@ -131,6 +133,11 @@ func (p *Policy) decideEnv(c *Check) Decision {
 	if name == "*" {
 		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: "the line exports a variable whose name is computed at run time " +
 			"(export $x=...), which could be one of agentbox's own settings or one that loads code; write the name literally"}
+	}
+	if name == shell.PinsVar {
+		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: fmt.Sprintf(
+			"the line closes or replaces file descriptor %d, which holds this agentbox's policy for any agentbox the command runs; "+
+				"leave descriptor %d alone (and write {var}>&- closes with a literal number)", shell.PinsFD, shell.PinsFD)}
 	}
 	if strings.HasPrefix(name, "AGENTBOX_") {
 		return Decision{Action: Deny, Variable: name, Part: c.Display, Reason: fmt.Sprintf(

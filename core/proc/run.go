@@ -11,7 +11,9 @@
 // pipe on fd 4) until the caller is ready to stop the command, so bash's own
 // start-up runs beside the caller's last preparations (see Options.BeforeStart),
 // and bash (started with syscall.ForkExec, see spawn.go) never runs the command
-// for a caller that died or was cancelled first. stdout and stderr are read as
+// for a caller that died or was cancelled first. When the environment pins a nested
+// agentbox to the caller's policy, bash also gets the pins in a sealed memory file
+// (pins.go), which the prelude moves to shell.PinsFD. stdout and stderr are read as
 // they come into bounded captures (see Output): past a cap the whole stream goes
 // to a spill file and the result keeps the head and the tail.
 //
@@ -38,6 +40,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core/sandbox"
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // Defaults from the reference tools.
@@ -115,6 +118,10 @@ func ClampTimeout(d time.Duration) time.Duration {
 // Options.BeforeStart).
 var prelude = fmt.Sprintf(`exec %d>&3 3>&-; builtin read -r -u 4 || builtin exit 125; exec 4<&-; unset REPLY; trap 'builtin printf "%%s" "$PWD" >&%d' EXIT; `, pwdFD, pwdFD)
 
+// pinsPrelude comes first when bash gets the calling agentbox's pins (sealPins) on fd
+// 5: it moves them to shell.PinsFD, the descriptor the gate keeps the line from closing.
+var pinsPrelude = fmt.Sprintf(`exec %d<&5 5<&-; `, shell.PinsFD)
+
 // Run runs opts.Command and reports what happened. The error is for failures to
 // start (no bash, bad directory); a command that fails is a Result with its exit code.
 func Run(ctx context.Context, opts Options) (*Result, error) {
@@ -122,6 +129,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	pinned := cmd.ExtraFiles // the pins, when command sealed some (bash has its own copy once started)
+	defer func() {
+		for _, f := range pinned {
+			f.Close()
+		}
+	}()
 	closeStdin, err := feedStdin(cmd, opts.Stdin)
 	if err != nil {
 		return nil, err
@@ -133,7 +146,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	defer pp.gateW.Close()
 	cmd.Stdout, cmd.Stderr = pp.outW, pp.errW
-	cmd.ExtraFiles = []*os.File{pp.pwdW, pp.gateR}
+	cmd.ExtraFiles = append([]*os.File{pp.pwdW, pp.gateR}, pinned...)
 
 	capOut := newCapture(orDefault(opts.StdoutCap, DefaultStdoutCap), opts.SpillDir, "stdout", orDefault64(opts.SpillMax, DefaultSpillMax))
 	capErr := newCapture(orDefault(opts.StderrCap, DefaultStderrCap), opts.SpillDir, "stderr", orDefault64(opts.SpillMax, DefaultSpillMax))
@@ -227,7 +240,18 @@ func command(opts Options) (*exec.Cmd, *tree, *Result, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, nil, fmt.Errorf("working directory %s does not exist or is not a directory; pass an existing absolute directory", dir)
 	}
-	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", prelude+opts.Command)
+	pins, err := sealPins(env)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot hand the command this agentbox's policy pins: %v", err)
+	}
+	script := prelude + opts.Command
+	if pins != nil {
+		script = pinsPrelude + script
+	}
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-c", script)
+	if pins != nil {
+		cmd.ExtraFiles = []*os.File{pins} // Run puts its two pipes before it: fd 5 in bash
+	}
 	cmd.Dir = dir
 	t := newTree()
 	cmd.Env = append(env, RunVar+"="+t.id)
@@ -249,6 +273,9 @@ func command(opts Options) (*exec.Cmd, *tree, *Result, error) {
 	}
 	rep, err := sandbox.Wrap(cmd, opts.Sandbox, self)
 	if err != nil {
+		if pins != nil {
+			pins.Close()
+		}
 		return nil, nil, nil, err
 	}
 	cmd.SysProcAttr.Setpgid = true

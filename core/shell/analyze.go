@@ -442,6 +442,13 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 		rd := Redirect{Op: r.Op.String()}
 		if r.N != nil {
 			rd.Fd = r.N.Value
+			// Closing or replacing the descriptor that holds the calling agentbox's
+			// pins ({x}>&- closes the one $x names) would leave an agentbox the line
+			// runs without them: decided as setting them.
+			closes := (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && r.Word != nil && r.Word.Lit() == "-"
+			if rd.Fd == strconv.Itoa(PinsFD) || strings.HasPrefix(rd.Fd, "{") && closes {
+				z.unsetsOwn(word{s: PinsVar, known: true})
+			}
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -1528,6 +1535,16 @@ func (z *analyzer) track(argv []word) {
 		}
 	}
 }
+
+// PinsFD is the descriptor an agentbox's bash holds its pins at (the settings of
+// nestedEnv, in a sealed memory file: see proc.SealPins): a nested agentbox reads them
+// there when a command cleared its environment and left its shell's process group
+// (setsid -f env -i agentbox ...). PinsVar names the line's closing or replacing it,
+// decided as setting one of agentbox's own variables.
+const (
+	PinsFD  = 249
+	PinsVar = "AGENTBOX_PINS"
+)
 
 // unsetsOwn records a variable the line takes out of the environment of its later
 // commands when it is one of agentbox's own (AGENTBOX_*, or a name the line cannot
