@@ -63,6 +63,9 @@ func TestNestedAgentboxFindsItsPins(t *testing.T) {
 		"for i in $(seq 100); do [ -s detached2.out ] && break; sleep 0.05; done; sleep 0.1; cat detached2.out"] = "outside the workspace"
 	if py, err := exec.LookPath("python3"); err == nil {
 		lines[py+` -c 'import os; os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "sec/key.txt"], {})'`] = "permission_denied"
+		// A program that puts something else on the pins' descriptor: the nested call
+		// refuses to run rather than run without them.
+		lines[py+` -c 'import os; os.dup2(os.open("/dev/null", os.O_RDONLY), 249, inheritable=True); os.execve("`+bin+`", ["agentbox", "read", "--mode", "bypass", "readme.txt"], {})'`] = "file descriptor 249 is open but holds /dev/null"
 	}
 	// PATH: the system's, where bash is bash (the test binary's PATH names applets).
 	base := append(os.Environ(), "PATH=/usr/bin:/bin", "AGENTBOX_MODE=accept-edits", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+ws,

@@ -364,8 +364,8 @@ func TestScaleMillionFiles(t *testing.T) {
 		}
 	})
 	t.Run("index", func(t *testing.T) {
-		// grep's index over the million files: its build's memory stays bounded (segments
-		// of at most 8 Mi postings), and a search with it answers as grep_rare did. The
+		// grep's index over the million files: its build's memory stays bounded (8 Mi
+		// postings gathered at a time), and a search with it answers as grep_rare did. The
 		// build's racy window is 2 s: the tree must be older for every file to be recorded.
 		time.Sleep(2100 * time.Millisecond)
 		cache := t.TempDir()

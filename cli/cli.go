@@ -51,12 +51,15 @@ type Host struct {
 	// InheritedPins finds the policy pins of a calling agentbox: on the descriptor its
 	// bash left them on, or in the starting environment of the shell that runs this
 	// process (see inheritedPins; nil: none).
-	InheritedPins func() map[string]string
+	InheritedPins func() (map[string]string, error)
 }
 
 // OSEnv returns the real process's Host.
 func OSEnv() Host {
 	exe, _ := os.Executable()
+	// Now, before this process opens descriptors of its own (an MCP server's files
+	// could reach the pins' number).
+	fdPins, fdErr := proc.InheritedPins()
 	return Host{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
@@ -65,7 +68,7 @@ func OSEnv() Host {
 		StdinIsData:      stdinIsData(),
 		Executable:       exe,
 		Signals:          true,
-		InheritedPins:    inheritedPins,
+		InheritedPins:    func() (map[string]string, error) { return inheritedPins(fdPins, fdErr) },
 	}
 }
 
@@ -517,7 +520,11 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 		// the shell it started still holds them as they were: they stand over what the
 		// command's environment says now (env -i, read AGENTBOX_MODE_CEILING, printf -v),
 		// and the stricter ceiling of the two holds.
-		if pins := host.InheritedPins(); len(pins) > 0 {
+		pins, err := host.InheritedPins()
+		if err != nil {
+			return nil, core.Errorf(core.CodePermissionDenied, "%v", err)
+		}
+		if len(pins) > 0 {
 			base := getenv
 			ceiling := pins["AGENTBOX_MODE_CEILING"]
 			if own := base("AGENTBOX_MODE_CEILING"); own != "" {
@@ -666,13 +673,14 @@ func nestedFlags(g globals, getenv func(string) string, getwd func() (string, er
 }
 
 // inheritedPins finds the pins of a calling agentbox: those its bash left on a
-// descriptor every process of the command inherits, else those in the environment its
-// shell started with.
-func inheritedPins() map[string]string {
-	if pins := proc.InheritedPins(); pins != nil {
-		return pins
+// descriptor every process of the command inherits (fdPins, or fdErr when that
+// descriptor is open but holds none: this process must not run), else those in the
+// environment its shell started with.
+func inheritedPins(fdPins map[string]string, fdErr error) (map[string]string, error) {
+	if fdPins != nil || fdErr != nil {
+		return fdPins, fdErr
 	}
-	return ancestorPins()
+	return ancestorPins(), nil
 }
 
 // ancestorPins finds the settings an agentbox's bash pins in its commands' environment

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -57,22 +58,33 @@ func sealPins(env []string) (*os.File, error) {
 }
 
 // InheritedPins returns the pins an agentbox's bash left at shell.PinsFD for the
-// processes its command starts, or nil when that descriptor holds none: not open, not
-// an agentbox pins memory file, or not sealed against writing.
-func InheritedPins() map[string]string {
+// processes its command starts: nil when that descriptor is closed, an error when it is
+// open but holds no sealed agentbox pins (replaced, or unreadable: no /proc), which
+// the caller must refuse to run under rather than run without a caller's policy.
+// Called at process start, before this process opens descriptors of its own.
+func InheritedPins() (map[string]string, error) {
 	const fd = shell.PinsFD
+	if _, err := unix.FcntlInt(fd, unix.F_GETFD, 0); err == unix.EBADF {
+		return nil, nil
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("file descriptor %d is open but %s; agentbox keeps it for the policy of the agentbox that runs this one (its bash holds it for every process a command starts), so it will not run without that policy: run it from the calling agentbox's command with descriptor %d left as it was", fd, why, fd)
+	}
 	link, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
-	if err != nil || !strings.HasPrefix(link, "/memfd:"+pinsName+" ") {
-		return nil
+	if err != nil {
+		return nil, bad("what it holds cannot be read (" + err.Error() + ")")
+	}
+	if !strings.HasPrefix(link, "/memfd:"+pinsName+" ") {
+		return nil, bad("holds " + link + ", not an agentbox's pins")
 	}
 	seals, err := unix.FcntlInt(fd, unix.F_GET_SEALS, 0)
 	if err != nil || seals&unix.F_SEAL_WRITE == 0 {
-		return nil
+		return nil, bad("its pins are not sealed against writing")
 	}
 	buf := make([]byte, 64<<10)
 	n, err := unix.Pread(fd, buf, 0) // pread: the offset is shared with every holder
 	if err != nil || n == len(buf) {
-		return nil
+		return nil, bad("its pins cannot be read")
 	}
 	pins := map[string]string{}
 	for _, kv := range strings.Split(string(buf[:n]), "\x00") {
@@ -81,12 +93,12 @@ func InheritedPins() map[string]string {
 		}
 	}
 	if pins["AGENTBOX_MODE_CEILING"] == "" {
-		return nil
+		return nil, bad("its pins name no mode ceiling")
 	}
 	for _, k := range PinKeys {
 		if _, ok := pins[k]; !ok {
 			pins[k] = "" // the pinned shell had none: neither does this process
 		}
 	}
-	return pins
+	return pins, nil
 }

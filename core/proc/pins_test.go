@@ -29,7 +29,8 @@ func TestCommandHoldsItsPins(t *testing.T) {
 	}
 }
 
-// InheritedPins reads fd 249 only when it is a sealed agentbox pins memory file.
+// InheritedPins reads fd 249 only when it is a sealed agentbox pins memory file, and
+// refuses anything else there: the descriptor was replaced.
 func TestInheritedPinsWantsASealedPinsFile(t *testing.T) {
 	if _, err := unix.FcntlInt(shell.PinsFD, unix.F_GETFD, 0); err == nil {
 		t.Skipf("fd %d is open in the test process", shell.PinsFD)
@@ -42,8 +43,8 @@ func TestInheritedPinsWantsASealedPinsFile(t *testing.T) {
 	}
 	defer unix.Close(shell.PinsFD)
 
-	if InheritedPins() != nil {
-		t.Fatal("pins found with fd 249 closed")
+	if pins, err := InheritedPins(); pins != nil || err != nil {
+		t.Fatalf("fd 249 closed: %v, %v; want no pins and no error", pins, err)
 	}
 	sealed, err := sealPins([]string{"AGENTBOX_MODE_CEILING=plan", "AGENTBOX_ROOT=/w", "PATH=/bin"})
 	if err != nil {
@@ -55,8 +56,8 @@ func TestInheritedPinsWantsASealedPinsFile(t *testing.T) {
 	}
 	place(sealed)
 	want := map[string]string{"AGENTBOX_MODE_CEILING": "plan", "AGENTBOX_ROOT": "/w", "AGENTBOX_MANIFEST": "", "AGENTBOX_USER_CONFIG": "", "HOME": "", "XDG_CONFIG_HOME": ""}
-	if got := InheritedPins(); !maps.Equal(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
+	if got, err := InheritedPins(); err != nil || !maps.Equal(got, want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
 	}
 
 	// The same name and contents, but writable: anyone holding it could have changed it.
@@ -68,16 +69,16 @@ func TestInheritedPinsWantsASealedPinsFile(t *testing.T) {
 	defer open.Close()
 	open.WriteString("AGENTBOX_MODE_CEILING=bypass\x00")
 	place(open)
-	if got := InheritedPins(); got != nil {
-		t.Fatalf("an unsealed file gave %v", got)
+	if got, err := InheritedPins(); got != nil || err == nil || !strings.Contains(err.Error(), "not sealed") {
+		t.Fatalf("an unsealed file gave %v, %v; want a refusal", got, err)
 	}
 	// A sealed file of another name.
 	other, _ := os.CreateTemp(t.TempDir(), "pins")
 	defer other.Close()
 	other.WriteString("AGENTBOX_MODE_CEILING=bypass\x00")
 	place(other)
-	if got := InheritedPins(); got != nil {
-		t.Fatalf("a regular file gave %v", got)
+	if got, err := InheritedPins(); got != nil || err == nil || !strings.Contains(err.Error(), "not an agentbox's pins") {
+		t.Fatalf("a regular file gave %v, %v; want a refusal", got, err)
 	}
 	if p, _ := sealPins([]string{"AGENTBOX_ROOT=/w"}); p != nil {
 		t.Fatal("pins sealed without a ceiling")

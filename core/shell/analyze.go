@@ -446,7 +446,8 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 			// pins ({x}>&- closes the one $x names) would leave an agentbox the line
 			// runs without them: decided as setting them.
 			closes := (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && r.Word != nil && r.Word.Lit() == "-"
-			if rd.Fd == strconv.Itoa(PinsFD) || strings.HasPrefix(rd.Fd, "{") && closes {
+			n, err := strconv.Atoi(rd.Fd) // bash reads 0249 as 249
+			if err == nil && n == PinsFD || strings.HasPrefix(rd.Fd, "{") && closes {
 				z.unsetsOwn(word{s: PinsVar, known: true})
 			}
 		}

@@ -2543,8 +2543,71 @@ func TreeWrites(argv []string) []string {
 		return linkedFiles(args) // a link to a folder writes what is below it
 	case "tar", "bsdtar", "unzip":
 		return extractTrees(name, args)
+	case "mv":
+		return movedTrees(args) // what is below a moved folder leaves its path
+	case "mount":
+		return mountPoints(args) // what was there is hidden under what is mounted
 	}
 	return nil
+}
+
+// movedTrees are mv's sources: moving a folder moves every file below it (the user
+// config with its folder's parent).
+func movedTrees(args []string) []string {
+	var ops []string
+	intoDir := false
+	for k := 0; k < len(args); k++ {
+		switch a := args[k]; {
+		case a == "--":
+			ops = append(ops, args[k+1:]...)
+			k = len(args)
+		case a == "-t" || a == "-S" || a == "--target-directory" || a == "--suffix":
+			intoDir = intoDir || a == "-t" || a == "--target-directory"
+			k++
+		case strings.HasPrefix(a, "--target-directory="):
+			intoDir = true
+		case strings.HasPrefix(a, "-") && a != "-":
+			if !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "tS") {
+				// -ft DIR, -bS SUFFIX: the value is the next word (or the rest of this one).
+				i := strings.IndexAny(a, "tS")
+				intoDir = intoDir || a[i] == 't'
+				if i == len(a)-1 {
+					k++
+				}
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if intoDir {
+		return ops
+	}
+	if len(ops) < 2 {
+		return nil
+	}
+	return ops[:len(ops)-1]
+}
+
+// mountPoints is the folder mount mounts over: its last operand, or --target.
+func mountPoints(args []string) []string {
+	var ops []string
+	for k := 0; k < len(args); k++ {
+		switch a := args[k]; {
+		case a == "--target" && k+1 < len(args):
+			return []string{args[k+1]}
+		case strings.HasPrefix(a, "--target="):
+			return []string{strings.TrimPrefix(a, "--target=")}
+		case slices.Contains([]string{"-t", "-o", "-O", "-L", "-U", "-N", "--types", "--options", "--test-opts", "--label", "--uuid", "--source", "--namespace", "--options-mode", "--options-source"}, a):
+			k++
+		case strings.HasPrefix(a, "-"):
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	return ops[len(ops)-1:]
 }
 
 // WorkTreeWrites are the work-tree folders a git command rewrites or deletes files in

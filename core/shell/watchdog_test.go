@@ -416,6 +416,18 @@ func TestTreeWrites(t *testing.T) {
 		"cp -a -t out a b":                       {"out"},
 		"cp a b":                                 nil,
 		"rsync -a src/ dst/":                     {"dst/"},
+		"mv cfg cfgx":                            {"cfg"},
+		"mv -f a b dir":                          {"a", "b"},
+		"mv -t dir a b":                          {"a", "b"},
+		"mv -ft dir a":                           {"a"},
+		"mv --target-directory=dir a":            {"a"},
+		"mv -S .bak a b":                         {"a"},
+		"mv -- -a b":                             {"-a"},
+		"mv a":                                   nil,
+		"mount --bind /tmp/x /home/u/.config":    {"/home/u/.config"},
+		"mount -t proc proc /jail/proc":          {"/jail/proc"},
+		"mount -o bind,ro a b":                   {"b"},
+		"mount --target /mnt --source /dev/sda1": {"/mnt"},
 	}
 	for line, want := range cases {
 		a, err := Analyze(line)
