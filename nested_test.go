@@ -81,6 +81,21 @@ func TestNestedAgentboxFindsItsPins(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant the nested call refused (%s: the caller's rules and roots), the file unread", line, out, refusal)
 		}
 	}
+	// A program that moves the user config's folder away and then runs agentbox: the
+	// nested call finds no config where the pinned digest says one was, and refuses.
+	if py, err := exec.LookPath("python3"); err == nil {
+		line := py + ` -c 'import os; os.rename("` + cfg + `", "` + cfg + `.away"); os.execve("` + bin + `", ["agentbox", "read", "sec/key.txt"], {})'`
+		req, _ := json.Marshal(map[string]string{"command": line})
+		cmd := exec.Command(bin, "bash")
+		cmd.Dir, cmd.Env, cmd.Stdin = ws, base, strings.NewReader(string(req))
+		out, _ := cmd.Output()
+		if err := os.Rename(cfg+".away", cfg); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(out), "TOPSECRET") || !strings.Contains(string(out), "not the user config the calling agentbox runs under") {
+			t.Errorf("%s:\n%s\nwant the nested call refused: its user config is gone", line, out)
+		}
+	}
 	// An ordinary nested call still works.
 	req, _ := json.Marshal(map[string]string{"command": "env -i " + bin + " read readme.txt"})
 	cmd := exec.Command(bin, "bash")

@@ -458,7 +458,8 @@ func nestedEnv(env *core.Env, callEnv map[string]string) (map[string]string, err
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(env.Cwd, f)
 		}
-		pin("AGENTBOX_USER_CONFIG", f) // XDG_CONFIG_HOME=mine agentbox ... keeps these rules
+		pin("AGENTBOX_USER_CONFIG", f)                           // XDG_CONFIG_HOME=mine agentbox ... keeps these rules
+		pin("AGENTBOX_USER_CONFIG_SHA256", pol.UserConfigDigest) // and the file moved or covered too
 	}
 	if m := env.Getenv("AGENTBOX_MANIFEST"); m != "" && !filepath.IsAbs(m) {
 		pin("AGENTBOX_MANIFEST", filepath.Join(env.Cwd, m))

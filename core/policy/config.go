@@ -2,6 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -346,6 +348,10 @@ func Load(src Sources, env Env) (*Policy, error) {
 			}
 			return nil, nil, &ConfigError{File: file, Scope: scope, Msg: err.Error()}
 		}
+		if scope == ScopeUser {
+			sum := sha256.Sum256(data)
+			p.UserConfigDigest = hex.EncodeToString(sum[:])
+		}
 		w, err := ParseWatchdog(data, file, scope)
 		if err != nil {
 			return nil, nil, err
@@ -377,9 +383,15 @@ func Load(src Sources, env Env) (*Policy, error) {
 		p.ConfigFiles = append(p.ConfigFiles, canonical(absPath(user)))
 		p.UserConfigDir = canonical(filepath.Dir(absPath(user)))
 		p.StateDir = StateDir(getenv)
+		p.UserConfigDigest = "none"
 		sec, rules, err := read(user, ScopeUser, false)
 		if err != nil {
 			return nil, err
+		}
+		if want := getenv("AGENTBOX_USER_CONFIG_SHA256"); want != "" && want != p.UserConfigDigest {
+			return nil, &ConfigError{File: user, Scope: ScopeUser, Msg: "this is not the user config the calling agentbox runs under " +
+				"(AGENTBOX_USER_CONFIG_SHA256 differs: the file changed, moved or is hidden since its command started), " +
+				"so this agentbox will not run under other rules; run it again from the calling agentbox"}
 		}
 		p.add(rules...)
 		if sec != nil {

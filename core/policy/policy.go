@@ -69,6 +69,11 @@ type Policy struct {
 	// config's folder, protected whole (user skills and other settings live there).
 	ConfigFiles   []string
 	UserConfigDir string
+	// UserConfigDigest is the SHA-256 (hex) of the user config as read, "none" when
+	// there is none: bash pins it (AGENTBOX_USER_CONFIG_SHA256) so that a nested
+	// agentbox runs under the same rules or not at all, not under a file moved, covered
+	// or swapped since.
+	UserConfigDigest string
 	// StateDir is agentbox's state folder: the session's grants and the patch
 	// journals there decide what later calls may do, so no applet writes it.
 	StateDir string

@@ -13,8 +13,8 @@ import (
 // PinKeys are the environment variables that pin an agentbox a command runs to the
 // policy of the agentbox that runs the command (see applets' nestedEnv): the mode
 // ceiling, the workspace roots, the manifest and the user config, with the HOME and
-// XDG_CONFIG_HOME that locate the user config.
-var PinKeys = []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "HOME", "XDG_CONFIG_HOME"}
+// XDG_CONFIG_HOME that locate the user config, and the digest of its contents.
+var PinKeys = []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "AGENTBOX_USER_CONFIG_SHA256", "HOME", "XDG_CONFIG_HOME"}
 
 // pinsName names the memory file, as /proc/PID/fd shows it ("/memfd:agentbox-pins").
 const pinsName = "agentbox-pins"
