@@ -44,7 +44,7 @@ func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 			}
 			return walk.Walk(ctx, base, opt, visit)
 		}
-		if !ch.Built.Equal(ix.Meta.Built) || !ch.Visible || inTree(under, ch.Trees) {
+		if !ch.Answers(ix) || !ch.Visible || inTree(under, ch.Trees) {
 			return walk.Walk(ctx, base, opt, visit)
 		}
 		listedGlobs.Add(1)

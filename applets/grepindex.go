@@ -76,8 +76,8 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options)
 		g.noWatcher = err == index.ErrNoWatcher
 		return g
 	}
-	if !ch.Built.Equal(ix.Meta.Built) || !ch.Visible || inTree(under, ch.Trees) {
-		return g // another index, a folder the index's walk leaves out, or a changed one
+	if !ch.Answers(ix) || !ch.Visible || inTree(under, ch.Trees) {
+		return g // another index or mount namespace, a folder the index's walk leaves out, or a changed one
 	}
 	m.SetLister(g.lister(m, wopt, ch))
 	listedSearches.Add(1)
@@ -345,8 +345,9 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 	if ws.Truncated {
 		st.Truncated, st.Reason = true, ws.Reason
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-		// (a folder gone, or made a file, since the watcher's answer: nothing there)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && (srel == "" || !errors.Is(err, fs.ErrPermission)) {
+		// (a folder gone, or made a file, since the watcher's answer: nothing there;
+		// one that cannot be listed now is passed over, as the walk from the root does)
 		return err
 	}
 	return nil

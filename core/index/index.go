@@ -82,7 +82,10 @@ type Meta struct {
 // Index is an open index: its segments, mapped read-only.
 type Index struct {
 	Meta Meta
-	segs []*segment
+	// Stamp is the SHA-256 (hex) of the meta.json this index was opened from: which
+	// index, segments included, a watcher's answer is for.
+	Stamp string
+	segs  []*segment
 }
 
 // Open opens the index of root, or returns an error when there is none that can be
@@ -105,7 +108,8 @@ func Open(cacheHome, root string) (*Index, error) {
 	if m.Root != filepath.Clean(root) {
 		return nil, errors.New("index: meta.json is for another root")
 	}
-	ix := &Index{Meta: m}
+	sum := sha256.Sum256(b)
+	ix := &Index{Meta: m, Stamp: hex.EncodeToString(sum[:])}
 	for _, name := range m.Segments {
 		if strings.ContainsAny(name, `/\`) {
 			ix.Close()

@@ -76,17 +76,38 @@ var errWatcherBusy = errors.New("index: the watcher is not ready")
 // of a hidden, skipped or ignored folder, or a path through a link, is not one the
 // index's list stands for).
 type Changes struct {
-	Built   time.Time
+	Built time.Time
+	// Index is the Stamp of the index the watcher compared with, and MountNS its mount
+	// namespace: a search takes the answer only for the index it opened, seen through
+	// the same mounts (Answers).
+	Index   string
+	MountNS string
 	Dirs    []string
 	Trees   []string
 	Visible bool
 	Busy    bool
 }
 
+// Answers reports whether the changes are a watcher's answer for ix, the index this
+// search opened, as this process sees the tree: an index rewritten or its meta.json
+// edited since the watcher compared, or a search in another mount namespace (a
+// sandbox that mounted something over the tree), must walk instead.
+func (ch *Changes) Answers(ix *Index) bool {
+	return ch.Index != "" && ch.Index == ix.Stamp && ch.MountNS != "" && ch.MountNS == mountNS()
+}
+
+// mountNS names this process's mount namespace ("" when /proc cannot say).
+var mountNS = sync.OnceValue(func() string {
+	ns, _ := os.Readlink("/proc/self/ns/mnt")
+	return ns
+})
+
 // changesWire is Changes as sent: names as bytes (base64 in JSON), since a folder's
 // name need not be UTF-8 and a JSON string would mangle it.
 type changesWire struct {
 	Built   time.Time `json:"built"`
+	Index   string    `json:"index"`
+	MountNS string    `json:"mount_ns"`
 	Dirs    [][]byte  `json:"dirs"`
 	Trees   [][]byte  `json:"trees"`
 	Visible bool      `json:"visible,omitempty"`
@@ -94,7 +115,7 @@ type changesWire struct {
 }
 
 func toWire(ch Changes) changesWire {
-	w := changesWire{Built: ch.Built, Visible: ch.Visible, Busy: ch.Busy, Dirs: [][]byte{}, Trees: [][]byte{}}
+	w := changesWire{Built: ch.Built, Index: ch.Index, MountNS: ch.MountNS, Visible: ch.Visible, Busy: ch.Busy, Dirs: [][]byte{}, Trees: [][]byte{}}
 	for _, d := range ch.Dirs {
 		w.Dirs = append(w.Dirs, []byte(d))
 	}
@@ -105,7 +126,7 @@ func toWire(ch Changes) changesWire {
 }
 
 func fromWire(w changesWire) Changes {
-	ch := Changes{Built: w.Built, Visible: w.Visible, Busy: w.Busy}
+	ch := Changes{Built: w.Built, Index: w.Index, MountNS: w.MountNS, Visible: w.Visible, Busy: w.Busy}
 	for _, d := range w.Dirs {
 		ch.Dirs = append(ch.Dirs, string(d))
 	}
@@ -323,6 +344,7 @@ type watcher struct {
 
 	// Owned by loop.
 	built        time.Time
+	stamp        string // the compared index's Stamp
 	dirs, trees  map[string]bool
 	visible      map[string]bool // the folders the last rescan's walk entered
 	repos        map[string]bool // those of them holding a .git (nested repositories)
@@ -478,6 +500,10 @@ func (w *watcher) event(ev inotifyEvent) bool {
 		// A folder created (filled before a watch could be added), removed or moved:
 		// searches walk it whole, and whatever the index knew under it is gone.
 		w.trees[rel] = true
+	case isDir && ev.mask&unix.IN_ATTRIB != 0:
+		// A folder's permissions or owner changed: who may list and read what is
+		// below it did, which the index cannot tell; searches walk it whole.
+		w.trees[rel] = true
 	case ev.mask&created != 0:
 		var st unix.Stat_t
 		if lstat(ev.path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 {
@@ -514,7 +540,7 @@ func (w *watcher) changes(under string) Changes {
 		w.rescanSoon = true
 		return Changes{Busy: true}
 	}
-	ch := Changes{Built: w.built, Dirs: []string{}, Trees: []string{}, Visible: w.standsFor(under)}
+	ch := Changes{Built: w.built, Index: w.stamp, MountNS: mountNS(), Dirs: []string{}, Trees: []string{}, Visible: w.standsFor(under)}
 	for d := range w.dirs {
 		ch.Dirs = append(ch.Dirs, d)
 	}
@@ -645,7 +671,7 @@ func (w *watcher) rescan() error {
 			trees[d] = true
 		}
 	}
-	w.dirs, w.trees, w.visible, w.repos, w.built = dirs, trees, visible, repos, ix.Meta.Built
+	w.dirs, w.trees, w.visible, w.repos, w.built, w.stamp = dirs, trees, visible, repos, ix.Meta.Built, ix.Stamp
 	w.ready.Store(true)
 	return nil
 }

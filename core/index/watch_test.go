@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,75 @@ func TestRelevantMounts(t *testing.T) {
 		if strings.Contains(got, not) {
 			t.Errorf("relevant mounts hold %q:\n%s", not, got)
 		}
+	}
+}
+
+// A folder's permissions changed (chmod 0111 or 000 takes listing away from a user
+// who is not root): the watcher reports it as a changed tree, so searches walk it and
+// see what a full scan sees, instead of listing it from the index.
+func TestWatcherReportsAFolderWhosePermissionsChanged(t *testing.T) {
+	root := t.TempDir()
+	cache, _ := watchTree(t, root)
+	if err := os.Chmod(filepath.Join(root, "b"), 0o111); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(filepath.Join(root, "b"), 0o755)
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		ch, err := Sync(cache, root, "", time.Second)
+		if err == nil {
+			for _, d := range ch.Trees {
+				if d == "b" {
+					return
+				}
+			}
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("after chmod 0111 of b, the watcher reports %+v (%v) without b as a changed tree", ch, err)
+		}
+	}
+}
+
+// A watcher's answer is for the index it compared with, seen through its mounts: an
+// index whose meta.json was rewritten since (a segment dropped or listed twice), or a
+// search in another mount namespace, does not take it.
+func TestChangesAnswerOnlyTheirIndex(t *testing.T) {
+	root := t.TempDir()
+	cache, _ := watchTree(t, root)
+	ch, err := Sync(cache, root, "", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(cache, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ch.Answers(ix) {
+		t.Fatalf("the watcher's answer %+v is not taken for its own index (stamp %s, namespace %s)", ch, ix.Stamp, mountNS())
+	}
+	meta := filepath.Join(Dir(cache, root), "meta.json")
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ix.Meta
+	m.Segments = append(m.Segments, m.Segments...)
+	edited, _ := json.Marshal(m)
+	if err := os.WriteFile(meta, edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer os.WriteFile(meta, b, 0o600)
+	ix2, err := Open(cache, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if ch.Answers(ix2) {
+		t.Fatal("the answer was taken for an index whose meta.json lists each segment twice")
+	}
+	other := ch
+	other.MountNS = "mnt:[1]"
+	if other.Answers(ix) {
+		t.Fatal("the answer of a watcher in another mount namespace was taken")
 	}
 }
