@@ -1538,7 +1538,7 @@ func (z *analyzer) track(argv []word) {
 }
 
 // PinsFD is the descriptor an agentbox's bash holds its pins at (the settings of
-// nestedEnv, in a sealed memory file: see proc.SealPins): a nested agentbox reads them
+// nestedEnv, in a sealed memory file: see core/proc's sealPins): a nested agentbox reads them
 // there when a command cleared its environment and left its shell's process group
 // (setsid -f env -i agentbox ...). PinsVar names the line's closing or replacing it,
 // decided as setting one of agentbox's own variables.
