@@ -195,8 +195,9 @@ func (b *builder) add(path, rel string) error {
 // into buf (grown as needed) if the build is to index it: flags 0, or binaryFlag for
 // a file with a NUL byte in its first grep.ChunkSize bytes. Any other file is left to
 // the search (searchFlag): too large, with other links (written through a path no
-// watch sees), changed within the racy window of the build's start, unreadable, UTF-16 (the search decodes it), or with its first NUL further in
-// (what the search makes of it depends on its mode). ok is false when the entry is no
+// watch sees), changed within the racy window of the build's start, unreadable,
+// shrunk or failing while read, UTF-16 (the search decodes it), or with its first NUL
+// further in (what the search makes of it depends on its mode). ok is false when the entry is no
 // longer a regular file. Raw system calls: an os.File costs an epoll registration
 // attempt per file.
 func (b *builder) read(path string, buf []byte) (rec record, flags uint32, data []byte, ok bool) {
@@ -239,13 +240,12 @@ func (b *builder) read(path string, buf []byte) (rec record, flags uint32, data 
 		n += m
 	}
 	if n != len(data) {
-		return rec, searchFlag, data[:0], true // it shrank while read
+		return rec, searchFlag, data[:0], true // it shrank while read, or a read failed
 	}
 	// A write while it was read, or since, gave the file a ctime after the build's
 	// start, which the record (older than the racy window) cannot match: searches and
 	// the watcher see it as changed. So no second fstat.
-	switch {
-	case len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF):
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
 		return rec, searchFlag, data, true
 	}
 	if z := bytes.IndexByte(data, 0); z >= 0 {
