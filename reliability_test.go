@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -418,9 +419,77 @@ func TestUnreadableEntries(t *testing.T) {
 	if d := diffSnapshots(before, snapshot(t, root)); len(d) > 0 {
 		t.Errorf("refused calls changed the workspace: %v", d)
 	}
-	// A search goes on past what it cannot open.
-	env := run("grep", map[string]any{"pattern": "hello", "output_mode": "files_with_matches"})
-	if env.Type != "output" || !strings.Contains(fmt.Sprint(env.Data), "open.txt") {
+	// A search goes on past what it cannot open, and says what it could not: the file
+	// it could not read and the folder it could not list, as rg does on stderr.
+	locked := filepath.Join(root, "locked")
+	wantHonest := func(what string, env core.Envelope, unreadable float64, lockedAs string) {
+		t.Helper()
+		data, _ := env.Data.(map[string]any)
+		if env.Type != "output" || data == nil {
+			t.Fatalf("%s over a tree with unreadable parts: %+v", what, env)
+		}
+		paths, _ := data["unlistable_paths"].([]any)
+		if data["unlistable"] != 1.0 || len(paths) != 1 || paths[0] != lockedAs {
+			t.Errorf("%s: unlistable %v %v, want 1 [%s]", what, data["unlistable"], data["unlistable_paths"], lockedAs)
+		}
+		if got, _ := data["unreadable"].(float64); got != unreadable {
+			t.Errorf("%s: unreadable %v, want %v", what, data["unreadable"], unreadable)
+		}
+	}
+	grepReq := map[string]any{"pattern": "hello", "output_mode": "files_with_matches"}
+	env := run("grep", grepReq)
+	if !strings.Contains(fmt.Sprint(env.Data), "open.txt") {
 		t.Errorf("grep over a tree with unreadable parts: %+v", env)
+	}
+	wantHonest("grep", env, 1, locked)
+	wantHonest("glob", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+	wantHonest("ls depth 2", run("ls", map[string]any{"path": ".", "depth": 2}), 0, "locked")
+	// The same with an index: one built over the locked folder knows nothing of
+	// what is in it, and a search through it still says the folder was not searched.
+	index := func(dir string) {
+		t.Helper()
+		cmd := exec.Command(bin, "index", "--json", dir)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + state, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + dir}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("agentbox index: %v\n%s", err, out)
+		}
+	}
+	index(root)
+	for range 2 { // the first search would start a watcher, the second use it
+		wantHonest("grep with an index", run("grep", grepReq), 1, locked)
+		wantHonest("glob with an index", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+		time.Sleep(200 * time.Millisecond)
+	}
+	// A folder locked after the build, under a running watcher: it reports the folder
+	// changed, and the walk of it says it could not list it.
+	if err := os.Chmod(filepath.Join(root, "locked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(root, "secret.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	index(root)
+	t.Cleanup(func() {
+		for _, pid := range watcherPIDs(root) {
+			if n, err := strconv.Atoi(pid); err == nil {
+				syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	})
+	run("grep", grepReq) // starts the watcher
+	if !waitFor(5*time.Second, func() bool { return len(watcherPIDs(root)) > 0 }) {
+		t.Fatal("no watcher started for the index")
+	}
+	time.Sleep(200 * time.Millisecond) // listening, past its first scan
+	if err := os.Chmod(locked, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		wantHonest("grep with a watcher, after a folder was locked", run("grep", grepReq), 0, locked)
+		wantHonest("glob with a watcher, after a folder was locked", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+		if len(watcherPIDs(root)) == 0 {
+			t.Errorf("the watcher stopped when a folder was locked; the searches above did not use it")
+		}
 	}
 }

@@ -43,6 +43,9 @@ type GlobResult struct {
 	More    int      `json:"more"`
 	Partial string   `json:"partial,omitempty"`
 	Denied  int      `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
+	// Folders the system would not list, so not searched: how many, and the first of them.
+	Unlistable      int      `json:"unlistable,omitempty"`
+	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
 }
 
 // ShellDefaults implements core.ShellDefaulter: with fd's -e or -t and no pattern, or
@@ -114,7 +117,8 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if found.Truncated {
 		partial = found.Reason
 	}
-	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Denied: found.Denied, Files: []string{}}
+	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Denied: found.Denied, Files: []string{},
+		Unlistable: found.Unlistable, UnlistablePaths: found.UnlistablePaths}
 	for i, m := range found.Matches {
 		if i == g.Limit {
 			res.More = len(found.Matches) - g.Limit
@@ -136,9 +140,11 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			}
 		}
 		given := filepath.Clean(typed)
-		for i, f := range res.Files {
-			if rest, ok := strings.CutPrefix(f, from); ok {
-				res.Files[i] = displayJoin(typed, given, rest)
+		for _, list := range [][]string{res.Files, res.UnlistablePaths} {
+			for i, f := range list {
+				if rest, ok := strings.CutPrefix(f, from); ok {
+					list[i] = displayJoin(typed, given, rest)
+				}
 			}
 		}
 	}
@@ -163,6 +169,12 @@ func (r GlobResult) RenderText(p *core.Printer) {
 		p.Note(fmt.Sprintf("No files match %s in %s.", r.Pattern, r.Root))
 	case r.More > 0:
 		p.Note(fmt.Sprintf("... and %d more files (showing the %d newest of %d; raise --limit)", r.More, len(r.Files), r.Total))
+	}
+	if r.Denied > 0 {
+		p.Note(fmt.Sprintf("(%d entries left out: the permission policy does not allow reading them)", r.Denied))
+	}
+	if r.Unlistable > 0 {
+		p.Note(unlistableNote("searched", r.Unlistable, r.UnlistablePaths))
 	}
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)

@@ -17,7 +17,8 @@ import (
 // globLister is how a glob under abs lists files: from grep's index of the workspace
 // root and its watcher's changes when both are there and agree, and the folder walked
 // is one the index's walk enters (the index's file list, with the changed folders
-// read from the disk), else by walking. The returned close releases the index.
+// read from the disk), else by walking (also when the build met a folder it could
+// not list: the walk reports the ones there are now). The returned close releases the index.
 func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 	root, cache := indexRoot(env, abs)
 	if root == "" || !index.Exists(cache, root) {
@@ -28,7 +29,7 @@ func globLister(env *core.Env, abs string) (glob.Lister, func()) {
 		return walk.Walk, func() {}
 	}
 	list := func(ctx context.Context, base string, opt walk.Options, visit func(*walk.Entry) error) (walk.Stats, error) {
-		if index.WalkKey(opt) != ix.Meta.Walk || (base != root && !strings.HasPrefix(base, strings.TrimSuffix(root, "/")+"/")) {
+		if index.WalkKey(opt) != ix.Meta.Walk || ix.Meta.Unlistable > 0 || (base != root && !strings.HasPrefix(base, strings.TrimSuffix(root, "/")+"/")) {
 			return walk.Walk(ctx, base, opt, visit)
 		}
 		if real, err := env.WS.Resolve(base, base); err != nil || real.Abs != base {

@@ -91,10 +91,13 @@ type GrepResult struct {
 	FilesSearched int      `json:"files_searched"`
 	SkippedBinary int      `json:"skipped_binary,omitempty"`
 	SkippedLarge  int      `json:"skipped_large,omitempty"`
-	Unreadable    int      `json:"unreadable,omitempty"`
-	Denied        int      `json:"denied,omitempty"` // files left out: the permission policy does not allow reading them
-	More          int      `json:"more"`             // entries left out by head_limit
-	Partial       string   `json:"partial,omitempty"`
+	Unreadable    int      `json:"unreadable,omitempty"` // files the system would not let grep read
+	Denied        int      `json:"denied,omitempty"`     // files left out: the permission policy does not allow reading them
+	// Folders the system would not list, so not searched: how many, and the first of them.
+	Unlistable      int      `json:"unlistable,omitempty"`
+	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
+	More            int      `json:"more"` // entries left out by head_limit
+	Partial         string   `json:"partial,omitempty"`
 
 	page  []grepEntry  // the entries shown, for the terminal rendering
 	m     *grep.Engine // for colouring matches
@@ -364,6 +367,11 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 				found.Files[i].Path = displayJoin(typed, given, rest)
 			}
 		}
+		for i, d := range found.UnlistablePaths {
+			if rest, ok := strings.CutPrefix(d, abs); ok && abs != "" {
+				found.UnlistablePaths[i] = displayJoin(typed, given, rest)
+			}
+		}
 	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs && abs != "" {
 		// Paths read as the caller named them: searching through a link to a folder
 		// reports link/file, as ripgrep does, not the folder's real name.
@@ -372,9 +380,15 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 				found.Files[i].Path = shown + rest
 			}
 		}
+		for i, d := range found.UnlistablePaths {
+			if rest, ok := strings.CutPrefix(d, abs); ok {
+				found.UnlistablePaths[i] = shown + rest
+			}
+		}
 	}
 	res := GrepResult{Mode: g.OutputMode, FilesSearched: found.Searched, SkippedBinary: found.Binary,
-		SkippedLarge: found.TooLarge, Unreadable: found.Errors, Denied: found.Denied, FilesMatched: len(found.Files), m: m}
+		SkippedLarge: found.TooLarge, Unreadable: found.Errors, Denied: found.Denied, FilesMatched: len(found.Files), m: m,
+		Unlistable: found.Unlistable, UnlistablePaths: found.UnlistablePaths}
 	if found.Truncated {
 		res.Partial = found.Reason
 	}
@@ -682,6 +696,12 @@ func (r GrepResult) RenderText(p *core.Printer) {
 	if r.Denied > 0 {
 		p.Note(fmt.Sprintf("(%d files left out: the permission policy does not allow reading them)", r.Denied))
 	}
+	if r.Unreadable > 0 {
+		p.Note(fmt.Sprintf("(%d files could not be read: the system refused; check their permissions)", r.Unreadable))
+	}
+	if r.Unlistable > 0 {
+		p.Note(unlistableNote("searched", r.Unlistable, r.UnlistablePaths))
+	}
 	if r.SkippedBinary > 0 {
 		p.Note(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary))
 	}
@@ -729,6 +749,19 @@ func (r GrepResult) renderHeadings(p *core.Printer) {
 		}
 		p.Println(p.LineNo(strconv.Itoa(e.num)) + string(e.sep) + text)
 	}
+}
+
+// unlistableNote is the terminal's note on the folders a walk could not list: how
+// many, the first of them, and what to do.
+func unlistableNote(verb string, n int, paths []string) string {
+	more := ""
+	if n > len(paths) {
+		more = fmt.Sprintf(" and %d more", n-len(paths))
+	}
+	if n == 1 {
+		return fmt.Sprintf("(1 folder not %s: the system would not list it (check its permissions): %s)", verb, strings.Join(paths, ", "))
+	}
+	return fmt.Sprintf("(%d folders not %s: the system would not list them (check their permissions): %s%s)", n, verb, strings.Join(paths, ", "), more)
 }
 
 // displayJoin writes a found path under the path the person typed: "." shows paths
@@ -793,6 +826,8 @@ func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error)
 		merged.SkippedBinary += r.SkippedBinary
 		merged.SkippedLarge += r.SkippedLarge
 		merged.Unreadable += r.Unreadable
+		merged.Unlistable += r.Unlistable
+		merged.UnlistablePaths = append(merged.UnlistablePaths, r.UnlistablePaths...)
 		merged.Denied += r.Denied
 		merged.More += r.More
 		if r.Partial != "" {

@@ -66,8 +66,9 @@ func openGrepIndex(env *core.Env, abs string, m *grep.Engine, wopt walk.Options)
 	}
 	m.SetPrune(g.pruner.Skip)
 	// With a watcher that knows what changed since the build, the index's file list
-	// replaces the walk (and its lstat per file) for a walk the index stands for.
-	if key := index.WalkKey(wopt); key == "" || key != ix.Meta.Walk {
+	// replaces the walk (and its lstat per file) for a walk the index stands for. Not
+	// where the build met folders it could not list: the walk says which they are now.
+	if key := index.WalkKey(wopt); key == "" || key != ix.Meta.Walk || ix.Meta.Unlistable > 0 {
 		return g
 	}
 	under := relUnder(g.root, abs)
@@ -342,15 +343,20 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 	})
 	st.Files += ws.Files
 	st.Dirs += ws.Dirs // refusals are counted by the caller's Denied
+	st.MergeUnlistable(ws)
 	if ws.Truncated {
 		st.Truncated, st.Reason = true, ws.Reason
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && (srel == "" || !errors.Is(err, fs.ErrPermission)) {
-		// (a folder gone, or made a file, since the watcher's answer: nothing there;
-		// one that cannot be listed now is passed over, as the walk from the root does)
-		return err
+	switch {
+	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return nil // (a folder gone, or made a file, since the watcher's answer: nothing there)
+	case srel != "":
+		// One that cannot be listed now is passed over and counted, as the walk
+		// from the root does.
+		st.AddUnlistable(dir)
+		return nil
 	}
-	return nil
+	return err
 }
 
 // visibleDir reports whether the folder srel of root is one a walk of its parent

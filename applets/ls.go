@@ -74,9 +74,13 @@ type LsResult struct {
 	More    int       `json:"more"` // entries left out by limit
 	Partial string    `json:"partial,omitempty"`
 	Denied  int       `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
-	long    bool
-	human   bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
-	shell   bool
+	// Folders the system would not list, so not listed: how many, and the first of
+	// them, relative to Path as the entries are.
+	Unlistable      int      `json:"unlistable,omitempty"`
+	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
+	long            bool
+	human           bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
+	shell           bool
 	// At a shell with several paths: the folders listed after the files, each under
 	// its heading.
 	heading  string
@@ -176,6 +180,10 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	total := t.count("", 0)
 	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
 	res.Denied = int(st.Denied)
+	res.Unlistable = int(st.Unlistable)
+	for _, d := range st.UnlistablePaths {
+		res.UnlistablePaths = append(res.UnlistablePaths, relUnder(p.Abs, d)) // as the entries are named
+	}
 	if st.Truncated {
 		res.Partial = st.Reason
 	}
@@ -447,6 +455,12 @@ func (r LsResult) RenderText(p *core.Printer) {
 	}
 	if r.Total == 0 && !r.shell {
 		p.Println(p.Dim("(empty)"))
+	}
+	if r.Denied > 0 {
+		p.Note(fmt.Sprintf("(%d entries left out: the permission policy does not allow reading them)", r.Denied))
+	}
+	if r.Unlistable > 0 {
+		p.Note(unlistableNote("listed", r.Unlistable, r.UnlistablePaths))
 	}
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)

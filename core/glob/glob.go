@@ -35,6 +35,10 @@ type Result struct {
 	Truncated bool   // the walk stopped early
 	Reason    string // why
 	Denied    int    // entries the permission policy does not let the caller read
+	// Unlistable counts the folders the system would not list (not searched);
+	// UnlistablePaths names the first of them.
+	Unlistable      int
+	UnlistablePaths []string
 }
 
 // Validate checks a pattern and explains what is wrong with it.
@@ -131,6 +135,7 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 	}
 	res.Truncated, res.Reason = st.Truncated, st.Reason
 	res.Denied = int(st.Denied)
+	res.Unlistable, res.UnlistablePaths = int(st.Unlistable), st.UnlistablePaths
 	Sort(res.Matches)
 	return res, nil
 }

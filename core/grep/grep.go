@@ -142,6 +142,10 @@ type Result struct {
 	TooLarge int // files skipped for size (multiline) or an over-long line
 	Errors   int // files that could not be read
 	Denied   int // files the permission policy does not let the caller read
+	// Unlistable counts the folders the system would not list (not searched);
+	// UnlistablePaths names the first of them (walk.MaxUnlistablePaths).
+	Unlistable      int
+	UnlistablePaths []string
 	// Truncated is set when the walk stopped early (Reason says why) or MaxLines cut.
 	Truncated bool
 	Reason    string
@@ -660,6 +664,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		}
 		res.Truncated, res.Reason = st.Truncated, st.Reason
 		res.Denied = int(st.Denied)
+		res.Unlistable, res.UnlistablePaths = int(st.Unlistable), st.UnlistablePaths
 	}
 	if why := stopped.Load(); why != nil && !res.Truncated {
 		res.Truncated, res.Reason = true, *why

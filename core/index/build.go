@@ -93,7 +93,7 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 		b.shards <- sh
 	}
 	b.meta = Meta{Root: root, Built: b.start, Walk: WalkKey(opt.Walk)}
-	_, err = walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
+	st, err := walk.Walk(ctx, root, opt.Walk, func(e *walk.Entry) error {
 		switch {
 		case e.IsDir:
 			return nil
@@ -108,6 +108,7 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	if err == nil {
 		err = b.flushAll()
 	}
+	b.meta.Unlistable = st.Unlistable
 	if err != nil {
 		b.removeOwn()
 		return Meta{}, err

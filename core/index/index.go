@@ -77,6 +77,9 @@ type Meta struct {
 	Bytes    int64     `json:"bytes"`    // text they hold
 	Postings int64     `json:"postings"` // (trigram, file) pairs
 	Walk     string    `json:"walk"`     // WalkKey of the build's walk
+	// Unlistable counts the folders the build's walk could not list: their files are
+	// not in the list, so a search does not take its files from the list alone.
+	Unlistable int64 `json:"unlistable,omitempty"`
 }
 
 // Index is an open index: its segments, mapped read-only.

@@ -18,9 +18,11 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core/ignore"
@@ -108,8 +110,38 @@ type Entry struct {
 type Stats struct {
 	Files, Dirs int64
 	Denied      int64 // entries left out because Options.Denied refused them
-	Truncated   bool
+	// Unlistable counts the folders below the root the system would not list
+	// (permission denied, an I/O error): the walk passes over them and goes on, as
+	// ripgrep does, and says so here. UnlistablePaths holds the first
+	// MaxUnlistablePaths of them in path order, absolute.
+	Unlistable      int64
+	UnlistablePaths []string
+	Truncated       bool
 	Reason      string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
+}
+
+// MaxUnlistablePaths bounds Stats.UnlistablePaths: a tree of ten thousand locked
+// folders is reported by count, not listed.
+const MaxUnlistablePaths = 10
+
+// AddUnlistable counts the folder abs as one the system would not list.
+func (s *Stats) AddUnlistable(abs string) {
+	s.Unlistable++
+	// The first in path order, not in the order of the walk's workers: the same
+	// tree gives the same answer.
+	i, _ := slices.BinarySearch(s.UnlistablePaths, abs)
+	if i < MaxUnlistablePaths {
+		s.UnlistablePaths = slices.Insert(s.UnlistablePaths, i, abs)
+		s.UnlistablePaths = s.UnlistablePaths[:min(len(s.UnlistablePaths), MaxUnlistablePaths)]
+	}
+}
+
+// MergeUnlistable adds o's unlistable folders to s (a listing made of several walks).
+func (s *Stats) MergeUnlistable(o Stats) {
+	for _, p := range o.UnlistablePaths {
+		s.AddUnlistable(p)
+	}
+	s.Unlistable += o.Unlistable - int64(len(o.UnlistablePaths))
 }
 
 // ErrStop may be returned by a visitor to end the walk early without an error (for
@@ -237,7 +269,14 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 		if path == w.root {
 			return err
 		}
-		return nil // an unreadable subdirectory: leave it out, keep the rest
+		// An unreadable subdirectory: left out, the rest kept, and counted. One that
+		// vanished since its parent was listed is no more than a deleted file.
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			w.visitMu.Lock()
+			w.st.AddUnlistable(path)
+			w.visitMu.Unlock()
+		}
+		return nil
 	}
 	if w.halted.Load() {
 		return errHalt // fastwalk's other workers drain their queues: visit nothing more

@@ -2,8 +2,10 @@ package walk
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -177,5 +179,24 @@ func TestDeniedDecidesRealPaths(t *testing.T) {
 	got, st = collect(t, filepath.Join(dir, "src", "sldir"), Options{Follow: true, Denied: open})
 	if strings.Join(got, ",") != "key.txt" || st.Denied != 2 {
 		t.Fatalf("below a linked root: got %v, denied %d; want [key.txt], denied 2 (sub/pw.txt, inner/pw.txt)", got, st.Denied)
+	}
+}
+
+func TestStatsKeepTheFirstUnlistablePathsAndCountAll(t *testing.T) {
+	var a, b Stats
+	for i := range MaxUnlistablePaths + 5 {
+		a.AddUnlistable(fmt.Sprintf("/t/a%02d", MaxUnlistablePaths+5-i))
+	}
+	b.AddUnlistable("/t/0")
+	b.MergeUnlistable(a)
+	if b.Unlistable != int64(MaxUnlistablePaths+6) || len(b.UnlistablePaths) != MaxUnlistablePaths {
+		t.Fatalf("count %d, paths %d; want %d and %d", b.Unlistable, len(b.UnlistablePaths), MaxUnlistablePaths+6, MaxUnlistablePaths)
+	}
+	want := []string{"/t/0"}
+	for i := range MaxUnlistablePaths - 1 {
+		want = append(want, fmt.Sprintf("/t/a%02d", i+1))
+	}
+	if !slices.Equal(b.UnlistablePaths, want) {
+		t.Fatalf("paths %v, want the first in path order %v", b.UnlistablePaths, want)
 	}
 }
