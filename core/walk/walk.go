@@ -117,7 +117,7 @@ type Stats struct {
 	Unlistable      int64
 	UnlistablePaths []string
 	Truncated       bool
-	Reason      string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
+	Reason          string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
 }
 
 // MaxUnlistablePaths bounds Stats.UnlistablePaths: a tree of ten thousand locked
