@@ -193,6 +193,9 @@ func (r *Rule) Match(rel, name string, isDir bool) bool {
 type File struct {
 	Base  string // slash path of the file's directory relative to the stack's top; "" at the top
 	Rules []Rule
+	// Git: a git source (a .gitignore, info/exclude, the global excludes), which holds
+	// only inside its own repository; a .ignore holds across repositories.
+	Git bool
 }
 
 // decide returns (matched, ignored) for top-relative path p.
@@ -222,6 +225,11 @@ type Stack struct {
 	// walkers give paths relative to the root and Stack prepends this.
 	prefix string
 	inGit  bool
+	// repo marks the level of a folder holding .git below the top: a repository of
+	// its own (nested, a submodule, one of the projects in a folder that is not a
+	// repository), whose files git decides by its rules alone, so the git files of
+	// the levels above do not apply below it.
+	repo bool
 }
 
 // Options say which sources a Stack reads.
@@ -242,39 +250,33 @@ const (
 )
 
 // ForRoot builds the stack for a search rooted at root (an absolute directory): it finds
-// the enclosing git repository, reads the global excludes and .git/info/exclude, and the
-// ignore files of every directory from the repository top down to root itself.
+// the enclosing git repository and reads, from its top down to root itself, every
+// folder's ignore files, with the repository's info/exclude and the global excludes
+// at its top. The .ignore files of the folders above the top apply too, as in ripgrep
+// (its regression 829: /a/b in the parent's .ignore holds for a search of a/), so a
+// search from inside a repository leaves out what the search from the folder above
+// it does; a parent repository's git files do not (git decides a nested repository's
+// files by its own rules, see Child).
 func ForRoot(root string, opt Options) *Stack {
 	root = filepath.Clean(root)
-	top := findGitTop(root)
-	s := &Stack{inGit: top != "", prefix: ""}
-	useGit := !opt.NoGit && (s.inGit || opt.NoRequireGit)
-	if top == "" {
-		// Outside a repository, .ignore files of parent folders still apply, as in
-		// ripgrep (its regression 829: /a/b in the parent's .ignore holds for a search
-		// of a/): the stack starts at the highest ancestor that has one.
-		top = root
-		for d := filepath.Dir(root); ; d = filepath.Dir(d) {
-			if hasIgnoreFile(d, useGit, !opt.NoDotIgnore) {
-				top = d
-			}
-			if d == filepath.Dir(d) {
-				break
-			}
+	gitTop := findGitTop(root)
+	top := root
+	if gitTop != "" {
+		top = gitTop
+	}
+	// Outside a repository, with NoRequireGit, the .gitignore files above count too.
+	gitAbove := gitTop == "" && !opt.NoGit && opt.NoRequireGit
+	for d := filepath.Dir(top); ; d = filepath.Dir(d) {
+		if hasIgnoreFile(d, gitAbove, !opt.NoDotIgnore) {
+			top = d
+		}
+		if d == filepath.Dir(d) {
+			break
 		}
 	}
+	s := &Stack{}
 	if rel, err := filepath.Rel(top, root); err == nil && rel != "." {
 		s.prefix = filepath.ToSlash(rel)
-	}
-	if s.inGit && !opt.NoGit {
-		if !opt.NoGlobal {
-			if f := loadFile(globalExcludesPath(opt), ""); f != nil {
-				s = &Stack{parent: s, files: []*File{f}, prefix: s.prefix, inGit: s.inGit}
-			}
-		}
-		if f := loadFile(filepath.Join(gitDir(top), "info", "exclude"), ""); f != nil {
-			s = &Stack{parent: s, files: []*File{f}, prefix: s.prefix, inGit: s.inGit}
-		}
 	}
 	// Every directory from top down to root, inclusive.
 	dirs := []string{top}
@@ -290,7 +292,11 @@ func ForRoot(root string, opt Options) *Stack {
 		if rel, err := filepath.Rel(top, d); err == nil && rel != "." {
 			base = filepath.ToSlash(rel)
 		}
-		s = s.withDir(d, base, useGit, !opt.NoDotIgnore)
+		if d == gitTop {
+			s = s.repoTop(d, base, opt)
+			continue
+		}
+		s = s.withDir(d, base, !opt.NoGit && (s.inGit || opt.NoRequireGit), !opt.NoDotIgnore)
 	}
 	return s
 }
@@ -300,8 +306,36 @@ func hasIgnoreFile(dir string, git, dot bool) bool {
 	return dot && exists(DotIgnore) || git && exists(GitIgnore)
 }
 
+// repoFiles are the repository-wide git sources of the repository at top (whose
+// top-relative path is base), highest precedence first: its info/exclude, then the
+// user's global excludes.
+func repoFiles(top, base string, opt Options) []*File {
+	var files []*File
+	if f := loadFile(RepoExclude(top), base); f != nil {
+		files = append(files, f)
+	}
+	if !opt.NoGlobal {
+		if f := loadFile(globalExcludesPath(opt), base); f != nil {
+			files = append(files, f)
+		}
+	}
+	for _, f := range files {
+		f.Git = true
+	}
+	return files
+}
+
 // withDir returns s extended by the ignore files in dir (whose top-relative path is base).
 func (s *Stack) withDir(dir, base string, git, dot bool) *Stack {
+	files := dirFiles(dir, base, git, dot)
+	if len(files) == 0 {
+		return s
+	}
+	return &Stack{parent: s, files: files, prefix: s.prefix, inGit: s.inGit}
+}
+
+// dirFiles are dir's own ignore files, highest precedence first.
+func dirFiles(dir, base string, git, dot bool) []*File {
 	var files []*File
 	if dot {
 		if f := loadFile(filepath.Join(dir, DotIgnore), base); f != nil {
@@ -310,21 +344,40 @@ func (s *Stack) withDir(dir, base string, git, dot bool) *Stack {
 	}
 	if git {
 		if f := loadFile(filepath.Join(dir, GitIgnore), base); f != nil {
+			f.Git = true
 			files = append(files, f)
 		}
 	}
-	if len(files) == 0 {
-		return s
+	return files
+}
+
+// repoTop returns s extended by the repository whose top is dir (top-relative path
+// base): dir's own ignore files, then the repository's info/exclude and the global
+// excludes.
+func (s *Stack) repoTop(dir, base string, opt Options) *Stack {
+	var files []*File
+	if !opt.NoGit {
+		files = append(dirFiles(dir, base, true, !opt.NoDotIgnore), repoFiles(dir, base, opt)...)
+	} else {
+		files = dirFiles(dir, base, false, !opt.NoDotIgnore)
 	}
-	return &Stack{parent: s, files: files, prefix: s.prefix, inGit: s.inGit}
+	return &Stack{parent: s, files: files, prefix: s.prefix, inGit: true, repo: true}
 }
 
 // Child returns the stack for directory dir (absolute), whose path relative to the
-// search root is rel (slash-separated). It reads dir's own ignore files, if any.
+// search root is rel (slash-separated). It reads dir's own ignore files, if any. A
+// dir holding .git starts a repository: below it, its own .gitignore files,
+// info/exclude and the global excludes apply, and the git files above it do not, as
+// in git run there (and ripgrep); .ignore files above it still do.
 func (s *Stack) Child(dir, rel string, opt Options) *Stack {
 	base := rel
 	if s.prefix != "" {
 		base = s.prefix + "/" + rel
+	}
+	if !opt.NoGit {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return s.repoTop(dir, base, opt)
+		}
 	}
 	return s.withDir(dir, base, !opt.NoGit && (s.inGit || opt.NoRequireGit), !opt.NoDotIgnore)
 }
@@ -351,12 +404,17 @@ func (s *Stack) Decide(rel, name string, isDir bool) (matched, ignored bool) {
 	if s.prefix != "" {
 		p = s.prefix + "/" + rel
 	}
+	above := false // past a repository's own level: git files of another repository
 	for l := s; l != nil; l = l.parent {
 		for _, f := range l.files {
+			if above && f.Git {
+				continue
+			}
 			if m, ign := f.decide(p, name, isDir); m {
 				return true, ign
 			}
 		}
+		above = above || l.repo
 	}
 	return false, false
 }
@@ -389,6 +447,10 @@ func findGitTop(dir string) string {
 		dir = parent
 	}
 }
+
+// RepoExclude is the info/exclude file of the repository at top (a folder holding
+// .git): a walk reads it for a repository below its root too.
+func RepoExclude(top string) string { return filepath.Join(gitDir(top), "info", "exclude") }
 
 // gitDir resolves top/.git, following a "gitdir: ..." file (worktrees, submodules).
 func gitDir(top string) string {

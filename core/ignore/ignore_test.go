@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -249,4 +250,147 @@ func FuzzParse(f *testing.F) {
 		f := &File{Rules: rules}
 		f.decide(path, name, false)
 	})
+}
+
+// TestNestedRepositoriesFollowGit walks a folder that is not a repository and holds
+// repositories (one nested in another, one whose .git is a file, as a submodule's or
+// a linked worktree's is) and checks every verdict against git run in the repository
+// holding the file: a repository's files are decided by its own .gitignore files,
+// info/exclude and the global excludes, never by the git files of the repository
+// around it (ripgrep agrees); .ignore files hold across, and outside every repository
+// a .gitignore is not read.
+func TestNestedRepositoriesFollowGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed; the nested-repository test compares against git ls-files")
+	}
+	top := t.TempDir()
+	home := t.TempDir()
+	write(t, home, ".gitconfig", "[core]\n\texcludesFile = "+filepath.Join(home, "global")+"\n")
+	write(t, home, "global", "*.swp\n")
+	files := map[string]string{
+		".ignore":          "*.tmp\n",
+		"plain/.gitignore": "*.md\n", // outside a repository: not read
+		"plain/r.md":       "", "plain/n.tmp": "", "plain/e.swp": "",
+		"a/.gitignore": "*.log\n/build/\n",
+		"a/x.log":      "", "a/x.txt": "", "a/build/o.txt": "", "a/sub/y.log": "", "a/secret.txt": "",
+		"a/n.tmp": "", "a/e.swp": "",
+		"a/inner/.gitignore": "*.txt\n",
+		"a/inner/x.log":      "", "a/inner/k.txt": "", "a/inner/build/o.go": "", "a/inner/secret.go": "",
+		"a/inner/n.tmp": "", "a/inner/e.swp": "",
+		"b/x.log": "", "b/hidden.go": "", "b/kept.go": "",
+	}
+	for f, c := range files {
+		write(t, top, f, c)
+	}
+	git := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/nocfg", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+		}
+		return string(out)
+	}
+	git(filepath.Join(top, "a"), "init", "-q")
+	write(t, top, "a/.git/info/exclude", "secret*\n")
+	git(filepath.Join(top, "a", "inner"), "init", "-q")
+	// b's .git is a file naming a git folder elsewhere; its info/exclude is there.
+	git(top, "init", "-q", "--separate-git-dir", filepath.Join(home, "b.git"), filepath.Join(top, "b"))
+	write(t, home, "b.git/info/exclude", "hidden.go\n")
+
+	// git's truth: in each repository, the untracked files it does not ignore, a
+	// nested repository's own files left to that repository.
+	var want []string
+	for _, repo := range []string{"a", "a/inner", "b"} {
+		for _, l := range strings.Split(git(filepath.Join(top, repo), "ls-files", "--others", "--exclude-standard", "-z"), "\x00") {
+			if l != "" && !strings.HasSuffix(l, "/") {
+				want = append(want, repo+"/"+l)
+			}
+		}
+	}
+	// Outside the repositories only .ignore counts: plain/ keeps all but n.tmp.
+	want = append(want, ".ignore", "plain/.gitignore", "plain/e.swp", "plain/r.md")
+	sort.Strings(want)
+	// git does not read .ignore: the repositories' .tmp files are left out by hand.
+	kept := want[:0]
+	for _, f := range want {
+		if !strings.HasSuffix(f, ".tmp") {
+			kept = append(kept, f)
+		}
+	}
+	want = kept
+	opt := Options{Home: home, ConfigHome: filepath.Join(home, "nocfg")}
+	got := walkWith(top, ".", opt)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("agentbox keeps:\n%s\ngit keeps:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, must := range []string{"a/inner/x.log", "a/inner/build/o.go", "a/inner/secret.go", "b/x.log"} {
+		if !slices.Contains(want, must) {
+			t.Errorf("git ignores %s; the test's tree no longer tests a nested repository", must)
+		}
+	}
+	// A walk from inside a repository (or below its top) decides its files as the
+	// walk from the folder above does, the .ignore above the repository included.
+	for _, root := range []string{"a", "a/inner", "b", "a/sub", "plain"} {
+		var sub []string
+		for _, f := range got {
+			if strings.HasPrefix(f, root+"/") {
+				sub = append(sub, f)
+			}
+		}
+		if from := walkWith(top, root, opt); strings.Join(from, "\n") != strings.Join(sub, "\n") {
+			t.Errorf("from %s: %q, from the top: %q", root, from, sub)
+		}
+	}
+	if _, err := exec.LookPath("rg"); err == nil {
+		cmd := exec.Command("rg", "--files", "--hidden", "--glob", "!.git")
+		cmd.Dir = top
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/nocfg")
+		out, _ := cmd.Output()
+		rg := strings.Fields(string(out))
+		sort.Strings(rg)
+		// This rg does not read the info/exclude of a repository whose .git is a file
+		// (b/hidden.go); on everything else it agrees with git.
+		rg = slices.DeleteFunc(rg, func(f string) bool { return f == "b/hidden.go" })
+		if strings.Join(rg, "\n") != strings.Join(want, "\n") {
+			t.Errorf("rg --files keeps %q; git keeps %q", rg, want)
+		}
+	}
+}
+
+// walkWith is walkNotIgnored with the options given.
+func walkWith(top, root string, opt Options) []string {
+	absRoot := filepath.Join(top, root)
+	var out []string
+	var rec func(dir, rel string, s *Stack)
+	rec = func(dir, rel string, s *Stack) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() == ".git" {
+				continue
+			}
+			r := e.Name()
+			if rel != "" {
+				r = rel + "/" + r
+			}
+			if s.Ignored(r, e.Name(), e.IsDir()) {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if e.IsDir() {
+				rec(p, r, s.Child(p, r, opt))
+				continue
+			}
+			full := r
+			if root != "." {
+				full = root + "/" + r
+			}
+			out = append(out, full)
+		}
+	}
+	rec(absRoot, "", ForRoot(absRoot, opt))
+	sort.Strings(out)
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -536,7 +537,7 @@ func (w *watcher) changes(under string) Changes {
 	if !w.ready.Load() || len(w.dirs)+len(w.trees) > maxChanged {
 		return Changes{Busy: true}
 	}
-	if ignoreSources(w.root, w.opt.Ignore) != w.sources || mountStamp(w.root) != w.mounts {
+	if nested, _ := nestedSources(w.root, w.repos, time.Time{}); ignoreSources(w.root, w.opt.Ignore)+nested != w.sources || mountStamp(w.root) != w.mounts {
 		w.rescanSoon = true
 		return Changes{Busy: true}
 	}
@@ -582,6 +583,7 @@ func (w *watcher) rescan() error {
 		return err
 	}
 	defer ix.Close()
+	start := time.Now()
 	w.sources, w.mounts = ignoreSources(w.root, w.opt.Ignore), mountStamp(w.root)
 	var (
 		mu      sync.Mutex
@@ -671,6 +673,13 @@ func (w *watcher) rescan() error {
 			trees[d] = true
 		}
 	}
+	nested, racy := nestedSources(w.root, repos, start.Add(-RacyWindow))
+	w.sources += nested
+	if racy {
+		// Changed about when the walk read it: what the walk made of it is not
+		// known, so the next answer finds the stamp different and rescans.
+		w.sources += "racy\n"
+	}
 	w.dirs, w.trees, w.visible, w.repos, w.built, w.stamp = dirs, trees, visible, repos, ix.Meta.Built, ix.Stamp
 	w.ready.Store(true)
 	return nil
@@ -694,6 +703,33 @@ func ignoreSources(root string, opt ignore.Options) string {
 		stamp(p)
 	}
 	return b.String()
+}
+
+// nestedSources stamps the info/exclude files of the repositories below the root
+// (repos): the walk reads them, but leaves .git folders out, so no event reports a
+// change to one. racy: one changed at or after since (never, for a zero since).
+func nestedSources(root string, repos map[string]bool, since time.Time) (stamp string, racy bool) {
+	var rels []string
+	for rel, isRepo := range repos {
+		if isRepo && rel != "" {
+			rels = append(rels, rel)
+		}
+	}
+	slices.Sort(rels)
+	var b strings.Builder
+	for _, rel := range rels {
+		p := ignore.RepoExclude(filepath.Join(root, filepath.FromSlash(rel)))
+		var st unix.Stat_t
+		if lstat(p, &st) != nil {
+			fmt.Fprintf(&b, "%s -\n", p)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %v\n", p, recordOf(&st))
+		if !since.IsZero() && (st.Ctim.Nano() >= since.UnixNano() || st.Mtim.Nano() >= since.UnixNano()) {
+			racy = true
+		}
+	}
+	return b.String(), racy
 }
 
 // WatchHook makes the binary a watcher when it was started by StartWatcher, and never

@@ -86,7 +86,7 @@ type Options struct {
 	// IgnoreBase, when set to a folder above the root, makes the ignore files apply as
 	// in a walk from that folder that reached the root (grep's index walks changed
 	// folders alone, and must leave out what the search's own walk would): a nested
-	// repository between them does not start a new set of git rules.
+	// repository between them starts its own git rules where that walk's would.
 	IgnoreBase string
 	// Denied, when set, is asked about every entry that survives the other filters: a
 	// path it refuses (the permission policy does not let the caller read it) is left
