@@ -180,3 +180,37 @@ func TestChangesAnswerOnlyTheirIndex(t *testing.T) {
 		t.Fatal("the answer of a watcher in another mount namespace was taken")
 	}
 }
+
+// A nested repository's info/exclude is read by the walk but lies in a .git folder no
+// watch covers: the watcher stamps it, and an answer after it changed lists the folder
+// whose files it now leaves out, never the old state.
+func TestWatcherSeesANestedRepositorysExclude(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a/.git/info/exclude": "# nothing yet\n"})
+	cache, _ := watchTree(t, root)
+	time.Sleep(10 * time.Millisecond) // a change in a later clock tick than the scan
+	if err := os.WriteFile(filepath.Join(root, "a", ".git", "info", "exclude"), []byte("x.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		ch, err := Sync(cache, root, "", time.Second)
+		if err == nil {
+			if !inTreeOrDirs("a", ch) {
+				t.Fatalf("the watcher answered without the folder whose exclude changed: %+v", ch)
+			}
+			return
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("the watcher never answered after the change: %v", err)
+		}
+	}
+}
+
+func inTreeOrDirs(rel string, ch *Changes) bool {
+	for _, d := range append(ch.Dirs, ch.Trees...) {
+		if d == rel || d == "" {
+			return true
+		}
+	}
+	return false
+}
