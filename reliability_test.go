@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/agentbox/agentbox/applets"
 	"github.com/agentbox/agentbox/cli"
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/walk"
 )
 
 // callBudget bounds every call of the suite: a call that takes longer has hung.
@@ -330,72 +332,142 @@ func TestChangedBetweenReadAndEdit(t *testing.T) {
 	}
 }
 
-// TestUnreadableEntries runs agentbox as an unprivileged user (nobody, when the test
-// runs as root) against a file and a folder it may not read, and a folder it may not
-// write: permission_denied with advice, nothing changed, and searches that go on past
-// what they cannot open.
-func TestUnreadableEntries(t *testing.T) {
-	bin := agentboxBinary(t)
-	root := t.TempDir()
-	state := t.TempDir()
-	for _, d := range []string{filepath.Dir(root), root, filepath.Dir(state), state, filepath.Dir(bin)} {
+// unprivileged runs the agentbox binary as an unprivileged user (nobody, when the
+// test runs as root) in a workspace root of its own.
+type unprivileged struct {
+	t                *testing.T
+	bin, root, state string
+	cred             *syscall.Credential
+}
+
+func newUnprivileged(t *testing.T) *unprivileged {
+	u := &unprivileged{t: t, bin: agentboxBinary(t), root: t.TempDir(), state: t.TempDir()}
+	for _, d := range []string{filepath.Dir(u.root), u.root, filepath.Dir(u.state), u.state, filepath.Dir(u.bin)} {
 		if err := os.Chmod(d, 0o777); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
-		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
-	}
-	mk := func(path string, data string, mode os.FileMode) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		u.cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+	} else {
+		probe := filepath.Join(u.state, "probe")
+		if err := os.WriteFile(probe, nil, 0o000); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(path, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	mk(filepath.Join(root, "secret.txt"), "hello secret\n", 0o000)
-	mk(filepath.Join(root, "open.txt"), "hello open\n", 0o644)
-	mk(filepath.Join(root, "locked", "inside.txt"), "hello locked\n", 0o644)
-	mk(filepath.Join(root, "ro", "kept.txt"), "hello kept\n", 0o644)
-	if err := os.Chmod(filepath.Join(root, "locked"), 0o000); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(filepath.Join(root, "ro"), 0o555); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		os.Chmod(filepath.Join(root, "locked"), 0o755)
-		os.Chmod(filepath.Join(root, "ro"), 0o755)
-	})
-	if cred == nil {
-		if f, err := os.Open(filepath.Join(root, "secret.txt")); err == nil {
+		if f, err := os.Open(probe); err == nil {
 			f.Close()
 			t.Skip("this user can read a mode-000 file (a capability?), so permissions cannot be tested here")
 		}
 	}
-	run := func(applet string, req map[string]any) core.Envelope {
-		t.Helper()
-		b, _ := json.Marshal(req)
-		ctx, cancel := context.WithTimeout(context.Background(), callBudget)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, applet)
-		cmd.Dir = root
-		cmd.Stdin = bytes.NewReader(b)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + state, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + root, "AGENTBOX_HEADLESS=1", "AGENTBOX_MODE=bypass"}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		out, err := cmd.Output()
-		var env core.Envelope
-		if jerr := json.Unmarshal(out, &env); jerr != nil {
-			t.Fatalf("%s: stdout is not an envelope: %v %q (%v)", applet, jerr, out, err)
-		}
-		return env
+	return u
+}
+
+// mk writes the file rel of the root with mode, its folders made as needed.
+func (u *unprivileged) mk(rel, data string, mode os.FileMode) {
+	u.t.Helper()
+	path := filepath.Join(u.root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		u.t.Fatal(err)
 	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		u.t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+// chmod sets the mode of the folder rel, and gives it back 0755 when the test ends.
+func (u *unprivileged) chmod(rel string, mode os.FileMode) {
+	u.t.Helper()
+	path := filepath.Join(u.root, rel)
+	if err := os.Chmod(path, mode); err != nil {
+		u.t.Fatal(err)
+	}
+	u.t.Cleanup(func() { os.Chmod(path, 0o755) })
+}
+
+func (u *unprivileged) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, u.bin, args...)
+	cmd.Dir = u.root
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + u.state, "XDG_STATE_HOME=" + u.state, "AGENTBOX_ROOT=" + u.root, "AGENTBOX_HEADLESS=1", "AGENTBOX_MODE=bypass"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+	return cmd
+}
+
+// run calls applet as an agent does and returns its envelope.
+func (u *unprivileged) run(applet string, req map[string]any) core.Envelope {
+	u.t.Helper()
+	b, _ := json.Marshal(req)
+	ctx, cancel := context.WithTimeout(context.Background(), callBudget)
+	defer cancel()
+	cmd := u.command(ctx, applet)
+	cmd.Stdin = bytes.NewReader(b)
+	out, err := cmd.Output()
+	var env core.Envelope
+	if jerr := json.Unmarshal(out, &env); jerr != nil {
+		u.t.Fatalf("%s: stdout is not an envelope: %v %q (%v)", applet, jerr, out, err)
+	}
+	return env
+}
+
+// shell runs agentbox with args as a person does at a shell: stdout, stderr, status.
+func (u *unprivileged) shell(args ...string) (string, string, int) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), callBudget)
+	defer cancel()
+	cmd := u.command(ctx, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		u.t.Fatalf("agentbox %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+// index builds the index of the root as the user, as `agentbox index` does.
+func (u *unprivileged) index() string {
+	u.t.Helper()
+	out, errOut, code := u.shell("index", u.root)
+	if code != 0 {
+		u.t.Fatalf("agentbox index: exit %d\n%s%s", code, out, errOut)
+	}
+	return out + errOut
+}
+
+// unseen is a result's "unlistable" field.
+func unseen(env core.Envelope) (count float64, paths []string, why []string) {
+	data, _ := env.Data.(map[string]any)
+	u, _ := data["unlistable"].(map[string]any)
+	count, _ = u["count"].(float64)
+	for _, p := range asList(u["paths"]) {
+		paths = append(paths, fmt.Sprint(p))
+	}
+	for _, w := range asList(u["why"]) {
+		why = append(why, fmt.Sprint(w))
+	}
+	return count, paths, why
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+// TestUnreadableEntries runs agentbox as an unprivileged user against a file and a
+// folder it may not read, and a folder it may not write: permission_denied with
+// advice, nothing changed, and searches that go on past what they cannot open and
+// say what that was (as rg does), with and without the index and its watcher.
+func TestUnreadableEntries(t *testing.T) {
+	u := newUnprivileged(t)
+	root := u.root
+	u.mk("secret.txt", "hello secret\n", 0o000)
+	u.mk("open.txt", "hello open\n", 0o644)
+	u.mk("locked/inside.txt", "hello locked\n", 0o644)
+	u.mk("ro/kept.txt", "hello kept\n", 0o644)
+	u.chmod("locked", 0o000)
+	u.chmod("ro", 0o555)
 	before := snapshot(t, root)
 	denied := string(core.CodePermissionDenied)
 	for _, c := range []struct {
@@ -408,8 +480,16 @@ func TestUnreadableEntries(t *testing.T) {
 		{"write", map[string]any{"file_path": "ro/new.txt", "content": "bye\n"}},
 		{"ls", map[string]any{"path": "locked"}},
 		{"read", map[string]any{"file_path": "locked/inside.txt"}},
+		// A search of the folder, or of a pattern's folder, that cannot be listed is
+		// refused as ls is, not answered "no matches".
+		{"grep", map[string]any{"pattern": "hello", "path": "locked"}},
+		{"glob", map[string]any{"pattern": "**/*.txt", "path": "locked"}},
+		{"glob", map[string]any{"pattern": "locked/**/*.txt"}},
+		{"glob", map[string]any{"pattern": "locked/inside.txt"}},
+		// The one file asked for cannot be read: an error, as in grep and rg.
+		{"grep", map[string]any{"pattern": "hello", "path": "secret.txt"}},
 	} {
-		env := run(c.applet, c.req)
+		env := u.run(c.applet, c.req)
 		if code, _ := env.Metadata["error_code"].(string); code != denied {
 			t.Errorf("%s %v: error_code %q, want %s: %s", c.applet, c.req, code, denied, env.ErrorText)
 		} else if !strings.Contains(env.ErrorText, "permission") {
@@ -428,48 +508,40 @@ func TestUnreadableEntries(t *testing.T) {
 		if env.Type != "output" || data == nil {
 			t.Fatalf("%s over a tree with unreadable parts: %+v", what, env)
 		}
-		paths, _ := data["unlistable_paths"].([]any)
-		if data["unlistable"] != 1.0 || len(paths) != 1 || paths[0] != lockedAs {
-			t.Errorf("%s: unlistable %v %v, want 1 [%s]", what, data["unlistable"], data["unlistable_paths"], lockedAs)
+		if n, paths, why := unseen(env); n != 1 || !slices.Equal(paths, []string{lockedAs}) || !slices.Equal(why, []string{"permission denied"}) {
+			t.Errorf("%s: unlistable %v, want 1 [%s] for permission denied", what, data["unlistable"], lockedAs)
 		}
 		if got, _ := data["unreadable"].(float64); got != unreadable {
 			t.Errorf("%s: unreadable %v, want %v", what, data["unreadable"], unreadable)
 		}
 	}
 	grepReq := map[string]any{"pattern": "hello", "output_mode": "files_with_matches"}
-	env := run("grep", grepReq)
+	env := u.run("grep", grepReq)
 	if !strings.Contains(fmt.Sprint(env.Data), "open.txt") {
 		t.Errorf("grep over a tree with unreadable parts: %+v", env)
 	}
 	wantHonest("grep", env, 1, locked)
-	wantHonest("glob", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
-	wantHonest("ls depth 2", run("ls", map[string]any{"path": ".", "depth": 2}), 0, "locked")
+	wantHonest("glob", u.run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+	wantHonest("ls depth 2", u.run("ls", map[string]any{"path": ".", "depth": 2}), 0, "locked")
 	// The same with an index: one built over the locked folder knows nothing of
 	// what is in it, and a search through it still says the folder was not searched.
-	index := func(dir string) {
-		t.Helper()
-		cmd := exec.Command(bin, "index", "--json", dir)
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + state, "XDG_STATE_HOME=" + state, "AGENTBOX_ROOT=" + dir}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("agentbox index: %v\n%s", err, out)
-		}
+	if out := u.index(); !strings.Contains(out, "1 folders could not be listed") {
+		t.Errorf("agentbox index does not say it met a folder it could not list: %s", out)
 	}
-	index(root)
 	for range 2 { // the first search would start a watcher, the second use it
-		wantHonest("grep with an index", run("grep", grepReq), 1, locked)
-		wantHonest("glob with an index", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+		wantHonest("grep with an index", u.run("grep", grepReq), 1, locked)
+		wantHonest("glob with an index", u.run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
 		time.Sleep(200 * time.Millisecond)
 	}
 	// A folder locked after the build, under a running watcher: it reports the folder
 	// changed, and the walk of it says it could not list it.
-	if err := os.Chmod(filepath.Join(root, "locked"), 0o755); err != nil {
+	if err := os.Chmod(locked, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(filepath.Join(root, "secret.txt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	index(root)
+	u.index()
 	t.Cleanup(func() {
 		for _, pid := range watcherPIDs(root) {
 			if n, err := strconv.Atoi(pid); err == nil {
@@ -477,7 +549,7 @@ func TestUnreadableEntries(t *testing.T) {
 			}
 		}
 	})
-	run("grep", grepReq) // starts the watcher
+	u.run("grep", grepReq) // starts the watcher
 	if !waitFor(5*time.Second, func() bool { return len(watcherPIDs(root)) > 0 }) {
 		t.Fatal("no watcher started for the index")
 	}
@@ -486,10 +558,84 @@ func TestUnreadableEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		wantHonest("grep with a watcher, after a folder was locked", run("grep", grepReq), 0, locked)
-		wantHonest("glob with a watcher, after a folder was locked", run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
+		wantHonest("grep with a watcher, after a folder was locked", u.run("grep", grepReq), 0, locked)
+		wantHonest("glob with a watcher, after a folder was locked", u.run("glob", map[string]any{"pattern": "**/*.txt"}), 0, locked)
 		if len(watcherPIDs(root)) == 0 {
 			t.Errorf("the watcher stopped when a folder was locked; the searches above did not use it")
 		}
+	}
+}
+
+// TestWhatASearchCannotSeeIsSaid attacks the promise that a walk's blind spots are
+// said, never dropped (a red team's findings): links whose target lies in a folder
+// that cannot be entered, a folder that can be listed but not entered, more folders
+// than are named, a negated glob over a locked folder, and a person's shell: exit 2
+// and notes on stderr, even with -q, as ripgrep.
+func TestWhatASearchCannotSeeIsSaid(t *testing.T) {
+	u := newUnprivileged(t)
+	root := u.root
+	u.mk("open/a.txt", "hello\n", 0o644)
+	u.mk("deep/in/b.txt", "hello\n", 0o644)
+	u.mk("peek/w.txt", "hello\n", 0o644)
+	u.mk("peek/sub/x.txt", "hello\n", 0o644)
+	for _, l := range [][2]string{{"lnk/into", "../deep/in"}, {"lnk/file", "../deep/in/b.txt"}} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(l[0])), 0o777)
+		if err := os.Symlink(l[1], filepath.Join(root, l[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range walk.MaxUnlistablePaths + 2 {
+		u.mk(fmt.Sprintf("many/d%02d/f.txt", i), "hello\n", 0o644)
+		u.chmod(fmt.Sprintf("many/d%02d", i), 0o000)
+	}
+	u.mk("many/a/x/f.txt", "hello\n", 0o644)
+	u.chmod("many/a/x", 0o000)
+	u.chmod("deep", 0o000) // the links' targets are out of reach
+	u.chmod("peek", 0o444) // listed, not entered
+
+	// Path order is a walk's: many/a/x before many/d00, and the rest counted.
+	env := u.run("grep", map[string]any{"pattern": "hello", "path": "many"})
+	n, paths, _ := unseen(env)
+	if n != float64(walk.MaxUnlistablePaths+3) || len(paths) != walk.MaxUnlistablePaths || paths[0] != filepath.Join(root, "many/a/x") {
+		t.Errorf("grep over %d locked folders: count %v, paths %q", walk.MaxUnlistablePaths+3, n, paths)
+	}
+	// A negated glob leaves the folders out whole, as ripgrep does: nothing to report.
+	if n, paths, _ := unseen(u.run("grep", map[string]any{"pattern": "hello", "path": "many", "glob": "!d*,!x"})); n != 0 {
+		t.Errorf("grep with negated globs over the locked folders still reports %v %q", n, paths)
+	}
+	// Links followed into a folder that cannot be listed (a folder's and a file's).
+	env = u.run("grep", map[string]any{"pattern": "hello", "path": "lnk", "follow": true})
+	if n, paths, _ := unseen(env); n != 2 || !slices.Equal(paths, []string{filepath.Join(root, "lnk/file"), filepath.Join(root, "lnk/into")}) {
+		t.Errorf("grep following links out of reach: unlistable %v %q: %+v", n, paths, env)
+	}
+	// A folder that can be listed but not entered: its entries are named, and their
+	// size and time are said to be unknown, not shown as 0 and year 1.
+	env = u.run("ls", map[string]any{"path": "peek", "long_format": true})
+	entries := asList(env.Data.(map[string]any)["entries"])
+	if len(entries) != 2 {
+		t.Fatalf("ls of a folder listed but not entered: %+v", env)
+	}
+	for _, e := range entries {
+		if m := e.(map[string]any); m["unknown"] != true || m["modified"] != nil {
+			t.Errorf("ls of a folder listed but not entered: %v is not marked unknown", m)
+		}
+	}
+	if out, errOut, _ := u.shell("ls", "-l", "peek"); strings.Contains(out, "0001-01-01") || !strings.Contains(errOut, "could not be examined") {
+		t.Errorf("ls -l of a folder listed but not entered:\n%s%s", out, errOut)
+	}
+	// At a shell: exit 2, and the notes say what was not searched, with -q too.
+	for _, args := range [][]string{{"grep", "hello", "."}, {"grep", "-q", "nothing-matches-this", "."}, {"grep", "-l", "hello", "many", "open"}} {
+		out, errOut, code := u.shell(args...)
+		if code != 2 || !strings.Contains(errOut, "not searched (permission denied)") {
+			t.Errorf("agentbox %v: exit %d, stderr %q (stdout %q); want 2 and a note", args, code, errOut, out)
+		}
+	}
+	// -q with a match: its answer is known, so 0, as ripgrep.
+	if _, _, code := u.shell("grep", "-q", "hello", "."); code != 0 {
+		t.Errorf("grep -q that matched past a locked folder: exit %d, want 0", code)
+	}
+	// ls -R names a folder it could not open as typed, as ls does.
+	if _, errOut, _ := u.shell("ls", "-R", "many"); !strings.Contains(errOut, "many/a/x") {
+		t.Errorf("ls -R many: the note does not name many/a/x: %q", errOut)
 	}
 }

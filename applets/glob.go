@@ -10,6 +10,7 @@ import (
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/glob"
 	"github.com/agentbox/agentbox/core/grep"
+	"github.com/agentbox/agentbox/core/walk"
 )
 
 // GlobDefaultLimit is how many files glob returns before it says how many more matched.
@@ -43,9 +44,8 @@ type GlobResult struct {
 	More    int      `json:"more"`
 	Partial string   `json:"partial,omitempty"`
 	Denied  int      `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
-	// Folders the system would not list, so not searched: how many, and the first of them.
-	Unlistable      int      `json:"unlistable,omitempty"`
-	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
+	// Folders the system would not let the walk see, so not searched.
+	Unlistable *walk.Unlistable `json:"unlistable,omitempty"`
 }
 
 // ShellDefaults implements core.ShellDefaulter: with fd's -e or -t and no pattern, or
@@ -98,7 +98,7 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	defer closeIndex()
 	found, err := glob.GlobListed(ctx, dir.Abs, g.Pattern, opt, list)
 	if err != nil {
-		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", base, err)
+		return nil, walkError("search", base, err)
 	}
 	if len(g.Extension) > 0 || g.FileType != "" {
 		kept := found.Matches[:0]
@@ -118,7 +118,7 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		partial = found.Reason
 	}
 	res := GlobResult{Pattern: g.Pattern, Root: dir.Abs, Total: len(found.Matches), Partial: partial, Denied: found.Denied, Files: []string{},
-		Unlistable: found.Unlistable, UnlistablePaths: found.UnlistablePaths}
+		Unlistable: found.Unlistable.Or()}
 	for i, m := range found.Matches {
 		if i == g.Limit {
 			res.More = len(found.Matches) - g.Limit
@@ -140,7 +140,11 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			}
 		}
 		given := filepath.Clean(typed)
-		for _, list := range [][]string{res.Files, res.UnlistablePaths} {
+		var unlisted []string
+		if res.Unlistable != nil {
+			unlisted = res.Unlistable.Paths
+		}
+		for _, list := range [][]string{res.Files, unlisted} {
 			for i, f := range list {
 				if rest, ok := strings.CutPrefix(f, from); ok {
 					list[i] = displayJoin(typed, given, rest)
@@ -171,10 +175,10 @@ func (r GlobResult) RenderText(p *core.Printer) {
 		p.Note(fmt.Sprintf("... and %d more files (showing the %d newest of %d; raise --limit)", r.More, len(r.Files), r.Total))
 	}
 	if r.Denied > 0 {
-		p.Note(fmt.Sprintf("(%d entries left out: the permission policy does not allow reading them)", r.Denied))
+		p.Note(fmt.Sprintf("(%s left out: the permission policy does not allow reading them)", plural(r.Denied, "path")))
 	}
-	if r.Unlistable > 0 {
-		p.Note(unlistableNote("searched", r.Unlistable, r.UnlistablePaths))
+	if r.Unlistable != nil {
+		p.Note(unlistableNote("searched", r.Unlistable))
 	}
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)

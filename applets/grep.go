@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/grep"
+	"github.com/agentbox/agentbox/core/walk"
 )
 
 // Limits of grep, used by the code and quoted in the descriptions.
@@ -93,11 +95,10 @@ type GrepResult struct {
 	SkippedLarge  int      `json:"skipped_large,omitempty"`
 	Unreadable    int      `json:"unreadable,omitempty"` // files the system would not let grep read
 	Denied        int      `json:"denied,omitempty"`     // files left out: the permission policy does not allow reading them
-	// Folders the system would not list, so not searched: how many, and the first of them.
-	Unlistable      int      `json:"unlistable,omitempty"`
-	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
-	More            int      `json:"more"` // entries left out by head_limit
-	Partial         string   `json:"partial,omitempty"`
+	// Folders the system would not let the walk see, so not searched.
+	Unlistable *walk.Unlistable `json:"unlistable,omitempty"`
+	More       int              `json:"more"` // entries left out by head_limit
+	Partial    string           `json:"partial,omitempty"`
 
 	page  []grepEntry  // the entries shown, for the terminal rendering
 	m     *grep.Engine // for colouring matches
@@ -301,6 +302,16 @@ func (g *Grep) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	found, err := m.Search(ctx, p.Abs)
 	ix.done(env, found)
+	if err == nil && !fi.IsDir() && found.Errors > 0 {
+		// The one file asked for could not be read: an error, as in grep and rg, not
+		// "no matches".
+		f, oerr := env.WS.Open(p)
+		if oerr != nil {
+			return nil, oerr // the workspace's error says why (permission denied) and what to do
+		}
+		f.Close()
+		return nil, core.Errorf(core.CodeIOError, "cannot read %s: a read failed; try again, or read it to see the error", p.Abs)
+	}
 	if err == nil && g.shell && !fi.IsDir() && found.Binary == 1 && fi.Size() <= GrepStdinMax {
 		// A binary file named at a shell: grep and rg say whether it matches.
 		if data, rerr := env.WS.ReadFile(p); rerr == nil {
@@ -352,7 +363,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		if errors.Is(err, context.Canceled) {
 			return nil, core.Errorf(core.CodeInterrupted, "the search was cancelled")
 		}
-		return nil, core.Errorf(core.CodeIOError, "cannot search %s: %v", abs, err)
+		return nil, walkError("search", abs, err)
 	}
 	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") {
 		// At a shell paths print as given, relative staying relative, as grep and rg do:
@@ -367,9 +378,9 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 				found.Files[i].Path = displayJoin(typed, given, rest)
 			}
 		}
-		for i, d := range found.UnlistablePaths {
+		for i, d := range found.Unlistable.Paths {
 			if rest, ok := strings.CutPrefix(d, abs); ok && abs != "" {
-				found.UnlistablePaths[i] = displayJoin(typed, given, rest)
+				found.Unlistable.Paths[i] = displayJoin(typed, given, rest)
 			}
 		}
 	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs && abs != "" {
@@ -380,15 +391,15 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 				found.Files[i].Path = shown + rest
 			}
 		}
-		for i, d := range found.UnlistablePaths {
+		for i, d := range found.Unlistable.Paths {
 			if rest, ok := strings.CutPrefix(d, abs); ok {
-				found.UnlistablePaths[i] = shown + rest
+				found.Unlistable.Paths[i] = shown + rest
 			}
 		}
 	}
 	res := GrepResult{Mode: g.OutputMode, FilesSearched: found.Searched, SkippedBinary: found.Binary,
 		SkippedLarge: found.TooLarge, Unreadable: found.Errors, Denied: found.Denied, FilesMatched: len(found.Files), m: m,
-		Unlistable: found.Unlistable, UnlistablePaths: found.UnlistablePaths}
+		Unlistable: found.Unlistable.Or()}
 	if found.Truncated {
 		res.Partial = found.Reason
 	}
@@ -462,10 +473,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		}
 	}
 	res.quiet = g.Quiet
-	result := &core.Result{Data: res}
-	if g.shell && res.TotalMatches == 0 {
-		result.ExitCode = 1 // grep's and ripgrep's "nothing matched"
-	}
+	result := &core.Result{Data: res, ExitCode: res.shellExit(g)}
 	// Cut or partial: the sidecar file holds every entry collected (README: whenever
 	// anything was cut, truncated and output_path say so).
 	if (res.More > 0 || res.Partial != "") && !g.Quiet {
@@ -660,6 +668,7 @@ func splitGlobs(s string) []string {
 // matches highlighted; otherwise one path:line:text entry per line.
 func (r GrepResult) RenderText(p *core.Printer) {
 	if r.quiet {
+		r.unseenNotes(p) // what could not be searched is said even then, as rg -q does
 		return
 	}
 	switch {
@@ -694,14 +703,9 @@ func (r GrepResult) RenderText(p *core.Printer) {
 		p.Note(fmt.Sprintf("... and %d more (raise head_limit, or page with offset)", r.More))
 	}
 	if r.Denied > 0 {
-		p.Note(fmt.Sprintf("(%d files left out: the permission policy does not allow reading them)", r.Denied))
+		p.Note(fmt.Sprintf("(%s left out: the permission policy does not allow reading them)", plural(r.Denied, "path")))
 	}
-	if r.Unreadable > 0 {
-		p.Note(fmt.Sprintf("(%d files could not be read: the system refused; check their permissions)", r.Unreadable))
-	}
-	if r.Unlistable > 0 {
-		p.Note(unlistableNote("searched", r.Unlistable, r.UnlistablePaths))
-	}
+	r.unseenNotes(p)
 	if r.SkippedBinary > 0 {
 		p.Note(fmt.Sprintf("(%d binary files skipped)", r.SkippedBinary))
 	}
@@ -710,6 +714,16 @@ func (r GrepResult) RenderText(p *core.Printer) {
 	}
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)
+	}
+}
+
+// unseenNotes are the notes on what the search could not see.
+func (r GrepResult) unseenNotes(p *core.Printer) {
+	if r.Unreadable > 0 {
+		p.Note(fmt.Sprintf("(%s could not be read: the system refused; check their permissions)", plural(r.Unreadable, "file")))
+	}
+	if r.Unlistable != nil {
+		p.Note(unlistableNote("searched", r.Unlistable))
 	}
 }
 
@@ -751,17 +765,23 @@ func (r GrepResult) renderHeadings(p *core.Printer) {
 	}
 }
 
-// unlistableNote is the terminal's note on the folders a walk could not list: how
-// many, the first of them, and what to do.
-func unlistableNote(verb string, n int, paths []string) string {
+// walkError is the error of a search or listing of abs that could not start: the
+// system refused to list it (or a folder on the way to it), or failed.
+func walkError(verb, abs string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return core.Errorf(core.CodePermissionDenied, "the system would not let agentbox %s %s (permission denied); check its permissions and those of the folders above it, or %s another folder", verb, abs, verb)
+	}
+	return core.Errorf(core.CodeIOError, "cannot %s %s: %v", verb, abs, err)
+}
+
+// unlistableNote is the terminal's note on what a walk could not see (folders, and
+// links whose target it could not reach): how many, the first of them, and why.
+func unlistableNote(verb string, u *walk.Unlistable) string {
 	more := ""
-	if n > len(paths) {
-		more = fmt.Sprintf(" and %d more", n-len(paths))
+	if u.Count > len(u.Paths) {
+		more = fmt.Sprintf(" and %d more", u.Count-len(u.Paths))
 	}
-	if n == 1 {
-		return fmt.Sprintf("(1 folder not %s: the system would not list it (check its permissions): %s)", verb, strings.Join(paths, ", "))
-	}
-	return fmt.Sprintf("(%d folders not %s: the system would not list them (check their permissions): %s%s)", n, verb, strings.Join(paths, ", "), more)
+	return fmt.Sprintf("(%s not %s (%s): %s%s)", plural(u.Count, "path"), verb, strings.Join(u.Why, "; "), strings.Join(u.Paths, ", "), more)
 }
 
 // displayJoin writes a found path under the path the person typed: "." shows paths
@@ -826,8 +846,12 @@ func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error)
 		merged.SkippedBinary += r.SkippedBinary
 		merged.SkippedLarge += r.SkippedLarge
 		merged.Unreadable += r.Unreadable
-		merged.Unlistable += r.Unlistable
-		merged.UnlistablePaths = append(merged.UnlistablePaths, r.UnlistablePaths...)
+		if r.Unlistable != nil {
+			if merged.Unlistable == nil {
+				merged.Unlistable = &walk.Unlistable{}
+			}
+			merged.Unlistable.Merge(*r.Unlistable)
+		}
 		merged.Denied += r.Denied
 		merged.More += r.More
 		if r.Partial != "" {
@@ -841,14 +865,27 @@ func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error)
 	if len(spill) > 0 {
 		result.Truncated, result.OutputPath = true, strings.Join(spill, " ")
 	}
-	switch {
-	case len(failed) > 0:
-		for _, f := range failed {
-			fmt.Fprintf(env.Stderr, "grep: %s\n", f)
-		}
+	for _, f := range failed {
+		fmt.Fprintf(env.Stderr, "grep: %s\n", f)
+	}
+	if result.ExitCode = merged.shellExit(g); len(failed) > 0 {
 		result.ExitCode = 2
-	case merged.TotalMatches == 0:
-		result.ExitCode = 1
 	}
 	return result, nil
+}
+
+// shellExit is the exit status of a search typed at a shell, as grep's and ripgrep's:
+// 1 when nothing matched, 2 when a file or folder could not be read (unless -q found
+// a match: its answer is then known), else 0. An agent's call exits 0 with the counts
+// in the envelope.
+func (r GrepResult) shellExit(g *Grep) int {
+	switch {
+	case !g.shell:
+		return 0
+	case (r.Unreadable > 0 || r.Unlistable != nil) && !(g.Quiet && r.TotalMatches > 0):
+		return 2
+	case r.TotalMatches == 0:
+		return 1
+	}
+	return 0
 }

@@ -170,6 +170,7 @@ func (g *grepIndex) lister(m *grep.Engine, wopt walk.Options, ch *index.Changes)
 		if err := visitAll(ctx, cands, visit); err != nil {
 			return st, searched, binary, err
 		}
+		wopt.PruneDir = m.PruneDir(root)
 		err := walkChanged(ctx, root, under, ch, wopt, visit, &st, denied)
 		return st, searched, binary, err
 	}
@@ -343,7 +344,7 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 	})
 	st.Files += ws.Files
 	st.Dirs += ws.Dirs // refusals are counted by the caller's Denied
-	st.MergeUnlistable(ws)
+	st.Unlistable.Merge(ws.Unlistable)
 	if ws.Truncated {
 		st.Truncated, st.Reason = true, ws.Reason
 	}
@@ -353,7 +354,7 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 	case srel != "":
 		// One that cannot be listed now is passed over and counted, as the walk
 		// from the root does.
-		st.AddUnlistable(dir)
+		st.Unlistable.Add(dir, err)
 		return nil
 	}
 	return err

@@ -3,7 +3,6 @@ package applets
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -63,7 +62,10 @@ type LsEntry struct {
 	Modified time.Time `json:"modified,omitzero"`
 	Target   string    `json:"target,omitempty"`
 	Link     string    `json:"link,omitempty"` // long format: a symlink's target as written
-	level    int       // 0 for the folder's own entries
+	// Unknown: the system would not let its size, mode and time be read (a folder
+	// that may be listed but not entered); size is then 0, as nothing is known.
+	Unknown bool `json:"unknown,omitempty"`
+	level   int  // 0 for the folder's own entries
 }
 
 // LsResult is what ls returns.
@@ -74,18 +76,18 @@ type LsResult struct {
 	More    int       `json:"more"` // entries left out by limit
 	Partial string    `json:"partial,omitempty"`
 	Denied  int       `json:"denied,omitempty"` // entries left out: the permission policy does not allow reading them
-	// Folders the system would not list, so not listed: how many, and the first of
-	// them, relative to Path as the entries are.
-	Unlistable      int      `json:"unlistable,omitempty"`
-	UnlistablePaths []string `json:"unlistable_paths,omitempty"`
-	long            bool
-	human           bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
-	shell           bool
-	// At a shell with several paths: the folders listed after the files, each under
-	// its heading.
+	// Folders the system would not let the walk see, so not listed; their paths are
+	// relative to Path, as the entries' are.
+	Unlistable *walk.Unlistable `json:"unlistable,omitempty"`
+	// Sections: at a shell with several paths (ls a b), the folders' listings, after
+	// the files named (Entries); each is shown under its heading, the path as typed.
+	Sections []LsResult `json:"sections,omitempty"`
+	long     bool
+	human    bool // long format sizes as 4.0K (always for agents' text; ls -h at a shell)
+	shell    bool
 	heading  string
-	sections []LsResult
-	itself   bool // the entry the path names (ls FILE, ls -d DIR), not a listing
+	typed    string // the path as typed at a shell, which the notes name folders under
+	itself   bool   // the entry the path names (ls FILE, ls -d DIR), not a listing
 }
 
 // ShellDefaults implements core.ShellDefaulter: ls's own flags set the fields an agent
@@ -178,11 +180,12 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	t := &lsTree{l: l, children: children, depth: depth, kept: map[string]int{}}
 	total := t.count("", 0)
-	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, Entries: []LsEntry{}}
+	res := LsResult{Path: p.Abs, Total: total, long: l.LongFormat, human: l.Human || !l.shell, shell: l.shell, typed: l.Path, Entries: []LsEntry{}}
 	res.Denied = int(st.Denied)
-	res.Unlistable = int(st.Unlistable)
-	for _, d := range st.UnlistablePaths {
-		res.UnlistablePaths = append(res.UnlistablePaths, relUnder(p.Abs, d)) // as the entries are named
+	if res.Unlistable = st.Unlistable.Or(); res.Unlistable != nil {
+		for i, d := range res.Unlistable.Paths {
+			res.Unlistable.Paths[i] = relUnder(p.Abs, d) // as the entries are named
+		}
 	}
 	if st.Truncated {
 		res.Partial = st.Reason
@@ -279,11 +282,8 @@ func (l *Ls) walkTree(ctx context.Context, env *core.Env, p core.Path, opt walk.
 		}
 		return nil
 	})
-	if errors.Is(err, fs.ErrPermission) {
-		return nil, st, core.Errorf(core.CodePermissionDenied, "the system refused to list %s (permission denied); check its permissions or list another directory", p.Abs)
-	}
 	if err != nil {
-		return nil, st, core.Errorf(core.CodeIOError, "cannot list %s: %v", p.Abs, err)
+		return nil, st, walkError("list", p.Abs, err)
 	}
 	return children, st, nil
 }
@@ -340,6 +340,7 @@ func (n *lsNode) entry(rel string, level int, tree, long bool) LsEntry {
 	if long && n.stat {
 		e.Mode, e.Modified = n.mode.String(), time.Unix(0, n.mtime)
 	}
+	e.Unknown = !n.stat
 	return e
 }
 
@@ -440,14 +441,14 @@ func (l *Ls) sort(entries []lsNode) {
 // spaces a level.
 func (r LsResult) RenderText(p *core.Printer) {
 	r.renderEntries(p)
-	for i, s := range r.sections {
+	for i, s := range r.Sections {
 		if i > 0 || len(r.Entries) > 0 {
 			p.Println()
 		}
 		p.Println(s.heading + ":")
 		s.RenderText(p)
 	}
-	if r.sections != nil {
+	if r.Sections != nil {
 		return
 	}
 	if r.More > 0 {
@@ -457,14 +458,35 @@ func (r LsResult) RenderText(p *core.Printer) {
 		p.Println(p.Dim("(empty)"))
 	}
 	if r.Denied > 0 {
-		p.Note(fmt.Sprintf("(%d entries left out: the permission policy does not allow reading them)", r.Denied))
+		p.Note(fmt.Sprintf("(%s left out: the permission policy does not allow reading them)", plural(r.Denied, "entry")))
 	}
-	if r.Unlistable > 0 {
-		p.Note(unlistableNote("listed", r.Unlistable, r.UnlistablePaths))
+	if n := r.unknownEntries(); n > 0 {
+		p.Note(fmt.Sprintf("(%s could not be examined: the system would not let their size, mode and time be read; check the permissions of the folder holding them)", plural(n, "entry")))
+	}
+	if r.Unlistable != nil {
+		u := *r.Unlistable
+		if r.shell && r.typed != "" && r.typed != "." {
+			// Named as typed, as ls names what it cannot open: ls -R a says a/b.
+			u.Paths = nil
+			for _, d := range r.Unlistable.Paths {
+				u.Paths = append(u.Paths, strings.TrimSuffix(r.typed, "/")+"/"+d)
+			}
+		}
+		p.Note(unlistableNote("listed", &u))
 	}
 	if r.Partial != "" {
 		p.Note("partial result: " + r.Partial)
 	}
+}
+
+func (r LsResult) unknownEntries() int {
+	n := 0
+	for _, e := range r.Entries {
+		if e.Unknown {
+			n++
+		}
+	}
+	return n
 }
 
 func humanSize(n int64) string {
@@ -514,7 +536,7 @@ func (l *Ls) runEach(ctx context.Context, env *core.Env) (*core.Result, error) {
 		folders = append(folders, r)
 	}
 	merged.Total = len(merged.Entries)
-	merged.sections = folders
+	merged.Sections = folders
 	result := &core.Result{Data: merged}
 	if failed {
 		result.ExitCode = 2
@@ -543,6 +565,10 @@ func (r LsResult) renderEntries(p *core.Printer) {
 		if e.Link != "" {
 			name += " -> " + e.Link
 		}
-		p.Printf("%s %8s %s %s\n", mode, size, e.Modified.Format("2006-01-02 15:04"), name)
+		when := e.Modified.Format("2006-01-02 15:04")
+		if e.Unknown {
+			mode, size, when = "??????????", "?", "?               " // as ls shows what it cannot stat
+		}
+		p.Printf("%s %8s %s %s\n", mode, size, when, name)
 	}
 }

@@ -458,9 +458,13 @@ func (r ReadResult) RenderText(p *core.Printer) {
 	p.Println(p.Dim(r.Note))
 }
 
+// plural is n with word in the singular or (-s, -y to -ies) plural form.
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
+	}
+	if stem, ok := strings.CutSuffix(word, "y"); ok {
+		return strconv.Itoa(n) + " " + stem + "ies"
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }

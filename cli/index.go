@@ -111,7 +111,7 @@ func buildIndex(host Host, cache, dir string, asJSON bool) bool {
 	took := time.Since(start)
 	if asJSON {
 		_ = core.OutputEnvelope(&core.Result{Data: indexReport{Root: dir, Files: m.Files, TextBytes: m.Bytes, Postings: m.Postings,
-			Segments: len(m.Segments), IndexBytes: size, Dir: index.Dir(cache, dir), DurationMS: took.Milliseconds()}}, took.Milliseconds()).WriteJSON(host.Stdout)
+			Segments: len(m.Segments), IndexBytes: size, Dir: index.Dir(cache, dir), DurationMS: took.Milliseconds(), Unlistable: m.Unlistable}}, took.Milliseconds()).WriteJSON(host.Stdout)
 		return true
 	}
 	pct := 0.0
@@ -120,6 +120,9 @@ func buildIndex(host Host, cache, dir string, asJSON bool) bool {
 	}
 	fmt.Fprintf(host.Stdout, "indexed %s: %d files, %.1f MB of text, in %s; the index is %.1f MB (%.0f%% of the text), %d segments, in %s\n",
 		dir, m.Files, float64(m.Bytes)/1e6, took.Round(time.Millisecond), float64(size)/1e6, pct, len(m.Segments), index.Dir(cache, dir))
+	if m.Unlistable > 0 {
+		fmt.Fprintf(host.Stderr, "(%d folders could not be listed, so their files are not in the index; searches still walk the tree to report them: grep, glob or ls name them)\n", m.Unlistable)
+	}
 	return true
 }
 
@@ -133,4 +136,7 @@ type indexReport struct {
 	IndexBytes int64  `json:"index_bytes"`
 	Dir        string `json:"dir"`
 	DurationMS int64  `json:"duration_ms"`
+	// Unlistable counts the folders the build could not list: their files are not in
+	// the index, and searches walk the tree rather than take the index's list alone.
+	Unlistable int `json:"unlistable,omitempty"`
 }

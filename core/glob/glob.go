@@ -10,12 +10,14 @@ package glob
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core/walk"
@@ -35,10 +37,8 @@ type Result struct {
 	Truncated bool   // the walk stopped early
 	Reason    string // why
 	Denied    int    // entries the permission policy does not let the caller read
-	// Unlistable counts the folders the system would not list (not searched);
-	// UnlistablePaths names the first of them.
-	Unlistable      int
-	UnlistablePaths []string
+	// Unlistable: the folders the system would not let the walk see (not searched).
+	Unlistable walk.Unlistable
 }
 
 // Validate checks a pattern and explains what is wrong with it.
@@ -98,8 +98,12 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 			res.Denied = 1
 			return res, nil
 		}
-		if fi, err := lstatFile(p); err == nil && fi.IsDir() == opt.Dirs {
+		fi, err := lstatFile(p)
+		switch {
+		case err == nil && fi.IsDir() == opt.Dirs:
 			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime(), Symlink: fi.Mode()&fs.ModeSymlink != 0})
+		case err != nil && !missing(err):
+			return nil, err // whether it is there cannot be told (a folder that may not be entered)
 		}
 		return res, nil
 	}
@@ -128,16 +132,22 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 		return nil
 	})
 	if err != nil {
-		if pe, ok := err.(*fs.PathError); ok && pe.Path == base {
+		if pe, ok := err.(*fs.PathError); ok && pe.Path == base && missing(err) {
 			return res, nil // a fixed prefix that does not exist matches nothing
 		}
 		return nil, err
 	}
 	res.Truncated, res.Reason = st.Truncated, st.Reason
 	res.Denied = int(st.Denied)
-	res.Unlistable, res.UnlistablePaths = int(st.Unlistable), st.UnlistablePaths
+	res.Unlistable = st.Unlistable
 	Sort(res.Matches)
 	return res, nil
+}
+
+// missing reports whether err says a path is not there (nothing to match), rather
+// than that the system would not say.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // Sort orders matches newest first; files with no time sort last; ties by path.

@@ -142,10 +142,8 @@ type Result struct {
 	TooLarge int // files skipped for size (multiline) or an over-long line
 	Errors   int // files that could not be read
 	Denied   int // files the permission policy does not let the caller read
-	// Unlistable counts the folders the system would not list (not searched);
-	// UnlistablePaths names the first of them (walk.MaxUnlistablePaths).
-	Unlistable      int
-	UnlistablePaths []string
+	// Unlistable: the folders the system would not let the walk see (not searched).
+	Unlistable walk.Unlistable
 	// Truncated is set when the walk stopped early (Reason says why) or MaxLines cut.
 	Truncated bool
 	Reason    string
@@ -212,6 +210,19 @@ func (m *Engine) SetLister(l Lister) { m.lister = l }
 // Wanted reports whether the search's file type and glob filters keep the file at rel
 // (relative to the searched folder) named name; Filtered whether there are any.
 func (m *Engine) Wanted(rel, name string) bool { return m.wanted(rel, name) }
+
+// PruneDir is the walk's PruneDir for a search of root: the folders a negated glob
+// leaves out whole are not entered (nil without one).
+func (m *Engine) PruneDir(root string) func(abs, name string) bool {
+	if m.globs == nil || len(m.globs.neg) == 0 {
+		return nil
+	}
+	prefix := strings.TrimSuffix(root, "/") + "/"
+	return func(abs, name string) bool {
+		rel, ok := strings.CutPrefix(abs, prefix)
+		return ok && m.globs.excludesDir(rel, name)
+	}
+}
 
 // Filtered reports whether the search has file type or glob filters.
 func (m *Engine) Filtered() bool { return m.types != nil || m.globs != nil }
@@ -657,14 +668,16 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 			nsrch.Add(searched)
 			nbin.Add(binary)
 		} else {
-			st, err = walk.Walk(ctx, root, m.opt.Walk, visit)
+			wopt := m.opt.Walk
+			wopt.PruneDir = m.PruneDir(root)
+			st, err = walk.Walk(ctx, root, wopt, visit)
 		}
 		if err != nil {
 			return nil, err
 		}
 		res.Truncated, res.Reason = st.Truncated, st.Reason
 		res.Denied = int(st.Denied)
-		res.Unlistable, res.UnlistablePaths = int(st.Unlistable), st.UnlistablePaths
+		res.Unlistable = st.Unlistable
 	}
 	if why := stopped.Load(); why != nil && !res.Truncated {
 		res.Truncated, res.Reason = true, *why
@@ -683,7 +696,7 @@ func (m *Engine) fileLess(a, b *File) bool {
 	if m.opt.SortModified && !a.ModTime.Equal(b.ModTime) {
 		return a.ModTime.After(b.ModTime)
 	}
-	return PathLess(a.Path, b.Path)
+	return walk.PathLess(a.Path, b.Path)
 }
 
 func (m *Engine) wanted(rel, name string) bool {
@@ -1293,26 +1306,6 @@ func (m *Engine) MatchIndexes(line string) [][]int {
 }
 
 func statPath(p string) (fs.FileInfo, error) { return os.Stat(p) }
-
-// PathLess orders paths as a tree walk would (and ripgrep's --sort path does): by
-// component, so "os/exec/x.go" comes before "os/exec.go".
-func PathLess(a, b string) bool {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		ca, cb := a[i], b[i]
-		if ca == cb {
-			continue
-		}
-		if ca == '/' {
-			return true
-		}
-		if cb == '/' {
-			return false
-		}
-		return ca < cb
-	}
-	return len(a) < len(b)
-}
 
 // keptLines holds a search's content lines to Options.MaxLines: the first ones in the
 // result's order, whatever order the files finish in. Files arrive whole (a file keeps

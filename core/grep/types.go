@@ -193,6 +193,17 @@ func (g pathGlob) match(rel, name string) bool {
 	return doublestar.MatchUnvalidated(g.pat, rel)
 }
 
+// excludesDir reports whether a negated glob matches the folder rel (so no file below
+// it is kept).
+func (f *globFilter) excludesDir(rel, name string) bool {
+	for _, g := range f.neg {
+		if g.match(rel, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // keep applies the filter to a file: a negated glob excludes the file when it matches
 // the file or any folder above it; positive globs, if any, must match the file.
 func (f *globFilter) keep(rel, name string) bool {

@@ -108,7 +108,7 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	if err == nil {
 		err = b.flushAll()
 	}
-	b.meta.Unlistable = st.Unlistable
+	b.meta.Unlistable = st.Unlistable.Count
 	if err != nil {
 		b.removeOwn()
 		return Meta{}, err

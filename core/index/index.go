@@ -79,7 +79,7 @@ type Meta struct {
 	Walk     string    `json:"walk"`     // WalkKey of the build's walk
 	// Unlistable counts the folders the build's walk could not list: their files are
 	// not in the list, so a search does not take its files from the list alone.
-	Unlistable int64 `json:"unlistable,omitempty"`
+	Unlistable int `json:"unlistable,omitempty"`
 }
 
 // Index is an open index: its segments, mapped read-only.

@@ -95,6 +95,10 @@ type Options struct {
 	// or below a root that is one) is asked about by its real path too, as read
 	// decides a link by its target: the rules name real paths.
 	Denied func(abs string, isDir bool) bool
+	// PruneDir, when set, is asked about every folder that survives the other filters
+	// (Denied included): a folder it refuses is not entered, nor counted or reported,
+	// as if an ignore file left it out (grep's negated globs, as ripgrep prunes them).
+	PruneDir func(abs, name string) bool
 }
 
 // Entry is what the visitor sees.
@@ -110,38 +114,107 @@ type Entry struct {
 type Stats struct {
 	Files, Dirs int64
 	Denied      int64 // entries left out because Options.Denied refused them
-	// Unlistable counts the folders below the root the system would not list
-	// (permission denied, an I/O error): the walk passes over them and goes on, as
-	// ripgrep does, and says so here. UnlistablePaths holds the first
-	// MaxUnlistablePaths of them in path order, absolute.
-	Unlistable      int64
-	UnlistablePaths []string
-	Truncated       bool
-	Reason          string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
+	// Unlistable is what the walk could not see and passed over, as ripgrep does.
+	Unlistable Unlistable
+	Truncated  bool
+	Reason     string // why the walk stopped early: "cancelled", "time budget of 30s exhausted"
 }
 
-// MaxUnlistablePaths bounds Stats.UnlistablePaths: a tree of ten thousand locked
+// MaxUnlistablePaths bounds Unlistable.Paths: a tree of ten thousand locked
 // folders is reported by count, not listed.
 const MaxUnlistablePaths = 10
 
-// AddUnlistable counts the folder abs as one the system would not list.
-func (s *Stats) AddUnlistable(abs string) {
-	s.Unlistable++
-	// The first in path order, not in the order of the walk's workers: the same
-	// tree gives the same answer.
-	i, _ := slices.BinarySearch(s.UnlistablePaths, abs)
+// Unlistable counts the folders below a walk's root the system would not list
+// (permission denied, a name too long, an I/O error), and the links to follow whose
+// target it would not let the walk reach. Paths holds the first MaxUnlistablePaths of
+// them in path order (PathLess), absolute; Why the system's reasons, each once.
+type Unlistable struct {
+	Count int      `json:"count"`
+	Paths []string `json:"paths"`
+	Why   []string `json:"why"`
+}
+
+// Add counts the folder abs as one the system would not list, for the reason err gave.
+func (u *Unlistable) Add(abs string, err error) {
+	u.Count++
+	u.addPath(abs)
+	u.addWhy(Why(err))
+}
+
+// Merge adds o to u (a listing made of several walks).
+func (u *Unlistable) Merge(o Unlistable) {
+	for _, p := range o.Paths {
+		u.addPath(p)
+	}
+	for _, w := range o.Why {
+		u.addWhy(w)
+	}
+	u.Count += o.Count
+}
+
+// Or is u, or nil when it counts nothing (a result's field left out).
+func (u Unlistable) Or() *Unlistable {
+	if u.Count == 0 {
+		return nil
+	}
+	return &u
+}
+
+// addPath keeps abs if it is among the first MaxUnlistablePaths in path order, not in
+// the order of the walk's workers: the same tree gives the same answer.
+func (u *Unlistable) addPath(abs string) {
+	i, _ := slices.BinarySearchFunc(u.Paths, abs, func(a, b string) int {
+		switch {
+		case PathLess(a, b):
+			return -1
+		case a == b:
+			return 0
+		}
+		return 1
+	})
 	if i < MaxUnlistablePaths {
-		s.UnlistablePaths = slices.Insert(s.UnlistablePaths, i, abs)
-		s.UnlistablePaths = s.UnlistablePaths[:min(len(s.UnlistablePaths), MaxUnlistablePaths)]
+		u.Paths = slices.Insert(u.Paths, i, abs)
+		u.Paths = u.Paths[:min(len(u.Paths), MaxUnlistablePaths)]
 	}
 }
 
-// MergeUnlistable adds o's unlistable folders to s (a listing made of several walks).
-func (s *Stats) MergeUnlistable(o Stats) {
-	for _, p := range o.UnlistablePaths {
-		s.AddUnlistable(p)
+func (u *Unlistable) addWhy(why string) {
+	if !slices.Contains(u.Why, why) {
+		u.Why = append(u.Why, why)
 	}
-	s.Unlistable += o.Unlistable - int64(len(o.UnlistablePaths))
+}
+
+// Why is the system's reason in err, without the operation and path around it
+// ("permission denied" of "open /a/b: permission denied").
+func Why(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if err == nil {
+		return "unknown error"
+	}
+	return err.Error()
+}
+
+// PathLess orders paths as a tree walk would (and ripgrep's --sort path does): by
+// component, so "os/exec/x.go" comes before "os/exec.go".
+func PathLess(a, b string) bool {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return true
+		}
+		if cb == '/' {
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
 }
 
 // ErrStop may be returned by a visitor to end the walk early without an error (for
@@ -272,9 +345,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 		// An unreadable subdirectory: left out, the rest kept, and counted. One that
 		// vanished since its parent was listed is no more than a deleted file.
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			w.visitMu.Lock()
-			w.st.AddUnlistable(path)
-			w.visitMu.Unlock()
+			w.unlistable(path, err)
 		}
 		return nil
 	}
@@ -306,6 +377,12 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 			// A link that cannot be resolved (dangling, a /proc fd of a deleted or
 			// unnamed file) cannot be decided: it is not followed.
 			r, err := filepath.EvalSymlinks(path)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.ELOOP) {
+				// Its target lies where the system would not let the walk look (a
+				// folder it may not enter): not followed, and said so.
+				w.unlistable(path, err)
+				return fs.SkipDir
+			}
 			if err != nil || (w.opt.Confine != nil && !w.opt.Confine(r)) {
 				return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
 			}
@@ -363,6 +440,14 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	return nil
 }
 
+// unlistable counts path as a folder (or a link's target) the system would not let
+// the walk see.
+func (w *walker) unlistable(path string, err error) {
+	w.visitMu.Lock()
+	w.st.Unlistable.Add(path, err)
+	w.visitMu.Unlock()
+}
+
 // parentStack is the ignore rules of path's folder (nil when ignore files are off).
 func (w *walker) parentStack(path, name string) *ignore.Stack {
 	if w.rootStack == nil {
@@ -401,7 +486,7 @@ func (w *walker) wanted(path, real, rel, name string, isDir bool, stack *ignore.
 		atomic.AddInt64(&w.st.Denied, 1)
 		return false
 	}
-	return true
+	return !isDir || w.opt.PruneDir == nil || !w.opt.PruneDir(path, name)
 }
 
 // Skipped reports whether a directory called name is on the skip list (nil: the

@@ -3,12 +3,14 @@ package walk
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -182,21 +184,26 @@ func TestDeniedDecidesRealPaths(t *testing.T) {
 	}
 }
 
-func TestStatsKeepTheFirstUnlistablePathsAndCountAll(t *testing.T) {
-	var a, b Stats
+func TestUnlistableKeepsTheFirstPathsAndCountsAll(t *testing.T) {
+	var a, b Unlistable
+	denied := &fs.PathError{Op: "open", Path: "/t/x", Err: syscall.EACCES}
 	for i := range MaxUnlistablePaths + 5 {
-		a.AddUnlistable(fmt.Sprintf("/t/a%02d", MaxUnlistablePaths+5-i))
+		a.Add(fmt.Sprintf("/t/a-%02d", MaxUnlistablePaths+5-i), denied)
 	}
-	b.AddUnlistable("/t/0")
-	b.MergeUnlistable(a)
-	if b.Unlistable != int64(MaxUnlistablePaths+6) || len(b.UnlistablePaths) != MaxUnlistablePaths {
-		t.Fatalf("count %d, paths %d; want %d and %d", b.Unlistable, len(b.UnlistablePaths), MaxUnlistablePaths+6, MaxUnlistablePaths)
+	b.Add("/t/a/x", &fs.PathError{Op: "open", Path: "/t/a/x", Err: syscall.ENAMETOOLONG})
+	b.Merge(a)
+	if b.Count != MaxUnlistablePaths+6 || len(b.Paths) != MaxUnlistablePaths {
+		t.Fatalf("count %d, paths %d; want %d and %d", b.Count, len(b.Paths), MaxUnlistablePaths+6, MaxUnlistablePaths)
 	}
-	want := []string{"/t/0"}
+	// Path order is a walk's: /t/a/x (inside /t/a) before /t/a-01, as ripgrep sorts.
+	want := []string{"/t/a/x"}
 	for i := range MaxUnlistablePaths - 1 {
-		want = append(want, fmt.Sprintf("/t/a%02d", i+1))
+		want = append(want, fmt.Sprintf("/t/a-%02d", i+1))
 	}
-	if !slices.Equal(b.UnlistablePaths, want) {
-		t.Fatalf("paths %v, want the first in path order %v", b.UnlistablePaths, want)
+	if !slices.Equal(b.Paths, want) {
+		t.Fatalf("paths %v, want the first in path order %v", b.Paths, want)
+	}
+	if !slices.Equal(b.Why, []string{"file name too long", "permission denied"}) {
+		t.Fatalf("reasons %q", b.Why)
 	}
 }
