@@ -1,8 +1,16 @@
 package netguard
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/netip"
+	"os"
 	"testing"
+	"time"
 )
 
 // Every spelling of an internal address is refused, including the IPv6 transition forms
@@ -55,4 +63,51 @@ func FuzzEmbeddedIPv4(f *testing.F) {
 			t.Fatalf("%s leads to %s but was not refused", a, v4)
 		}
 	})
+}
+
+// A name that is neither an IP literal nor a localhost name, whose DNS answer is a
+// blocked address (here the machine's own name, which /etc/hosts maps to a loopback
+// or private address), is refused after resolution; with AllowPrivate the same client
+// reaches the server there, so the refusal is the check, not a failed lookup.
+func TestDNSAnswerToABlockedAddressIsRefused(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Skip("this machine has no host name to resolve")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		t.Skipf("the host name %s does not resolve here (%v); the DNS path is not tested", host, err)
+	}
+	for _, ip := range ips {
+		if blockedReason(ip) == "" {
+			t.Skipf("the host name %s resolves to the public address %v; the DNS path to a blocked address is not tested", host, ip)
+		}
+	}
+	if LiteralBlocked(host) != "" {
+		t.Skipf("the host name %s is refused by its name alone", host)
+	}
+	ln, err := net.Listen("tcp", ":0") // every address: whichever the name resolves to
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "inside") })}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := fmt.Sprintf("http://%s:%d/", host, ln.Addr().(*net.TCPAddr).Port)
+	_, err = NewClient(Options{Timeout: 5 * time.Second}).Get(url)
+	var blocked *BlockedAddressError
+	if !errors.As(err, &blocked) {
+		t.Fatalf("GET %s (%s resolves to %v): %v, want the address refused", url, host, ips, err)
+	}
+	resp, err := NewClient(Options{Timeout: 5 * time.Second, AllowPrivate: func(string, string) bool { return true }}).Get(url)
+	if err != nil {
+		t.Fatalf("GET %s with private addresses allowed: %v (the refusal above proves nothing)", url, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "inside" {
+		t.Fatalf("GET %s with private addresses allowed: %q", url, body)
+	}
 }
