@@ -365,6 +365,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		}
 		return nil, walkError("search", abs, err)
 	}
+	var display func(rest string) string // a found path under abs as it is shown
 	if g.shell && !filepath.IsAbs(g.Path) && !strings.HasPrefix(g.Path, "~") {
 		// At a shell paths print as given, relative staying relative, as grep and rg do:
 		// none typed prints them bare, a typed "." as ./a.go.
@@ -373,27 +374,21 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 			typed = "./"
 		}
 		given := filepath.Clean(g.Path)
-		for i := range found.Files {
-			if rest, ok := strings.CutPrefix(found.Files[i].Path, abs); ok && abs != "" {
-				found.Files[i].Path = displayJoin(typed, given, rest)
-			}
-		}
-		for i, d := range found.Unlistable.Paths {
-			if rest, ok := strings.CutPrefix(d, abs); ok && abs != "" {
-				found.Unlistable.Paths[i] = displayJoin(typed, given, rest)
-			}
-		}
-	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs && abs != "" {
+		display = func(rest string) string { return displayJoin(typed, given, rest) }
+	} else if shown := shownPath(env, g.Path); shown != "" && shown != abs {
 		// Paths read as the caller named them: searching through a link to a folder
 		// reports link/file, as ripgrep does, not the folder's real name.
+		display = func(rest string) string { return shown + rest }
+	}
+	if display != nil && abs != "" {
 		for i := range found.Files {
 			if rest, ok := strings.CutPrefix(found.Files[i].Path, abs); ok {
-				found.Files[i].Path = shown + rest
+				found.Files[i].Path = display(rest)
 			}
 		}
 		for i, d := range found.Unlistable.Paths {
 			if rest, ok := strings.CutPrefix(d, abs); ok {
-				found.Unlistable.Paths[i] = shown + rest
+				found.Unlistable.Paths[i] = display(rest)
 			}
 		}
 	}
