@@ -348,7 +348,7 @@ type watcher struct {
 	stamp        string // the compared index's Stamp
 	dirs, trees  map[string]bool
 	visible      map[string]bool // the folders the last rescan's walk entered
-	repos        map[string]bool // those of them holding a .git (nested repositories)
+	repos        map[string]bool // those of them holding a .git (nested repositories: their info/exclude is stamped)
 	sources      string          // stamp of the ignore files outside the tree (see ignoreSources)
 	rescanSoon   bool
 	syncs        chan *syncRequest
@@ -552,16 +552,11 @@ func (w *watcher) changes(under string) Changes {
 }
 
 // standsFor reports whether the index's list stands for a walk from the folder under:
-// the root's walk enters it, and no repository starts at it or between it and the
-// root (a walk from inside one takes that repository's ignore rules, not the root's).
+// the root's walk enters it. (A repository starting at it or above it decides its
+// files by its own rules in both walks: core/ignore's Child and ForRoot agree.)
 func (w *watcher) standsFor(under string) bool {
 	if !w.visible[under] {
 		return false
-	}
-	for d := under; d != ""; d = parentOf(d) {
-		if w.repos[d] {
-			return false
-		}
 	}
 	return true
 }
