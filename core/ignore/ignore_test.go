@@ -194,38 +194,7 @@ func TestDifferentialGit(t *testing.T) {
 // walkNotIgnored is a minimal sequential walker over the Stack API (core/walk has the
 // parallel one): it prunes ignored directories like git does.
 func walkNotIgnored(t *testing.T, top, root string) []string {
-	opt := Options{NoGlobal: true}
-	absRoot := filepath.Join(top, root)
-	var out []string
-	var rec func(dir, rel string, s *Stack)
-	rec = func(dir, rel string, s *Stack) {
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if e.Name() == ".git" {
-				continue
-			}
-			r := e.Name()
-			if rel != "" {
-				r = rel + "/" + r
-			}
-			if s.Ignored(r, e.Name(), e.IsDir()) {
-				continue
-			}
-			p := filepath.Join(dir, e.Name())
-			if e.IsDir() {
-				rec(p, r, s.Child(p, r, opt))
-				continue
-			}
-			full := r
-			if root != "." {
-				full = root + "/" + r
-			}
-			out = append(out, full)
-		}
-	}
-	rec(absRoot, "", ForRoot(absRoot, opt))
-	sort.Strings(out)
-	return out
+	return walkWith(top, root, Options{NoGlobal: true})
 }
 
 func FuzzParse(f *testing.F) {
