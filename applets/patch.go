@@ -32,6 +32,7 @@ type PatchFile struct {
 	Added   int                `json:"added"`
 	Removed int                `json:"removed"`
 	Hunks   []patch.HunkResult `json:"hunks,omitempty"`
+	Mode    string             `json:"mode,omitempty"` // the permission bits a git mode line gave it ("0755")
 }
 
 // PatchResult is what patch returns.
@@ -133,7 +134,7 @@ func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]}); err != nil {
+	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, SetPerm: true, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]}); err != nil {
 		return err
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
@@ -220,6 +221,9 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	var touched []string // every path written or removed: a move's source too
 	for _, f := range prepared.Files {
 		pf := PatchFile{Op: f.Op.String(), Path: f.Path, NewPath: f.NewPath, Added: f.Added, Removed: f.Removed, Hunks: f.Hunks}
+		if f.NewMode != 0 {
+			pf.Mode = fmt.Sprintf("%04o", uint32(f.NewMode))
+		}
 		res.Files = append(res.Files, pf)
 		targets = append(targets, f.Target())
 		touched = append(touched, f.Path)

@@ -377,8 +377,11 @@ func (w *Workspace) Rename(from, to Path) error {
 
 // WriteOptions tune WriteAtomic.
 type WriteOptions struct {
-	Perm       fs.FileMode // for new files; an existing file keeps its mode
-	CreateDirs bool        // create missing parent directories
+	Perm fs.FileMode // for new files; an existing file keeps its mode
+	// SetPerm gives an existing file Perm's permission bits too (a patch's mode
+	// change, or a rollback putting one back); its special bits stay.
+	SetPerm    bool
+	CreateDirs bool // create missing parent directories
 	// Expect makes the write conditional on what the caller read: checked under the
 	// directory lock before the temporary file is written, and the file's identity
 	// again just before the rename, so a concurrent writer's change is not overwritten
@@ -510,6 +513,9 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 				return err
 			}
 			perm = old.fi.Mode() & keptModeBits
+			if opt.SetPerm {
+				perm = perm&^fs.ModePerm | opt.Perm&fs.ModePerm
+			}
 		}
 		if err := checkExpectation(rt, target, opt.Expect); err != nil {
 			return err

@@ -555,10 +555,7 @@ func (w *watcher) changes(under string) Changes {
 // the root's walk enters it. (A repository starting at it or above it decides its
 // files by its own rules in both walks: core/ignore's Child and ForRoot agree.)
 func (w *watcher) standsFor(under string) bool {
-	if !w.visible[under] {
-		return false
-	}
-	return true
+	return w.visible[under]
 }
 
 func parentOf(rel string) string {

@@ -108,8 +108,9 @@ type FileResult struct {
 	Added   int // lines added
 	Removed int // lines removed
 	Hunks   []HunkResult
-	Old     []byte // the content before (nil for an added file)
-	New     []byte // the content after (nil for a deleted file)
+	NewMode fs.FileMode // the permission bits a git `new mode` line gave it (0: unchanged)
+	Old     []byte      // the content before (nil for an added file)
+	New     []byte      // the content after (nil for a deleted file)
 }
 
 // Target is the path the file has after the patch.
@@ -213,7 +214,7 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		for _, h := range fp.Hunks {
 			for _, l := range h.Lines {
 				if l.Kind == '+' {
-					t.lines = append(t.lines, line{text: l.Text, eol: "\n"})
+					t.lines = append(t.lines, line{text: l.Text, eol: lineEnding(l.CR)})
 				}
 			}
 			if h.NewNoEOL && len(t.lines) > 0 {
@@ -246,8 +247,22 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		}
 	}
 	t := decode(src.data)
+	if fp.mentionsBOM() && t.bom {
+		// The diff carries the BOM in its lines (git diff and diff -u see bytes): it is
+		// the first line's, to match and to move as the diff says.
+		t.bom = false
+		if len(t.lines) == 0 {
+			t.lines = []line{{}}
+		}
+		t.lines[0].text = "\ufeff" + t.lines[0].text
+	}
 	if fp.Op == OpDelete {
 		fr.Removed = len(t.lines)
+		if fp.Diff && len(fp.Hunks) == 0 && len(src.data) > 0 {
+			// git writes the lines of a deleted file; none means it was empty.
+			return nil, &Error{Kind: KindConflict, Path: fp.Path, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the diff deletes this file as an empty one, but it holds %d bytes; re-read it and regenerate the diff", len(src.data))}
+		}
 		if len(fp.Hunks) > 0 {
 			nt, _, err := applyHunks(fp, t)
 			if err != nil {
@@ -278,6 +293,10 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 	}
 	fr.New = nt.encode()
 	mode := src.mode
+	if fp.NewMode != 0 {
+		mode = mode&^0o777 | fp.NewMode
+		fr.NewMode = fp.NewMode
+	}
 	if fp.NewPath != "" && filepath.Clean(fp.NewPath) != filepath.Clean(fp.Path) {
 		dst, err := pr.load(fp.NewPath)
 		if err != nil {
@@ -325,7 +344,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 		if h.OldStart > 0 {
 			delta = pos - (h.OldStart - 1)
 		}
-		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage)})
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage, fp.explicitEndings())})
 		cursor = pos + len(old)
 	}
 	out := text{bom: t.bom, eol: t.eol}
@@ -345,7 +364,11 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 			case h.OldNoEOL:
 				last.eol = out.eolBefore(len(out.lines) - 1)
 			case !t.finalNewline():
-				last.eol = ""
+				// The file had no final newline: the line that now ends it has none
+				// either. A context line keeps its own (only the old last one had none).
+				if lastAdded(h) {
+					last.eol = ""
+				}
 			case last.eol == "":
 				last.eol = out.eolBefore(len(out.lines) - 1)
 			}
@@ -363,11 +386,64 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 	return out, results, nil
 }
 
+// sameIndent reports whether every line of a is indented as the line of b beside it.
+func sameIndent(a, b []string) bool {
+	for i := range a {
+		if leadingSpace(a[i]) != leadingSpace(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastAdded reports whether the last line a hunk leaves is one it adds.
+func lastAdded(h *Hunk) bool {
+	for i := len(h.Lines) - 1; i >= 0; i-- {
+		if k := h.Lines[i].Kind; k != '-' {
+			return k == '+'
+		}
+	}
+	return false
+}
+
+// lineEnding is the ending of a patch line that had a CR before its LF, or not.
+func lineEnding(cr bool) string {
+	if cr {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// explicitEndings reports whether the section's lines carry the files' own endings
+// (some line has a CR of the file's): then an added line without one ends in LF.
+func (fp *FilePatch) explicitEndings() bool {
+	for _, h := range fp.Hunks {
+		for _, l := range h.Lines {
+			if l.CR {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentionsBOM reports whether the section's lines carry a byte-order mark.
+func (fp *FilePatch) mentionsBOM() bool {
+	for _, h := range fp.Hunks {
+		for _, l := range h.Lines {
+			if strings.HasPrefix(l.Text, "\ufeff") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // replacement builds the lines that replace a located hunk: context lines keep the file's
 // own text (the patch may differ in whitespace or punctuation), added lines take the
 // line endings of the lines they replace (addedEndings) and, for whitespace-tolerant
 // matches, the file's indentation.
-func replacement(h *Hunk, t text, pos int, stage string) []line {
+func replacement(h *Hunk, t text, pos int, stage string, explicit bool) []line {
 	from, to := "", ""
 	var oldLines, fileLines []string
 	if stage == StageLeading || stage == StageUnicode {
@@ -384,9 +460,14 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 			}
 			k++
 		}
+		if sameIndent(oldLines, fileLines) {
+			// Matched past punctuation or trailing blanks only: the hunk's
+			// indentation is the file's, and its added lines are kept as written.
+			oldLines, from, to = nil, "", ""
+		}
 	}
 	var out []line
-	eols := addedEndings(h, t, pos)
+	eols := addedEndings(h, t, pos, explicit)
 	k := pos
 	for i, l := range h.Lines {
 		switch l.Kind {
@@ -417,8 +498,16 @@ func replacement(h *Hunk, t text, pos int, stage string) []line {
 // own. Added lines beyond those take the ending of the run's last removed line or, where
 // the run only adds, of the line above it (below it at the top of the file). In a file
 // of one ending that is always the file's.
-func addedEndings(h *Hunk, t text, pos int) []string {
+func addedEndings(h *Hunk, t text, pos int, explicit bool) []string {
 	eols := make([]string, len(h.Lines))
+	if explicit {
+		// The diff has the files' own endings (git diff of a CRLF file): each added
+		// line takes the one it has there, as git apply writes it.
+		for i, l := range h.Lines {
+			eols[i] = lineEnding(l.CR)
+		}
+		return eols
+	}
 	k := pos
 	for i := 0; i < len(h.Lines); {
 		if c := h.Lines[i].Kind; c != '+' && c != '-' {
@@ -512,7 +601,8 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 		var cands []int
 		last := min(hi, len(t.lines)-len(old))
 		first := lo
-		if h.AtEOF {
+		if h.AtEOF || h.OldNoEOL {
+			// (a diff's old side without a final newline is the file's end)
 			first = max(first, last)
 		}
 		for p := first; p <= last; p++ {
@@ -524,6 +614,9 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 		case len(cands) == 1:
 			return cands[0], stage, nil
 		case len(cands) > 1:
+			if at, ok := edgeCandidate(h, cands, len(t.lines)-len(old)); ok {
+				return at, stage, nil
+			}
 			for _, c := range cands {
 				if c == hint {
 					return c, stage, nil
@@ -544,6 +637,25 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 	}
 	e.Nearest = nearest(t, old, lo, len(t.lines))
 	return 0, "", e
+}
+
+// edgeCandidate picks, among several places a diff's hunk matches, the one at the
+// file's edge its context says it is at, as git apply anchors such a hunk: with
+// context before its changes and none after, a diff tool wrote it at the end of the
+// file (end is the last place it can start); with none before, starting at line 1,
+// at the start.
+func edgeCandidate(h *Hunk, cands []int, end int) (int, bool) {
+	if h.OldStart == 0 || len(h.Lines) == 0 {
+		return 0, false // not a diff's hunk: no line numbers, no edge to infer
+	}
+	leading, trailing := h.Lines[0].Kind == ' ', h.Lines[len(h.Lines)-1].Kind == ' '
+	switch {
+	case leading && !trailing && cands[len(cands)-1] == end:
+		return end, true
+	case trailing && !leading && h.OldStart == 1 && cands[0] == 0:
+		return 0, true
+	}
+	return 0, false
 }
 
 // uniformIndent reports whether the hunk's old lines are indented as the file's lines

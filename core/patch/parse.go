@@ -72,7 +72,13 @@ type FilePatch struct {
 	NewPath string // the new name for a move or rename, else ""
 	Hunks   []*Hunk
 	Mode    fs.FileMode // permission bits of an added file from `new file mode`; 0 = default 0644
-	Line    int         // the patch line where this file's section starts (1-based)
+	// NewMode is the permission bits a git `new mode` line gives an existing file
+	// (0: unchanged).
+	NewMode fs.FileMode
+	// Diff: the section is a unified diff's, whose hunks say all a file holds (a git
+	// deletion without hunks is of an empty file).
+	Diff bool
+	Line int // the patch line where this file's section starts (1-based)
 }
 
 // Target is the path the file has after the patch.
@@ -105,6 +111,9 @@ type Hunk struct {
 type Line struct {
 	Kind byte // ' ' context, '-' removed, '+' added
 	Text string
+	// CR: the line ended in CR LF in the patch, not as the patch's own transport (a
+	// patch whose every line ends so), but as the file's bytes: git diff of a CRLF file.
+	CR bool
 }
 
 // Old returns the lines the hunk expects in the file (context and removed).
@@ -155,17 +164,17 @@ func Parse(text string) (*Patch, error) {
 // every file name of a unified diff, as patch -pN does (strip < 0: the default, git
 // apply's a/ and b/ prefixes). The apply_patch format names files as they are.
 func ParseStrip(text string, strip int) (*Patch, error) {
-	lines := splitPatchLines(text)
+	lines, cr := splitPatchLines(text)
 	first := skipWrapper(lines)
 	if first < len(lines) && strings.TrimSpace(lines[first]) == "*** Begin Patch" {
-		return parseApplyPatch(lines, first)
+		return parseApplyPatch(lines, cr, first)
 	}
 	for _, l := range lines {
 		if strings.HasPrefix(l, "*** Begin Patch") {
-			return parseApplyPatch(lines, first)
+			return parseApplyPatch(lines, cr, first)
 		}
 		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "diff --git ") || strings.HasPrefix(l, "@@ -") {
-			return parseUnified(lines, strip)
+			return parseUnified(lines, cr, strip)
 		}
 	}
 	if strings.TrimSpace(text) == "" {
@@ -174,18 +183,28 @@ func ParseStrip(text string, strip int) (*Patch, error) {
 	return nil, errAt(first+1, "not a patch: expected `*** Begin Patch` or a unified diff (`--- a/file`, `+++ b/file`, `@@ -1,2 +1,3 @@`)")
 }
 
-// splitPatchLines splits on \n and drops one trailing \r per line: the patch's own line
-// endings say nothing about the files' line endings, which are preserved separately.
-func splitPatchLines(text string) []string {
+// splitPatchLines splits on \n and drops one trailing \r per line. cr says which lines
+// had one that belongs to the files: none when every line has one (the patch's own
+// line endings, a patch saved or sent with CRLF, say nothing of the files'), else
+// each that does (git diff of a CRLF file: its headers end in LF, its lines in CR LF).
+func splitPatchLines(text string) (lines []string, cr []bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	lines := strings.Split(text, "\n")
+	lines = strings.Split(text, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
+	cr = make([]bool, len(lines))
+	transport := true
 	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
+		lines[i], cr[i] = strings.CutSuffix(l, "\r")
+		if !cr[i] && lines[i] != "" {
+			transport = false
+		}
 	}
-	return lines
+	if transport {
+		clear(cr)
+	}
+	return lines, cr
 }
 
 // skipWrapper returns the index of the first line that is not blank and not a Markdown
@@ -211,12 +230,15 @@ const (
 	apEOF    = "*** End of File"
 )
 
+// isFileHeader reports whether the line l of a section ends it. A line indented by a
+// space is a hunk's context line whatever it reads (" *** End Patch" is a line of a
+// file about patches), so only trailing blanks are forgiven.
 func isFileHeader(l string) bool {
 	return strings.HasPrefix(l, apAdd) || strings.HasPrefix(l, apDelete) ||
-		strings.HasPrefix(l, apUpdate) || strings.TrimSpace(l) == apEnd
+		strings.HasPrefix(l, apUpdate) || strings.TrimRight(l, " \t") == apEnd
 }
 
-func parseApplyPatch(lines []string, i int) (*Patch, error) {
+func parseApplyPatch(lines []string, cr []bool, i int) (*Patch, error) {
 	// Tolerate prose or a fence before the marker: start at the marker itself.
 	for i < len(lines) && strings.TrimSpace(lines[i]) != apBegin {
 		i++
@@ -243,10 +265,11 @@ func parseApplyPatch(lines []string, i int) (*Patch, error) {
 			h := &Hunk{Line: i + 2}
 			i++
 			for i < len(lines) && strings.HasPrefix(lines[i], "+") {
-				h.Lines = append(h.Lines, Line{'+', lines[i][1:]})
+				h.Lines = append(h.Lines, Line{Kind: '+', Text: lines[i][1:], CR: cr[i]})
 				i++
 			}
-			if i < len(lines) && !isFileHeader(lines[i]) && strings.TrimSpace(lines[i]) != "" {
+			// (no hunk line can follow an added file's, so a padded marker is one)
+			if i < len(lines) && !isFileHeader(strings.TrimLeft(lines[i], " \t")) && strings.TrimSpace(lines[i]) != "" {
 				return nil, errAt(i+1, "in `*** Add File: %s` every content line must start with `+`; got %q", path, clip(lines[i]))
 			}
 			fp.Hunks = []*Hunk{h}
@@ -259,7 +282,7 @@ func parseApplyPatch(lines []string, i int) (*Patch, error) {
 			p.Files = append(p.Files, &FilePatch{Op: OpDelete, Path: path, Line: i + 1})
 			i++
 		case strings.HasPrefix(l, apUpdate):
-			fp, next, err := parseUpdate(lines, i)
+			fp, next, err := parseUpdate(lines, cr, i)
 			if err != nil {
 				return nil, err
 			}
@@ -293,7 +316,18 @@ func headerPath(l, prefix string, i int) (string, error) {
 	return path, nil
 }
 
-func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
+// lastLine reports whether no line after lines[i] holds anything but blanks or a
+// closing fence or heredoc word.
+func lastLine(lines []string, i int) bool {
+	for _, l := range lines[i+1:] {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "```") && t != "EOF" && t != "PATCH" {
+			return false
+		}
+	}
+	return true
+}
+
+func parseUpdate(lines []string, cr []bool, i int) (*FilePatch, int, error) {
 	path, err := headerPath(lines[i], apUpdate, i)
 	if err != nil {
 		return nil, 0, err
@@ -314,7 +348,9 @@ func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
 	}
 	for i < len(lines) {
 		l := lines[i]
-		if isFileHeader(l) {
+		if isFileHeader(l) || strings.TrimSpace(l) == apEnd && lastLine(lines, i) {
+			// (an indented end marker ends the patch only where nothing follows it:
+			// elsewhere it is a context line of a file that holds that text)
 			break
 		}
 		switch {
@@ -328,7 +364,7 @@ func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
 			if c := strings.TrimSpace(strings.TrimPrefix(l, "@@")); c != "" {
 				h.Context = append(h.Context, c)
 			}
-		case strings.TrimSpace(l) == apEOF:
+		case strings.TrimRight(l, " \t") == apEOF:
 			if h == nil || len(h.Lines) == 0 {
 				return nil, 0, errAt(i+1, "`*** End of File` must follow a hunk's lines")
 			}
@@ -342,9 +378,9 @@ func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
 			switch {
 			case l == "":
 				// An empty line is an empty context line whose leading space was lost.
-				h.Lines = append(h.Lines, Line{' ', ""})
+				h.Lines = append(h.Lines, Line{Kind: ' ', CR: cr[i]})
 			case l[0] == ' ' || l[0] == '+' || l[0] == '-':
-				h.Lines = append(h.Lines, Line{l[0], l[1:]})
+				h.Lines = append(h.Lines, Line{Kind: l[0], Text: l[1:], CR: cr[i]})
 			default:
 				return nil, 0, errAt(i+1, "in `*** Update File: %s` a hunk line must start with ' ' (context), '+' (added) or '-' (removed), or be an `@@` header; got %q", path, clip(l))
 			}
@@ -355,7 +391,7 @@ func parseUpdate(lines []string, i int) (*FilePatch, int, error) {
 	// Trailing empty "context" lines are most often the blank line before the next
 	// header, not part of the hunk.
 	for _, hk := range fp.Hunks {
-		for len(hk.Lines) > 0 && hk.Lines[len(hk.Lines)-1] == (Line{' ', ""}) {
+		for len(hk.Lines) > 0 && hk.Lines[len(hk.Lines)-1].Kind == ' ' && hk.Lines[len(hk.Lines)-1].Text == "" {
 			hk.Lines = hk.Lines[:len(hk.Lines)-1]
 		}
 	}
@@ -380,7 +416,7 @@ func clip(s string) string {
 }
 
 // parseUnified parses one or more files of unified diff, with or without git headers.
-func parseUnified(lines []string, strip int) (*Patch, error) {
+func parseUnified(lines []string, cr []bool, strip int) (*Patch, error) {
 	p := &Patch{Format: FormatUnified}
 	var cur *FilePatch
 	git := false // inside a `diff --git` section
@@ -389,8 +425,8 @@ func parseUnified(lines []string, strip int) (*Patch, error) {
 		if cur == nil {
 			return nil
 		}
-		if cur.Op == OpUpdate && len(cur.Hunks) == 0 && cur.NewPath == "" {
-			// A git section with only a mode change has nothing to apply here.
+		if cur.Op == OpUpdate && len(cur.Hunks) == 0 && cur.NewPath == "" && cur.NewMode == 0 {
+			// A git section with nothing to apply here (an index line alone).
 			cur = nil
 			return nil
 		}
@@ -419,7 +455,7 @@ func parseUnified(lines []string, strip int) (*Patch, error) {
 				a, b = stripComponents(a, strip-1), stripComponents(b, strip-1)
 			}
 			gitOld, gitNew = a, b
-			cur = &FilePatch{Op: OpUpdate, Path: gitOld, Line: i + 1}
+			cur = &FilePatch{Op: OpUpdate, Path: gitOld, Line: i + 1, Diff: true}
 			if gitNew != gitOld {
 				cur.NewPath = gitNew
 			}
@@ -437,12 +473,24 @@ func parseUnified(lines []string, strip int) (*Patch, error) {
 				if err := finish(); err != nil {
 					return nil, err
 				}
-				cur = &FilePatch{Op: OpUpdate, Line: i + 1}
+				cur = &FilePatch{Op: OpUpdate, Line: i + 1, Diff: true}
 				git = false
 			}
+			// diff -N writes a missing side as an empty file dated the epoch.
+			oldEpoch, newEpoch := epochDated(l), epochDated(lines[i+1])
 			switch {
-			case oldName == "/dev/null" && newName == "/dev/null":
+			case oldName == "/dev/null" && newName == "/dev/null", oldEpoch && newEpoch:
 				return nil, errAt(i+1, "both sides are /dev/null")
+			case oldEpoch:
+				cur.Op, cur.Path, cur.NewPath = OpAdd, newName, ""
+				if stripped := stripAB(newName, 'b', auto); !git && auto && strings.HasPrefix(oldName, "a/") {
+					cur.Path = stripped
+				}
+			case newEpoch:
+				cur.Op, cur.Path, cur.NewPath = OpDelete, oldName, ""
+				if stripped := stripAB(oldName, 'a', auto); !git && auto && strings.HasPrefix(newName, "b/") {
+					cur.Path = stripped
+				}
 			case oldName == "/dev/null":
 				// A lone b/ is git's prefix even without a diff --git line (git apply
 				// strips it: `+++ b/new.txt` creates new.txt).
@@ -472,8 +520,11 @@ func parseUnified(lines []string, strip int) (*Patch, error) {
 			if cur == nil {
 				return nil, errAt(i+1, "a hunk before any file header: add `--- a/file` and `+++ b/file` lines before it")
 			}
-			h, next, err := parseUnifiedHunk(lines, i)
+			h, next, err := parseUnifiedHunk(lines, cr, i)
 			if err != nil {
+				return nil, err
+			}
+			if err := overrun(lines, next, h); err != nil {
 				return nil, err
 			}
 			cur.Hunks = append(cur.Hunks, h)
@@ -497,6 +548,26 @@ func parseUnified(lines []string, strip int) (*Patch, error) {
 	return p, nil
 }
 
+// epochDated reports whether a `--- ` or `+++ ` header dates its file at the Unix
+// epoch, as diff -N does for a file that is not there.
+func epochDated(header string) bool {
+	tab := strings.IndexByte(header, '\t')
+	return tab >= 0 && strings.HasPrefix(strings.TrimSpace(header[tab+1:]), "1970-01-01 00:00:00")
+}
+
+// modeKind names what a git mode makes of a file.
+func modeKind(m uint64) string {
+	switch m & 0o170000 {
+	case 0o120000:
+		return "symbolic link"
+	case 0o160000:
+		return "submodule (gitlink)"
+	case 0o040000:
+		return "directory"
+	}
+	return "special file"
+}
+
 // gitExtended applies git's extended header lines (new/deleted file, rename) to cur; it
 // returns an error only for lines that cannot be honoured and ignores all others.
 func gitExtended(l string, cur *FilePatch, i int) error {
@@ -504,12 +575,24 @@ func gitExtended(l string, cur *FilePatch, i int) error {
 	case strings.HasPrefix(l, "new file mode "):
 		cur.Op, cur.NewPath = OpAdd, ""
 		if m, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(l, "new file mode ")), 8, 32); err == nil {
+			if m&0o170000 != 0o100000 {
+				return errAt(i+1, "the patch creates %s as a %s (mode %o), which patch does not do; create it with bash (ln -s for a link), or send it as a regular file", cur.Path, modeKind(m), m)
+			}
 			cur.Mode = fs.FileMode(m & 0o777)
 		}
 		if cur.Path == "" {
 			return errAt(i+1, "new file without a name")
 		}
 		// In a git header both names are equal for a new file; keep the b/ one.
+	case strings.HasPrefix(l, "new mode "):
+		m, err := strconv.ParseUint(strings.TrimSpace(strings.TrimPrefix(l, "new mode ")), 8, 32)
+		if err != nil {
+			return errAt(i+1, "cannot read the mode in %q", clip(l))
+		}
+		if m&0o170000 != 0o100000 {
+			return errAt(i+1, "the patch makes %s a %s (mode %o), which patch does not do; only a regular file's permission bits can change here", cur.Path, modeKind(m), m)
+		}
+		cur.NewMode = fs.FileMode(m & 0o777)
 	case strings.HasPrefix(l, "deleted file mode "):
 		cur.Op, cur.NewPath = OpDelete, ""
 	case strings.HasPrefix(l, "rename from "):
@@ -524,7 +607,7 @@ func gitExtended(l string, cur *FilePatch, i int) error {
 
 // parseUnifiedHunk reads one `@@ -a,b +c,d @@` hunk using its counts, so context lines
 // that begin with "--- " or "+++ " are not mistaken for file headers.
-func parseUnifiedHunk(lines []string, i int) (*Hunk, int, error) {
+func parseUnifiedHunk(lines []string, cr []bool, i int) (*Hunk, int, error) {
 	oldStart, oldCount, newCount, ok := parseRange(lines[i])
 	if !ok {
 		return nil, 0, errAt(i+1, "malformed hunk header %q: expected `@@ -start,count +start,count @@`", clip(lines[i]))
@@ -563,7 +646,7 @@ func parseUnifiedHunk(lines []string, i int) (*Hunk, int, error) {
 		if oldSeen > oldCount || newSeen > newCount {
 			return nil, 0, errAt(i+1, "the hunk has more lines than its header (-%d +%d) says", oldCount, newCount)
 		}
-		h.Lines = append(h.Lines, Line{kind, text})
+		h.Lines = append(h.Lines, Line{Kind: kind, Text: text, CR: cr[i]})
 		last = kind
 		i++
 	}
@@ -575,6 +658,27 @@ func parseUnifiedHunk(lines []string, i int) (*Hunk, int, error) {
 		i++
 	}
 	return h, i, nil
+}
+
+// overrun refuses lines that follow a hunk as its own lines would (' ', '+', '-') when
+// its header's counts are spent: a header that counts too few lines (hand-written or
+// edited diffs get them wrong) would otherwise leave them out silently, and the
+// patch would apply in part. The next file's "--- " header and a mail signature's
+// "-- " line are not such lines.
+func overrun(lines []string, next int, h *Hunk) error {
+	if next >= len(lines) {
+		return nil
+	}
+	l := lines[next]
+	switch {
+	case l == "" || l == "-- ":
+		return nil
+	case strings.HasPrefix(l, "--- ") && next+1 < len(lines) && strings.HasPrefix(lines[next+1], "+++ "):
+		return nil
+	case l[0] == ' ' || l[0] == '+' || l[0] == '-':
+		return errAt(next+1, "the hunk at patch line %d has more lines than its header %q counts (%q follows them); fix the counts in the @@ line, or send the hunk in *** Begin Patch form, which needs none", h.Line, clip(lines[h.Line-1]), clip(l))
+	}
+	return nil
 }
 
 func markNoEOL(h *Hunk, last byte) {
