@@ -17,6 +17,10 @@ import (
 type shape struct {
 	lead, trail int // line breaks before the core's first line, after its last
 	core        string
+	// endBlanks: blanks follow the core's last word on its line (old_string copied a
+	// line's trailing blanks, so they are its to replace). leadBlanks: blanks come
+	// before its first line break (a blank line above the core, copied).
+	endBlanks, leadBlanks bool
 }
 
 func shapeOf(s string) shape {
@@ -28,10 +32,13 @@ func shapeOf(s string) shape {
 	last := strings.LastIndexFunc(s, notSpace)
 	_, size := utf8.DecodeRuneInString(s[last:])
 	lineStart := strings.LastIndexByte(s[:first], '\n') + 1
+	after := s[last+size:]
 	return shape{
-		lead:  strings.Count(s[:first], "\n"),
-		trail: strings.Count(s[last+size:], "\n"),
-		core:  s[lineStart : last+size],
+		lead:       strings.Count(s[:first], "\n"),
+		trail:      strings.Count(after, "\n"),
+		core:       s[lineStart : last+size],
+		endBlanks:  after != "" && after[0] != '\n' && after[0] != '\r',
+		leadBlanks: first > 0 && s[0] != '\n' && s[0] != '\r' && strings.Contains(s[:first], "\n"),
 	}
 }
 
@@ -43,6 +50,7 @@ type fitting struct {
 	oldLines  []string // old_string's core lines
 	fileLines []string // the text lines the core matched, whole
 	oldLead   int      // old_string's line breaks before its core
+	leadTaken int      // the blank lines above the core the match takes for them
 	oldTrail  int
 	breaks    int  // line breaks the match covers after its last word
 	noTrail   bool // the matched lines have no trailing blanks: the replacement gets none
@@ -74,7 +82,12 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 	if lineStart {
 		start = ls
 	}
-	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail, lastWhole: lineEnd, lastBlanksStay: old.trail == 0}
+	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail, lastWhole: lineEnd, lastBlanksStay: old.trail == 0 && !old.endBlanks}
+	if old.trail == 0 && old.endBlanks && lineEnd {
+		// old_string ends with the line's trailing blanks: they are replaced too (not
+		// a CR that ends the line in a file of mixed endings).
+		end = q + len(text[q:le]) - len(strings.TrimLeft(text[q:le], " \t"))
+	}
 	f.fileLines = strings.Split(text[start:le], "\n")
 	if !lineStart {
 		f.fileLines = strings.Split(text[ls:le], "\n")
@@ -95,7 +108,26 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 			f.breaks++
 		}
 	}
-	f.noTrail = !hasTrailingBlanks(f.fileLines)
+	// Trailing blanks old_string's copy has and the file's lines lack are the copy's
+	// noise, which new_string repeats: its lines then get none. Otherwise new_string's
+	// trailing blanks are its own (a Markdown line break) and stay.
+	f.noTrail = !hasTrailingBlanks(f.fileLines) && (hasTrailingBlanks(oldLines) || old.endBlanks)
+	// Blank lines old_string starts with stand for the file's blank lines above the
+	// match, which are replaced as its trailing ones are below it. Its first line break
+	// is the one that ends the line above, as in an exact match, unless blanks come
+	// before it: then that line is a copied blank line too.
+	want := old.lead - 1
+	if old.leadBlanks {
+		want++
+	}
+	for lineStart && f.leadTaken < want && start > 0 {
+		prev := strings.LastIndexByte(text[:start-1], '\n') + 1
+		if !isBlank(text[prev : start-1]) {
+			break
+		}
+		start = prev
+		f.leadTaken++
+	}
 	return start, end, f, true
 }
 
@@ -105,7 +137,7 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 func (f *fitting) replace(newText string) string {
 	ns := shapeOf(newText)
 	var b strings.Builder
-	b.WriteString(strings.Repeat("\n", max(0, ns.lead-f.oldLead)))
+	b.WriteString(strings.Repeat("\n", max(0, f.leadTaken+ns.lead-f.oldLead)))
 	if ns.core != "" {
 		newLines := strings.Split(ns.core, "\n")
 		lines, rebased := reindent(newLines, f.oldLines, f.fileLines)
@@ -378,10 +410,10 @@ func (im indentMapping) apply(line string) (string, bool) {
 		return mapIndent(im.pairs, line)
 	}
 	ind := leading(line)
-	col := columns(ind, im.tab) + im.shift
-	if col < 0 {
-		return "", false
-	}
+	// A line shallower than the shift allows goes to the margin: old_string copied
+	// deeper than the file, new_string's outermost line outermost in the file too
+	// (rebasing it on the first line's indentation pushed it deeper instead).
+	col := max(0, columns(ind, im.tab)+im.shift)
 	if im.fill == '\t' {
 		if col%im.tab != 0 {
 			return "", false
@@ -484,7 +516,7 @@ func convertIndent(from, to, rest string) string {
 func fuzzyFit(needle, window string) *fitting {
 	old := shapeOf(needle)
 	f := &fitting{lineStart: true, oldLines: strings.Split(old.core, "\n"), fileLines: strings.Split(window, "\n"), oldLead: old.lead, oldTrail: old.trail, lastWhole: true}
-	f.noTrail = !hasTrailingBlanks(f.fileLines)
+	f.noTrail = !hasTrailingBlanks(f.fileLines) && (hasTrailingBlanks(f.oldLines) || old.endBlanks)
 	return f
 }
 

@@ -242,9 +242,9 @@ func leading(l string) string { return l[:len(l)-len(strings.TrimLeft(l, " \t"))
 // is one line (new_string's lines are indented by it, as the file's line was, unless a
 // later line already starts with it). An empty new_string deletes whole lines whole.
 func (m Match) Span(text, newText string) (start, end int, repl string) {
-	if newText == "" || m.fit != nil && isBlank(newText) && strings.Count(newText, "\n") <= m.fit.oldTrail {
+	if newText == "" || m.fit != nil && strings.Trim(newText, "\r\n") == "" && strings.Count(newText, "\n") <= m.fit.oldTrail {
 		// Deleting: a tolerant match's new_string of line breaks alone, no more than
-		// old_string ended with, says the same.
+		// old_string ended with, says the same. (One of blanks is a line of blanks.)
 		return deletedLines(text, m.Start, m.End)
 	}
 	if m.fit == nil {

@@ -1,0 +1,64 @@
+package textedit
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRedTeamTolerantEditsAreRight holds what a red team found the whitespace-tolerant
+// stage doing wrong (1,500 random edits): each now gives what the edit means, or is
+// refused. want "" expects a refusal that names errHas.
+func TestRedTeamTolerantEditsAreRight(t *testing.T) {
+	cases := []struct {
+		name, text string
+		edits      []Edit
+		want       string
+		errHas     string
+	}{
+		{name: "new_string's own trailing blanks stay (a Markdown line break)",
+			text:  "-- minus\nx\n",
+			edits: []Edit{{Old: "  -- minus", New: "item 5  \nif (a) {"}},
+			want:  "item 5  \nif (a) {\nx\n"},
+		{name: "a blank line old_string starts with is the file's blank line, replaced",
+			text:  "a\n  \nv2 = 6;\nb\n",
+			edits: []Edit{{Old: "   \nv2 = 6; ", New: "v3 = 0;"}},
+			want:  "a\nv3 = 0;\nb\n"},
+		{name: "a leading line break alone is the line above's end: the blank line stays",
+			text:  "a\n\nv2 = 6;\nb\n",
+			edits: []Edit{{Old: "\n  v2 = 6;", New: "v3 = 0;"}},
+			want:  "a\n\nv3 = 0;\nb\n"},
+		{name: "a new_string of blanks is a blank line, not a deletion",
+			text:  "a\nw977281\nb\n",
+			edits: []Edit{{Old: "w977281 ", New: "  "}},
+			want:  "a\n\nb\n"},
+		{name: "old_string copied deeper than the file: new_string's outermost line goes to the margin, not deeper",
+			text:  "a\n    v3 = 5;\nb = 1;\n",
+			edits: []Edit{{Old: "      v3 = 5;\n  b = 1;", New: "}\n    }\nw"}},
+			want:  "a\n}\n  }\nw\n"},
+		{name: "old_string's trailing blanks are replaced with the line, its CR kept",
+			text:  "w\r\nitem 8  \r\nz\n",
+			edits: []Edit{{Old: "w\nitem 8  ", New: "w\nline 8"}},
+			want:  "w\r\nline 8\r\nz\n"},
+		{name: "overlapping deletions are refused, as any overlap",
+			text:   "hello world\n",
+			edits:  []Edit{{Old: "hello wo"}, {Old: "lo world"}},
+			errHas: "overlap"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, _, err := Apply(c.text, c.edits)
+			if c.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), c.errHas) {
+					t.Fatalf("got %q, %v; want an error saying %q", got, err, c.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			if got != c.want {
+				t.Fatalf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
