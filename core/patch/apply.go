@@ -344,7 +344,8 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 		if h.OldStart > 0 {
 			delta = pos - (h.OldStart - 1)
 		}
-		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage, fp.explicitEndings())})
+		explicit := fp.explicitEndings() && endingsAgree(h, t, pos)
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage, explicit)})
 		cursor = pos + len(old)
 	}
 	out := text{bom: t.bom, eol: t.eol}
@@ -365,8 +366,8 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 				last.eol = out.eolBefore(len(out.lines) - 1)
 			case !t.finalNewline():
 				// The file had no final newline: the line that now ends it has none
-				// either. A context line keeps its own (only the old last one had none).
-				if lastAdded(h) {
+				// either, unless it is empty (it would be no line at all).
+				if last.text != "" {
 					last.eol = ""
 				}
 			case last.eol == "":
@@ -396,14 +397,21 @@ func sameIndent(a, b []string) bool {
 	return true
 }
 
-// lastAdded reports whether the last line a hunk leaves is one it adds.
-func lastAdded(h *Hunk) bool {
-	for i := len(h.Lines) - 1; i >= 0; i-- {
-		if k := h.Lines[i].Kind; k != '-' {
-			return k == '+'
+// endingsAgree reports whether the endings a hunk's context and removed lines carry
+// are the file's at pos: only then do its added lines' endings speak for this file (a
+// diff of a CRLF file applied to a copy converted to LF keeps the copy's LF).
+func endingsAgree(h *Hunk, t text, pos int) bool {
+	k := pos
+	for _, l := range h.Lines {
+		if l.Kind == '+' {
+			continue
 		}
+		if k < len(t.lines) && t.lines[k].eol != "" && t.lines[k].eol != lineEnding(l.CR) {
+			return false
+		}
+		k++
 	}
-	return false
+	return true
 }
 
 // lineEnding is the ending of a patch line that had a CR before its LF, or not.
