@@ -161,7 +161,7 @@ func (f *fitting) replace(newText string) string {
 	breaks := f.breaks + ns.trail - f.oldTrail
 	if ns.core != "" && f.breaks > 0 {
 		// Replaced lines stay lines: a new_string without old_string's final line break
-		// does not join the next line onto it.
+		// does not join the next line onto it, nor takes the file's final one.
 		breaks = max(breaks, 1)
 	}
 	b.WriteString(strings.Repeat("\n", max(0, breaks)))

@@ -74,6 +74,9 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 	if ms := findExact(text, needle); len(ms) > 0 {
 		return unique(ms, opts, StageExact)
 	}
+	if ms := findExactAcrossEndings(text, needle); len(ms) > 0 {
+		return unique(ms, opts, StageExact)
+	}
 	if ms := findWhitespace(text, needle); len(ms) > 0 {
 		return unique(ms, opts, StageWhitespace)
 	}
@@ -178,6 +181,39 @@ func findExact(text, needle string) []Match {
 			o := start + 1 + j
 			ms = append(ms, Match{Start: o, End: o + len(needle), Line: line + strings.Count(text[start:o], "\n"), Stage: StageExact, Similarity: 1, overlapsPrev: true})
 		}
+	}
+	return ms
+}
+
+// findExactAcrossEndings is findExact for text of mixed line endings (only such text
+// keeps a CR: Decode converts all-CRLF text to LF): old_string matches whatever ending
+// each line has, as it does in an LF or a CRLF file, instead of falling to the
+// whitespace stage, which lays out new_string by its own rules. A match that ends
+// before a line's CR LF ends before the CR.
+func findExactAcrossEndings(text, needle string) []Match {
+	if !strings.Contains(text, "\r\n") {
+		return nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := make([]int32, 0, len(text)+1) // at[i]: the offset in text of byte i of b
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			continue
+		}
+		b.WriteByte(text[i])
+		at = append(at, int32(i))
+	}
+	at = append(at, int32(len(text)))
+	norm := b.String()
+	ms := findExact(norm, strings.ReplaceAll(needle, "\r\n", "\n"))
+	for i := range ms {
+		m := &ms[i]
+		end := int(at[m.End])
+		if m.End < len(norm) && norm[m.End] == '\n' && end > 0 && text[end-1] == '\r' {
+			end-- // the CR of the line's CR LF is not the match's
+		}
+		m.Start, m.End = int(at[m.Start]), end
 	}
 	return ms
 }
