@@ -85,7 +85,9 @@ func ParseLine(line string) (r Rule, ok bool) {
 	r.Pattern = translate(line)
 	if !hasMeta(r.Pattern) {
 		r.literal = unescape(r.Pattern)
-	} else if strings.HasPrefix(r.Pattern, "*") && !hasMeta(r.Pattern[1:]) && !strings.Contains(r.Pattern, "/") {
+	} else if r.Basename && strings.HasPrefix(r.Pattern, "*") && !hasMeta(r.Pattern[1:]) {
+		// (only a name rule: "/*.md", anchored, is "*.md" against the whole path, where
+		// "*" stops at a slash: top.md, not src/z.md)
 		r.suffix = unescape(r.Pattern[1:])
 	}
 	return r, true
@@ -136,6 +138,25 @@ func translate(p string) string {
 				b.WriteString(`\]`)
 				j++
 			}
+			// POSIX classes ([[:digit:]]) spelled out as the ranges they stand for,
+			// which doublestar knows; the class's own ']' is left to the loop.
+			for j < len(p) && p[j] != ']' {
+				if name, ok := posixClassAt(p, j); ok {
+					b.WriteString(posixClasses[name])
+					j += len(name) + 4
+					continue
+				}
+				if p[j] == '\\' && j+1 < len(p) {
+					b.WriteString(p[j : j+2])
+					j += 2
+					continue
+				}
+				if p[j] == '{' || p[j] == '}' || p[j] == ',' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(p[j])
+				j++
+			}
 			i = j - 1
 		default:
 			b.WriteByte(c)
@@ -150,6 +171,26 @@ func translate(p string) string {
 		out += "/*"
 	}
 	return out
+}
+
+// posixClasses are the POSIX character classes git's wildmatch knows, as ranges.
+var posixClasses = map[string]string{
+	"alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "lower": "a-z", "upper": "A-Z",
+	"xdigit": "0-9A-Fa-f", "blank": " \t", "space": " \t\n\r\v\f",
+}
+
+// posixClassAt reports the POSIX class named at p[j:] ("[:digit:]"), if any.
+func posixClassAt(p string, j int) (string, bool) {
+	if !strings.HasPrefix(p[j:], "[:") {
+		return "", false
+	}
+	end := strings.Index(p[j+2:], ":]")
+	if end < 0 {
+		return "", false
+	}
+	name := p[j+2 : j+2+end]
+	_, ok := posixClasses[name]
+	return name, ok
 }
 
 func hasMeta(p string) bool {
@@ -375,7 +416,8 @@ func (s *Stack) Child(dir, rel string, opt Options) *Stack {
 		base = s.prefix + "/" + rel
 	}
 	if !opt.NoGit {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			// (Stat: a .git link to nothing is not a repository, as for git and rg)
 			return s.repoTop(dir, base, opt)
 		}
 	}
@@ -437,7 +479,7 @@ func loadFile(path, base string) *File {
 // findGitTop returns the nearest directory at or above dir holding .git, or "".
 func findGitTop(dir string) string {
 	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 			return dir
 		}
 		parent := filepath.Dir(dir)

@@ -131,7 +131,7 @@ var trickyIgnores = map[string]string{
 		"*.o\n!keep/*.o\nfoo/**/bar\n\\#hash\n\\!bang\ntrailing.txt   \nspace\\ \n[abc].dat\n[!x]y.z\n" +
 		"*\n!*/\n!*.go\n!*.md\n!*.txt\n!*.dat\n!*.z\n!*.o\n!*.log\n!*.html\n!#hash\n!!bang\n!space \n!*.c\n" +
 		"deep/**/*.c\nonlydir/\n**/nested/x.go\na/**/b.go\nq?.go\n",
-	"sub/.gitignore":       "!*.log\n/local.go\nrel/path.go\n*.md\n!README.md\n",
+	"sub/.gitignore":       "!*.log\n/local.go\nrel/path.go\n*.md\n!README.md\n/*.c\n[[:digit:]]*.txt\n",
 	"sub/inner/.gitignore": "*\n!.gitignore\n!keep.go\n",
 	"whitelist/.gitignore": "*\n!*/\n!*.go\n",
 	".ignore":              "",
@@ -146,6 +146,7 @@ var trickyFiles = []string{
 	"q1.go", "q12.go", "sub/local.go", "sub/x/local.go", "sub/rel/path.go", "sub/x/rel/path.go", "sub/doc.md",
 	"sub/README.md", "sub/inner/a.go", "sub/inner/keep.go", "sub/inner/d/keep.go", "whitelist/a.go", "whitelist/a.txt",
 	"whitelist/d/e/f.go", "whitelist/d/e/f.txt", "onlydir2/onlydir", "x/onlydir",
+	"sub/a.c", "sub/deep/b.c", "sub/1x.txt", "sub/ax.txt", "sub/deep/2.txt",
 }
 
 // TestDifferentialGit checks the engine's verdict for every file of a tricky tree
@@ -261,6 +262,12 @@ func TestNestedRepositoriesFollowGit(t *testing.T) {
 			t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
 		}
 		return string(out)
+	}
+	// A .git link to nothing is no repository: a's rules decide a/dang's files.
+	write(t, top, "a/dang/x.log", "")
+	write(t, top, "a/dang/k.txt", "")
+	if err := os.Symlink(filepath.Join(top, "nowhere"), filepath.Join(top, "a", "dang", ".git")); err != nil {
+		t.Fatal(err)
 	}
 	git(filepath.Join(top, "a"), "init", "-q")
 	write(t, top, "a/.git/info/exclude", "secret*\n")

@@ -350,6 +350,7 @@ type watcher struct {
 	visible      map[string]bool // the folders the last rescan's walk entered
 	repos        map[string]bool // those of them holding a .git (nested repositories: their info/exclude is stamped)
 	sources      string          // stamp of the ignore files outside the tree (see ignoreSources)
+	linked       []string        // the tree's ignore files that are links (see treeSources)
 	rescanSoon   bool
 	syncs        chan *syncRequest
 	pending      map[string]*syncRequest
@@ -537,7 +538,7 @@ func (w *watcher) changes(under string) Changes {
 	if !w.ready.Load() || len(w.dirs)+len(w.trees) > maxChanged {
 		return Changes{Busy: true}
 	}
-	if nested, _ := nestedSources(w.root, w.repos, time.Time{}); ignoreSources(w.root, w.opt.Ignore)+nested != w.sources || mountStamp(w.root) != w.mounts {
+	if inTree, _ := treeSources(w.root, w.repos, w.linked, time.Time{}); ignoreSources(w.root, w.opt.Ignore)+inTree != w.sources || mountStamp(w.root) != w.mounts {
 		w.rescanSoon = true
 		return Changes{Busy: true}
 	}
@@ -665,8 +666,20 @@ func (w *watcher) rescan() error {
 			trees[d] = true
 		}
 	}
-	nested, racy := nestedSources(w.root, repos, start.Add(-RacyWindow))
-	w.sources += nested
+	var linked []string // the tree's ignore files that are links: their targets may lie outside
+	for d := range visible {
+		for _, name := range []string{ignore.GitIgnore, ignore.DotIgnore} {
+			p := filepath.Join(w.root, filepath.FromSlash(d), name)
+			var st unix.Stat_t
+			if lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				linked = append(linked, p)
+			}
+		}
+	}
+	slices.Sort(linked)
+	w.linked = linked
+	inTree, racy := treeSources(w.root, repos, linked, start.Add(-RacyWindow))
+	w.sources += inTree
 	if racy {
 		// Changed about when the walk read it: what the walk made of it is not
 		// known, so the next answer finds the stamp different and rescans.
@@ -683,24 +696,18 @@ func (w *watcher) rescan() error {
 // the stamp instead.
 func ignoreSources(root string, opt ignore.Options) string {
 	var b strings.Builder
-	stamp := func(p string) {
-		var st unix.Stat_t
-		if lstat(p, &st) != nil {
-			fmt.Fprintf(&b, "%s -\n", p)
-			return
-		}
-		fmt.Fprintf(&b, "%s %v\n", p, recordOf(&st))
-	}
 	for _, p := range ignore.Sources(root, opt) {
-		stamp(p)
+		stampSource(&b, p, time.Time{})
 	}
 	return b.String()
 }
 
-// nestedSources stamps the info/exclude files of the repositories below the root
-// (repos): the walk reads them, but leaves .git folders out, so no event reports a
-// change to one. racy: one changed at or after since (never, for a zero since).
-func nestedSources(root string, repos map[string]bool, since time.Time) (stamp string, racy bool) {
+// treeSources stamps what the walk reads inside the tree that no event reports a
+// change to: the info/exclude files of the repositories below the root (repos; .git
+// folders are not watched), and the targets of the ignore files that are links
+// (linked; a target outside the tree is not watched). racy: one changed at or after
+// since (never, for a zero since).
+func treeSources(root string, repos map[string]bool, linked []string, since time.Time) (stamp string, racy bool) {
 	var rels []string
 	for rel, isRepo := range repos {
 		if isRepo && rel != "" {
@@ -710,18 +717,38 @@ func nestedSources(root string, repos map[string]bool, since time.Time) (stamp s
 	slices.Sort(rels)
 	var b strings.Builder
 	for _, rel := range rels {
-		p := ignore.RepoExclude(filepath.Join(root, filepath.FromSlash(rel)))
-		var st unix.Stat_t
-		if lstat(p, &st) != nil {
-			fmt.Fprintf(&b, "%s -\n", p)
-			continue
-		}
-		fmt.Fprintf(&b, "%s %v\n", p, recordOf(&st))
-		if !since.IsZero() && (st.Ctim.Nano() >= since.UnixNano() || st.Mtim.Nano() >= since.UnixNano()) {
-			racy = true
-		}
+		racy = stampSource(&b, ignore.RepoExclude(filepath.Join(root, filepath.FromSlash(rel))), since) || racy
+	}
+	for _, p := range linked {
+		racy = stampSource(&b, p, since) || racy
 	}
 	return b.String(), racy
+}
+
+// stampSource writes the metadata of the file p to b, and, where p is a link, of the
+// file it leads to (editing a linked excludes file changes the target, not the link).
+// It reports whether either changed at or after since (never, for a zero since).
+func stampSource(b *strings.Builder, p string, since time.Time) (racy bool) {
+	var st unix.Stat_t
+	if lstat(p, &st) != nil {
+		fmt.Fprintf(b, "%s -\n", p)
+		return false
+	}
+	fmt.Fprintf(b, "%s %v\n", p, recordOf(&st))
+	changed := func(st *unix.Stat_t) bool {
+		return !since.IsZero() && (st.Ctim.Nano() >= since.UnixNano() || st.Mtim.Nano() >= since.UnixNano())
+	}
+	racy = changed(&st)
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		var target unix.Stat_t
+		if unix.Stat(p, &target) != nil {
+			fmt.Fprintf(b, "%s -> -\n", p)
+			return racy
+		}
+		fmt.Fprintf(b, "%s -> %v\n", p, recordOf(&target))
+		racy = racy || changed(&target)
+	}
+	return racy
 }
 
 // WatchHook makes the binary a watcher when it was started by StartWatcher, and never

@@ -214,3 +214,35 @@ func inTreeOrDirs(rel string, ch *Changes) bool {
 	}
 	return false
 }
+
+// An ignore file in the tree that is a link to one outside it (dotfiles): editing the
+// target raises no event in the tree, so the watcher stamps the target, and an answer
+// after the edit lists the folder whose files it now leaves out or lets in.
+func TestWatcherSeesALinkedIgnoreFilesTarget(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "dot-ignore")
+	if err := os.WriteFile(target, []byte("*.md\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{"a/y.md": "hay\n"})
+	if err := os.Symlink(target, filepath.Join(root, "a", ".ignore")); err != nil {
+		t.Fatal(err)
+	}
+	cache, _ := watchTree(t, root)
+	time.Sleep(10 * time.Millisecond)
+	if err := os.WriteFile(target, []byte("*.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		ch, err := Sync(cache, root, "", time.Second)
+		if err == nil {
+			if !inTreeOrDirs("a", ch) {
+				t.Fatalf("the watcher answered without the folder whose linked ignore file changed: %+v", ch)
+			}
+			return
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("the watcher never answered after the change: %v", err)
+		}
+	}
+}
