@@ -329,9 +329,10 @@ func (fp *FilePatch) mode() fs.FileMode {
 // then splices the replacements in.
 func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 	type placed struct {
-		pos, n int
-		stage  string
-		repl   []line
+		pos, n   int
+		stage    string
+		repl     []line
+		explicit bool // the hunk's own line endings are written
 	}
 	var all []placed
 	cursor, delta := 0, 0
@@ -345,7 +346,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 			delta = pos - (h.OldStart - 1)
 		}
 		explicit := fp.explicitEndings() && endingsAgree(h, t, pos)
-		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage, explicit)})
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: replacement(h, t, pos, stage, explicit), explicit: explicit})
 		cursor = pos + len(old)
 	}
 	out := text{bom: t.bom, eol: t.eol}
@@ -362,6 +363,8 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 			switch {
 			case h.NewNoEOL:
 				last.eol = ""
+			case h.OldNoEOL && p.explicit:
+				last.eol = lineEnding(lastNewLine(h).CR) // as the diff's new last line ends
 			case h.OldNoEOL:
 				last.eol = out.eolBefore(len(out.lines) - 1)
 			case !t.finalNewline():
@@ -395,6 +398,16 @@ func sameIndent(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// lastNewLine is the last line of the hunk's new side.
+func lastNewLine(h *Hunk) Line {
+	for i := len(h.Lines) - 1; i >= 0; i-- {
+		if h.Lines[i].Kind != '-' {
+			return h.Lines[i]
+		}
+	}
+	return Line{}
 }
 
 // endingsAgree reports whether the endings a hunk's context and removed lines carry

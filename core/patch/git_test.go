@@ -13,7 +13,9 @@ import (
 )
 
 // TestDifferentialGitApply generates files, edits them at random (changed, inserted and
-// deleted lines, new, deleted and renamed files, dropped final newlines, CRLF files),
+// deleted lines, new, deleted and renamed files, dropped final newlines, CRLF files,
+// files of mixed endings and ones converted from one ending to the other, a BOM, and
+// lines that read like patch syntax: what a red team's generator found applied wrongly),
 // takes `git diff` of the edit, and applies it to two copies of the originals: one with
 // `git apply`, one with this package. Both must equal each other and the edited files.
 func TestDifferentialGitApply(t *testing.T) {
@@ -21,8 +23,11 @@ func TestDifferentialGitApply(t *testing.T) {
 		t.Skip("git is not installed; skipping the differential test against git apply")
 	}
 	rounds := 40
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		rounds = 8
+	case os.Getenv("AGENTBOX_LONG_TESTS") != "":
+		rounds = 400 // CI: 3,000 passed when the generator gained its hazards
 	}
 	for seed := range rounds {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { differentialRound(t, uint64(seed)) })
@@ -31,9 +36,15 @@ func TestDifferentialGitApply(t *testing.T) {
 
 var words = strings.Fields("alpha beta gamma delta return if else for func x y z { } ( ) := 0 1 2 nil err")
 
+// patchLike are lines a file may hold that read like patch syntax.
+var patchLike = []string{"*** End Patch", "*** End of File", "*** Update File: x", "--- a/x", "+++ b/x", "@@ -1 +1 @@", `\ No newline at end of file`, "-- ", "diff --git a/x b/x"}
+
 func genLine(r *rand.Rand) string {
-	if r.IntN(8) == 0 {
+	switch r.IntN(16) {
+	case 0, 1:
 		return ""
+	case 2:
+		return patchLike[r.IntN(len(patchLike))]
 	}
 	n := 1 + r.IntN(6)
 	parts := make([]string, n)
@@ -49,19 +60,38 @@ func genFile(r *rand.Rand) string {
 	if r.IntN(6) == 0 {
 		eol = "\r\n"
 	}
+	mixed := r.IntN(8) == 0
 	var b strings.Builder
+	if r.IntN(8) == 0 {
+		b.WriteString("\ufeff")
+	}
 	for i := range n {
 		b.WriteString(genLine(r))
 		if i < n-1 || r.IntN(5) != 0 {
-			b.WriteString(eol)
+			if mixed && r.IntN(2) == 0 {
+				b.WriteString("\r\n")
+			} else {
+				b.WriteString(eol)
+			}
 		}
 	}
 	return b.String()
 }
 
 func editFile(r *rand.Rand, s string) string {
+	switch r.IntN(12) {
+	case 0:
+		return strings.ReplaceAll(s, "\r\n", "\n") // converted to LF
+	case 1:
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n") // to CRLF
+	case 2:
+		if b, ok := strings.CutPrefix(s, "\ufeff"); ok {
+			return b // the BOM removed
+		}
+		return "\ufeff" + s
+	}
 	eol := "\n"
-	if strings.Contains(s, "\r\n") {
+	if strings.Contains(s, "\r\n") && !strings.Contains(strings.ReplaceAll(s, "\r\n", ""), "\n") {
 		eol = "\r\n"
 	}
 	final := strings.HasSuffix(s, "\n")

@@ -682,6 +682,12 @@ func overrun(lines []string, next int, h *Hunk) error {
 }
 
 func markNoEOL(h *Hunk, last byte) {
+	if n := len(h.Lines); n > 0 && h.Lines[n-1].CR {
+		// A last line without a line ending that ends in CR holds that CR: it is the
+		// line's text, not half of a CR LF.
+		h.Lines[n-1].Text += "\r"
+		h.Lines[n-1].CR = false
+	}
 	switch last {
 	case '-':
 		h.OldNoEOL = true
