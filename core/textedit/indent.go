@@ -21,6 +21,8 @@ type shape struct {
 	// line's trailing blanks, so they are its to replace). leadBlanks: blanks come
 	// before its first line break (a blank line above the core, copied).
 	endBlanks, leadBlanks bool
+	// trailBlanks: blanks follow its last line break (the start of a blank line, copied).
+	trailBlanks bool
 }
 
 func shapeOf(s string) shape {
@@ -34,11 +36,12 @@ func shapeOf(s string) shape {
 	lineStart := strings.LastIndexByte(s[:first], '\n') + 1
 	after := s[last+size:]
 	return shape{
-		lead:       strings.Count(s[:first], "\n"),
-		trail:      strings.Count(after, "\n"),
-		core:       s[lineStart : last+size],
-		endBlanks:  after != "" && after[0] != '\n' && after[0] != '\r',
-		leadBlanks: first > 0 && s[0] != '\n' && s[0] != '\r' && strings.Contains(s[:first], "\n"),
+		lead:        strings.Count(s[:first], "\n"),
+		trail:       strings.Count(after, "\n"),
+		core:        s[lineStart : last+size],
+		endBlanks:   after != "" && after[0] != '\n' && after[0] != '\r',
+		leadBlanks:  first > 0 && s[0] != '\n' && s[0] != '\r' && strings.Contains(s[:first], "\n"),
+		trailBlanks: strings.Contains(after, "\n") && strings.TrimRight(after[strings.LastIndexByte(after, '\n')+1:], "\r") != "",
 	}
 }
 
@@ -51,6 +54,7 @@ type fitting struct {
 	fileLines []string // the text lines the core matched, whole
 	oldLead   int      // old_string's line breaks before its core
 	leadTaken int      // the blank lines above the core the match takes for them
+	tailTaken bool     // the blanks of the line after the match are taken too
 	oldTrail  int
 	breaks    int  // line breaks the match covers after its last word
 	noTrail   bool // the matched lines have no trailing blanks: the replacement gets none
@@ -107,6 +111,21 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 			end++
 			f.breaks++
 		}
+		if old.trailBlanks && f.breaks == old.trail && end < len(text) {
+			// old_string ends inside the blank line after them, as an exact match
+			// would: its blanks are taken, its line break stays and ends the last
+			// replaced line.
+			le := len(text)
+			if nl := strings.IndexByte(text[end:], '\n'); nl >= 0 {
+				le = end + nl
+			}
+			if le > end && text[le-1] == '\r' {
+				le-- // (the CR of a CR LF stays with its LF)
+			}
+			if le > end && isBlank(text[end:le]) {
+				end, f.tailTaken = le, true
+			}
+		}
 	}
 	// Trailing blanks old_string's copy has and the file's lines lack are the copy's
 	// noise, which new_string repeats: its lines then get none. Otherwise new_string's
@@ -159,9 +178,11 @@ func (f *fitting) replace(newText string) string {
 		}
 	}
 	breaks := f.breaks + ns.trail - f.oldTrail
-	if ns.core != "" && f.breaks > 0 {
+	blankLine := ns.core == "" && strings.Trim(newText, "\r\n") != "" // new_string of blanks: a blank line
+	if (ns.core != "" || blankLine) && f.breaks > 0 && !f.tailTaken {
 		// Replaced lines stay lines: a new_string without old_string's final line break
-		// does not join the next line onto it, nor takes the file's final one.
+		// does not join the next line onto it, nor takes the file's final one. (With
+		// the next line's blanks taken, that line's own break ends this one.)
 		breaks = max(breaks, 1)
 	}
 	b.WriteString(strings.Repeat("\n", max(0, breaks)))
