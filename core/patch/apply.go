@@ -361,12 +361,17 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 		if atEnd && len(out.lines) > 0 {
 			last := &out.lines[len(out.lines)-1]
 			switch {
+			case len(repl) == 0 && (h.OldNoEOL || h.NewNoEOL):
+				// The hunk removed the file's last lines: the line now last is one it
+				// left alone, which keeps its own ending, as git leaves it.
 			case h.NewNoEOL:
 				last.eol = ""
-			case h.OldNoEOL && p.explicit:
+			case h.OldNoEOL && p.explicit && last.eol == "":
 				last.eol = lineEnding(lastNewLine(h).CR) // as the diff's new last line ends
-			case h.OldNoEOL:
+			case h.OldNoEOL && last.eol == "":
 				last.eol = out.eolBefore(len(out.lines) - 1)
+			case h.OldNoEOL:
+				// A context line that was not last keeps its own ending.
 			case !t.finalNewline():
 				// The file had no final newline: the line that now ends it has none
 				// either, unless it is empty (it would be no line at all).
@@ -622,8 +627,8 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 		var cands []int
 		last := min(hi, len(t.lines)-len(old))
 		first := lo
-		if h.AtEOF || h.OldNoEOL {
-			// (a diff's old side without a final newline is the file's end)
+		if h.AtEOF || h.OldNoEOL || h.NewNoEOL {
+			// (a diff's side without a final newline is the file's end)
 			first = max(first, last)
 		}
 		for p := first; p <= last; p++ {

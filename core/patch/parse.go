@@ -202,7 +202,11 @@ func splitPatchLines(text string) (lines []string, cr []bool) {
 		}
 	}
 	if transport {
-		clear(cr)
+		// The patch's own CR LF: a CR still left is the file's (git diff of a CRLF
+		// file, sent with CRLF).
+		for i := range lines {
+			lines[i], cr[i] = strings.CutSuffix(lines[i], "\r")
+		}
 	}
 	return lines, cr
 }
@@ -361,7 +365,9 @@ func parseUpdate(lines []string, cr []bool, i int) (*FilePatch, int, error) {
 				flush()
 				h = &Hunk{Line: i + 1}
 			}
-			if c := strings.TrimSpace(strings.TrimPrefix(l, "@@")); c != "" {
+			// Its indentation is kept (only the space after @@ goes): "@@     if a:"
+			// names the nested if, not the first one; a looser stage still finds it.
+			if c := strings.TrimRight(strings.TrimPrefix(strings.TrimPrefix(l, "@@"), " "), " \t"); strings.TrimSpace(c) != "" {
 				h.Context = append(h.Context, c)
 			}
 		case strings.TrimRight(l, " \t") == apEOF:
@@ -623,6 +629,9 @@ func parseUnifiedHunk(lines []string, cr []bool, i int) (*Hunk, int, error) {
 	for i < len(lines) && (oldSeen < oldCount || newSeen < newCount) {
 		l := lines[i]
 		if strings.HasPrefix(l, `\`) {
+			if err := noEOLAt(h, lines, i, oldSeen < oldCount, newSeen < newCount); err != nil {
+				return nil, 0, err
+			}
 			markNoEOL(h, last)
 			i++
 			continue
@@ -677,6 +686,21 @@ func overrun(lines []string, next int, h *Hunk) error {
 		return nil
 	case l[0] == ' ' || l[0] == '+' || l[0] == '-':
 		return errAt(next+1, "the hunk at patch line %d has more lines than its header %q counts (%q follows them); fix the counts in the @@ line, or send the hunk in *** Begin Patch form, which needs none", h.Line, clip(lines[h.Line-1]), clip(l))
+	}
+	return nil
+}
+
+// noEOLAt refuses a "\ No newline at end of file" marker (lines[i]) that does not follow
+// the last line of its side: the old side's when oldLeft (lines of it are still to
+// come), the new side's when newLeft. git refuses such a hunk; applied, the marker
+// would take a newline from, or leave one on, a line it does not end.
+func noEOLAt(h *Hunk, lines []string, i int, oldLeft, newLeft bool) error {
+	if len(h.Lines) == 0 {
+		return errAt(i+1, "a \"\\ No newline at end of file\" marker before any line of the hunk")
+	}
+	last := h.Lines[len(h.Lines)-1].Kind
+	if last == ' ' && (oldLeft || newLeft) || last == '-' && oldLeft || last == '+' && newLeft {
+		return errAt(i+1, "a \"\\ No newline at end of file\" marker in the middle of a hunk: it may only follow the last line of the old or the new side; fix the diff")
 	}
 	return nil
 }

@@ -99,10 +99,11 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 	}
 	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
 	for k := 1; k < len(spans); k++ {
-		if a, b := spans[k-1], spans[k]; b.start < a.end && a.repl == "" && b.repl == "" && strings.Trim(text[b.start:min(a.end, b.end)], "\r\n") == "" {
-			// Two deletions that share only a line break (deleting the last two lines
-			// of a file without a final newline): deleting both is deleting their
-			// union, and the file still ends without one. Sharing text, they overlap.
+		if a, b := spans[k-1], spans[k]; b.start < a.end && a.repl == "" && b.repl == "" && strings.Trim(text[b.start:min(a.end, b.end)], "\r\n") == "" && max(a.end, b.end) == len(text) && !strings.HasSuffix(text, "\n") {
+			// Two deletions that share only a line break, deleting the last two lines
+			// of a file without a final newline: deleting both is deleting their
+			// union, and the file still ends without one. Elsewhere (or sharing
+			// text) they overlap: their union would leave a stray line break.
 			merged := span{a.start, max(a.end, b.end), "", a.index}
 			if merged.end == len(text) && !strings.HasSuffix(text, "\n") && merged.start > 0 && text[merged.start-1] == '\n' {
 				merged.start--

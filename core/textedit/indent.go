@@ -22,7 +22,8 @@ type shape struct {
 	// before its first line break (a blank line above the core, copied).
 	endBlanks, leadBlanks bool
 	// trailBlanks: blanks follow its last line break (the start of a blank line, copied).
-	trailBlanks bool
+	trailBlanks  bool
+	endBlankText string // the blanks after the last word, on its line
 }
 
 func shapeOf(s string) shape {
@@ -36,12 +37,13 @@ func shapeOf(s string) shape {
 	lineStart := strings.LastIndexByte(s[:first], '\n') + 1
 	after := s[last+size:]
 	return shape{
-		lead:        strings.Count(s[:first], "\n"),
-		trail:       strings.Count(after, "\n"),
-		core:        s[lineStart : last+size],
-		endBlanks:   after != "" && after[0] != '\n' && after[0] != '\r',
-		leadBlanks:  first > 0 && s[0] != '\n' && s[0] != '\r' && strings.Contains(s[:first], "\n"),
-		trailBlanks: strings.Contains(after, "\n") && strings.TrimRight(after[strings.LastIndexByte(after, '\n')+1:], "\r") != "",
+		lead:         strings.Count(s[:first], "\n"),
+		trail:        strings.Count(after, "\n"),
+		core:         s[lineStart : last+size],
+		endBlanks:    after != "" && after[0] != '\n' && after[0] != '\r',
+		leadBlanks:   first > 0 && s[0] != '\n' && s[0] != '\r' && strings.Contains(s[:first], "\n"),
+		trailBlanks:  strings.Contains(after, "\n") && strings.TrimRight(after[strings.LastIndexByte(after, '\n')+1:], "\r") != "",
+		endBlankText: strings.TrimRight(after[:strings.IndexByte(after+"\n", '\n')], "\r"),
 	}
 }
 
@@ -163,7 +165,8 @@ func (f *fitting) replace(newText string) string {
 		if !f.lineStart {
 			lines[0] = strings.TrimLeft(lines[0], " \t")
 		}
-		for i, l := range f.keepUnchanged(newLines, lines, rebased) {
+		out := f.keepUnchanged(newLines, lines, rebased)
+		for i, l := range out {
 			if l.verbatim {
 				// the file's own line, as it was
 			} else if isBlank(l.text) {
@@ -175,6 +178,11 @@ func (f *fitting) replace(newText string) string {
 				b.WriteByte('\n')
 			}
 			b.WriteString(l.text)
+		}
+		if n := len(out); n > 0 && !out[n-1].verbatim && !f.noTrail {
+			// new_string's own blanks after its last word (a Markdown line break),
+			// which its core leaves out.
+			b.WriteString(ns.endBlankText)
 		}
 	}
 	breaks := f.breaks + ns.trail - f.oldTrail

@@ -71,10 +71,10 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 	if needle == "" {
 		return nil, &Failure{Kind: "no_match"}
 	}
-	if ms := findExact(text, needle); len(ms) > 0 {
+	if ms := findExact(text, needle, opts.ReplaceAll); len(ms) > 0 {
 		return unique(ms, opts, StageExact)
 	}
-	if ms := findExactAcrossEndings(text, needle); len(ms) > 0 {
+	if ms := findExactAcrossEndings(text, needle, opts.ReplaceAll); len(ms) > 0 {
 		return unique(ms, opts, StageExact)
 	}
 	if ms := findWhitespace(text, needle); len(ms) > 0 {
@@ -147,7 +147,9 @@ func unique(ms []Match, opts Options, stage string) ([]Match, error) {
 	return nil, f
 }
 
-func findExact(text, needle string) []Match {
+// literal: every occurrence counts, also one inside a deeper line's indentation
+// (replace_all is a search and replace; a single edit must not guess there).
+func findExact(text, needle string, literal bool) []Match {
 	var ms []Match
 	// A needle of whitespace alone is counted at every place it occurs: it has no
 	// first word for the indentation rules below to be about.
@@ -165,12 +167,12 @@ func findExact(text, needle string) []Match {
 		lineAt = start
 		m := Match{Start: start, End: start + len(needle), Line: line, Stage: StageExact, Similarity: 1}
 		ls := strings.LastIndexByte(text[:start], '\n') + 1
-		if inIndent := ls < start && isBlank(text[ls:start]); inIndent && indented {
+		if inIndent := ls < start && isBlank(text[ls:start]); inIndent && indented && !literal {
 			// old_string's indentation is only the end of this line's: the model copied
 			// a shallower line, not this one.
 			from = start + 1
 			continue
-		} else if inIndent && oneLine {
+		} else if inIndent && oneLine && !indented {
 			m.Start, m.lineIndent = ls, text[ls:start]
 		}
 		ms = append(ms, m)
@@ -190,7 +192,7 @@ func findExact(text, needle string) []Match {
 // each line has, as it does in an LF or a CRLF file, instead of falling to the
 // whitespace stage, which lays out new_string by its own rules. A match that ends
 // before a line's CR LF ends before the CR.
-func findExactAcrossEndings(text, needle string) []Match {
+func findExactAcrossEndings(text, needle string, literal bool) []Match {
 	if !strings.Contains(text, "\r\n") {
 		return nil
 	}
@@ -206,7 +208,7 @@ func findExactAcrossEndings(text, needle string) []Match {
 	}
 	at = append(at, int32(len(text)))
 	norm := b.String()
-	ms := findExact(norm, strings.ReplaceAll(needle, "\r\n", "\n"))
+	ms := findExact(norm, strings.ReplaceAll(needle, "\r\n", "\n"), literal)
 	for i := range ms {
 		m := &ms[i]
 		end := int(at[m.End])
@@ -281,14 +283,17 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 	if newText == "" || m.fit != nil && strings.Trim(newText, "\r\n") == "" && strings.Count(newText, "\n") <= m.fit.oldTrail {
 		// Deleting: a tolerant match's new_string of line breaks alone, no more than
 		// old_string ended with, says the same. (One of blanks is a line of blanks.)
-		return deletedLines(text, m.Start, m.End)
+		// The indentation an exact match took in is the line's, not old_string's: it
+		// goes only with the whole line ("await " out of "    await g()" keeps "    ").
+		return deletedLines(text, m.Start+len(m.lineIndent), m.End)
 	}
 	if m.fit == nil {
 		// An exact match that starts after a line's indentation, with a new_string
 		// already written at that indentation (copied with it, where old_string was
 		// copied from its first word): the indentation is not written twice.
 		ls := strings.LastIndexByte(text[:m.Start], '\n') + 1
-		if ind := text[ls:m.Start]; ind != "" && isBlank(ind) && strings.HasPrefix(newText, ind) && !isBlank(newText[:min(len(newText), strings.IndexByte(newText+"\n", '\n'))]) {
+		indented := m.End > m.Start && (text[m.Start] == ' ' || text[m.Start] == '\t') // old_string brought its own
+		if ind := text[ls:m.Start]; ind != "" && !indented && isBlank(ind) && strings.HasPrefix(newText, ind) && !isBlank(newText[:min(len(newText), strings.IndexByte(newText+"\n", '\n'))]) {
 			newText = newText[len(ind):]
 		}
 	}
