@@ -215,6 +215,12 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 		return append([]string(nil), newLines...), false
 	}
 	if len(oldLines) == len(fileLines) {
+		if identicalIndents(oldLines, fileLines) {
+			// old_string is indented as the file (it differed in other blanks): new_string
+			// is in the file's frame already, whatever its own indentation (a Makefile
+			// recipe's tab and spaces, which no column mapping writes back).
+			return append([]string(nil), newLines...), false
+		}
 		if m, ok := consistentMap(oldLines, fileLines); ok {
 			// After a one-line old_string that lost indentation, a later new line
 			// already indented as deep as the matched line was written at the file's
@@ -249,6 +255,17 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 		}
 	}
 	return out, true
+}
+
+// identicalIndents reports whether every non-blank old line is indented exactly as
+// the file line beside it.
+func identicalIndents(old, file []string) bool {
+	for i := range old {
+		if !isBlank(old[i]) && leading(old[i]) != leading(file[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // UniformIndent reports whether lines written by a model (old) are the file's lines at
