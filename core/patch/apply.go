@@ -496,12 +496,11 @@ func replacement(h *Hunk, t text, pos int, stage string, explicit bool) ([]line,
 			oldLines, from, to = nil, "", ""
 		}
 	}
-	var flat map[int]string // added line -> its indentation, for a hunk written flat
-	if oldLines != nil && allIndented(oldLines, leadingSpace(oldLines[0])) && !allIndented(fileLines, leadingSpace(fileLines[0])) {
-		var err error
-		if flat, err = flatIndents(h, t, pos); err != nil {
-			return nil, err
-		}
+	if oldLines != nil && hasAdded(h) && allIndented(oldLines, leadingSpace(oldLines[0])) && !allIndented(fileLines, leadingSpace(fileLines[0])) {
+		// Written flat (every line at one indentation) over lines of several depths:
+		// how deep an added line goes is not in the hunk, and Python changes meaning
+		// with a wrong guess.
+		return nil, fmt.Errorf("the hunk is written without indentation, but the lines it matches are at different depths (%q and %q in the file), so how deep its added lines go would be a guess: write the hunk with the file's indentation", strings.TrimSpace(fileLines[0]), strings.TrimSpace(otherDepth(fileLines)))
 	}
 	var out []line
 	eols := addedEndings(h, t, pos, explicit)
@@ -511,12 +510,9 @@ func replacement(h *Hunk, t text, pos int, stage string, explicit bool) ([]line,
 		case '+':
 			s := l.Text
 			// The change of indentation the hunk's lines share with the file's (tabs
-			// for spaces, a shift) applies to the added lines; a hunk written flat
-			// over lines of several depths takes each added line's from the line it
-			// replaces (flatIndents); failing both, the first line's prefix is swapped.
-			if ind, ok := flat[i]; ok {
-				s = ind + strings.TrimLeft(s, " \t")
-			} else if mapped, ok := textedit.ShiftIndent(oldLines, fileLines, s); ok && oldLines != nil {
+			// for spaces, a shift) applies to the added lines; failing that, the first
+			// line's prefix is swapped.
+			if mapped, ok := textedit.ShiftIndent(oldLines, fileLines, s); ok && oldLines != nil {
 				s = mapped
 			} else if from != to && strings.HasPrefix(s, from) {
 				s = to + s[len(from):]
@@ -542,64 +538,24 @@ func allIndented(lines []string, ind string) bool {
 	return true
 }
 
-// flatIndents places the added lines of a hunk written flat (every old line at one
-// indentation) over file lines of several depths, where no one mapping of
-// indentation exists: an added line takes the file indentation of the first line its
-// run of changes removes, plus what it has beyond that line's in the hunk. A run that
-// only adds, between lines of different depths, cannot be placed and is refused
-// (Python would change meaning with either guess).
-func flatIndents(h *Hunk, t text, pos int) (map[int]string, error) {
-	fileAt := make([]int, len(h.Lines)) // hunk line -> file line, for old lines
-	k := pos
-	for j, l := range h.Lines {
-		fileAt[j] = -1
-		if l.Kind != '+' {
-			fileAt[j] = k
-			k++
+// hasAdded reports whether the hunk adds a line.
+func hasAdded(h *Hunk) bool {
+	for _, l := range h.Lines {
+		if l.Kind == '+' {
+			return true
 		}
 	}
-	fileInd := func(j int) string {
-		if fileAt[j] < 0 || fileAt[j] >= len(t.lines) {
-			return ""
-		}
-		return leadingSpace(t.lines[fileAt[j]].text)
-	}
-	out := map[int]string{}
-	for i := 0; i < len(h.Lines); {
-		if c := h.Lines[i].Kind; c != '+' && c != '-' {
-			i++
-			continue
-		}
-		j := i
-		anchor := -1
-		for ; j < len(h.Lines) && (h.Lines[j].Kind == '+' || h.Lines[j].Kind == '-'); j++ {
-			if anchor < 0 && h.Lines[j].Kind == '-' && strings.TrimSpace(h.Lines[j].Text) != "" {
-				anchor = j
-			}
-		}
-		base, patchBase := "", ""
-		switch {
-		case anchor >= 0:
-			base, patchBase = fileInd(anchor), leadingSpace(h.Lines[anchor].Text)
-		default:
-			above, below := i-1, j
-			switch {
-			case above >= 0 && below < len(h.Lines) && fileInd(above) != fileInd(below):
-				return nil, fmt.Errorf("the hunk is written without indentation, and the lines it adds go between lines of different depths (%q and %q in the file): write the hunk with the file's indentation, so where they belong is not a guess", strings.TrimSpace(t.lines[fileAt[above]].text), strings.TrimSpace(t.lines[fileAt[below]].text))
-			case above >= 0:
-				base, patchBase = fileInd(above), leadingSpace(h.Lines[above].Text)
-			case below < len(h.Lines):
-				base, patchBase = fileInd(below), leadingSpace(h.Lines[below].Text)
-			}
-		}
-		for ; i < j; i++ {
-			if h.Lines[i].Kind == '+' {
-				extra := strings.TrimPrefix(leadingSpace(h.Lines[i].Text), patchBase)
-				out[i] = base + extra
-			}
+	return false
+}
+
+// otherDepth is the first of lines indented otherwise than the first.
+func otherDepth(lines []string) string {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" && leadingSpace(l) != leadingSpace(lines[0]) {
+			return l
 		}
 	}
-	return out, nil
+	return ""
 }
 
 // addedEndings gives each added line of h (by its index in h.Lines) a line ending, as

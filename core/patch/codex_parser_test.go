@@ -80,10 +80,11 @@ func TestCodexSeekCases(t *testing.T) {
 		{"exact match finds sequence", "foo\nbar\nbaz\n", "*** Begin Patch\n*** Update File: f\n@@\n bar\n-baz\n+BAZ\n*** End Patch", "foo\nbar\nBAZ\n"},
 		{"rstrip match ignores trailing whitespace", "foo   \nbar\t\t\n", "*** Begin Patch\n*** Update File: f\n@@\n foo\n-bar\n+BAR\n*** End Patch", "foo   \nBAR\n"},
 		// codex checks only where the hunk lands and would write "BAR" as given; agentbox
-		// re-indents added lines of a whitespace-tolerant match to the matched lines: a
-		// hunk written flat over lines of two depths gives BAR the depth of the bar it
-		// replaces.
-		{"trim match ignores leading and trailing whitespace", "    foo   \n   bar\t\n", "*** Begin Patch\n*** Update File: f\n@@\n foo\n-bar\n+BAR\n*** End Patch", "    foo   \n   BAR\n"},
+		// re-indents added lines of a whitespace-tolerant match to the matched lines,
+		// and refuses a hunk written flat over lines of two depths (foo's and bar's),
+		// where BAR's depth would be a guess. Over lines of one depth it applies.
+		{"trim match ignores leading and trailing whitespace", "    foo   \n   bar\t\n", "*** Begin Patch\n*** Update File: f\n@@\n foo\n-bar\n+BAR\n*** End Patch", ""},
+		{"trim match over lines of one depth", "    foo   \n    bar\t\n", "*** Begin Patch\n*** Update File: f\n@@\n foo\n-bar\n+BAR\n*** End Patch", "    foo   \n    BAR\n"},
 		{"pattern longer than input", "just one line\n", "*** Begin Patch\n*** Update File: f\n@@\n too\n many\n-lines\n*** End Patch", ""},
 	} {
 		m, _, err := apply(t, map[string]string{"f": c.file}, c.patch)
