@@ -20,10 +20,13 @@
 // Models get exactly these details wrong; matching past them is safe because a hunk is
 // only applied where it matches in exactly one place.
 //
-// Line endings and byte-order marks are preserved: a CRLF file stays CRLF whatever the
-// patch uses, and a BOM stays in front. In a file of mixed endings every line keeps its
-// own, and added lines take those of the lines they replace, in order, as GNU patch
-// keeps them (the nearest line's where they outnumber them).
+// Line endings and byte-order marks are preserved: a CRLF file stays CRLF whatever a
+// patch written in LF uses, and a BOM stays in front. In a file of mixed endings every
+// line keeps its own, and added lines take those of the lines they replace, in order,
+// as GNU patch keeps them (the nearest line's where they outnumber them). A diff that
+// carries the file's own bytes (git diff of a CRLF file, a BOM inside line 1) is applied
+// to the bytes, as git apply does: its CR LF lines where they match the file's endings,
+// its BOM where line 1 has one. Modes change with git's mode lines; links are refused.
 package patch
 
 import (
