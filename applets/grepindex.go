@@ -2,7 +2,6 @@ package applets
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -349,7 +347,7 @@ func walkUnder(ctx context.Context, root, srel string, opt walk.Options, visit f
 		st.Truncated, st.Reason = true, ws.Reason
 	}
 	switch {
-	case err == nil, errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+	case err == nil, walk.Gone(err):
 		return nil // (a folder gone, or made a file, since the watcher's answer: nothing there)
 	case srel != "":
 		// One that cannot be listed now is passed over and counted, as the walk

@@ -10,14 +10,12 @@ package glob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/agentbox/agentbox/core/walk"
@@ -102,7 +100,7 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 		switch {
 		case err == nil && fi.IsDir() == opt.Dirs:
 			res.Matches = append(res.Matches, Match{Path: p, ModTime: fi.ModTime(), Symlink: fi.Mode()&fs.ModeSymlink != 0})
-		case err != nil && !missing(err):
+		case err != nil && !walk.Gone(err):
 			return nil, err // whether it is there cannot be told (a folder that may not be entered)
 		}
 		return res, nil
@@ -132,7 +130,7 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 		return nil
 	})
 	if err != nil {
-		if pe, ok := err.(*fs.PathError); ok && pe.Path == base && missing(err) {
+		if pe, ok := err.(*fs.PathError); ok && pe.Path == base && walk.Gone(err) {
 			return res, nil // a fixed prefix that does not exist matches nothing
 		}
 		return nil, err
@@ -142,12 +140,6 @@ func GlobListed(ctx context.Context, root, pattern string, opt walk.Options, lis
 	res.Unlistable = st.Unlistable
 	Sort(res.Matches)
 	return res, nil
-}
-
-// missing reports whether err says a path is not there (nothing to match), rather
-// than that the system would not say.
-func missing(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // Sort orders matches newest first; files with no time sort last; ties by path.

@@ -329,10 +329,9 @@ func (fp *FilePatch) mode() fs.FileMode {
 // then splices the replacements in.
 func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 	type placed struct {
-		pos, n   int
-		stage    string
-		repl     []line
-		explicit bool // the hunk's own line endings are written
+		pos, n int
+		stage  string
+		repl   []line
 	}
 	var all []placed
 	cursor, delta := 0, 0
@@ -350,7 +349,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 		if err != nil {
 			return text{}, nil, &Error{Kind: KindAmbiguous, Path: fp.Path, Hunk: i + 1, PatchLine: h.Line, Msg: err.Error()}
 		}
-		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: repl, explicit: explicit})
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: repl})
 		cursor = pos + len(old)
 	}
 	out := text{bom: t.bom, eol: t.eol}
@@ -370,8 +369,6 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 				// left alone, which keeps its own ending, as git leaves it.
 			case h.NewNoEOL:
 				last.eol = ""
-			case h.OldNoEOL && p.explicit && last.eol == "":
-				last.eol = lineEnding(lastNewLine(h).CR) // as the diff's new last line ends
 			case h.OldNoEOL && last.eol == "":
 				last.eol = out.eolBefore(len(out.lines) - 1)
 			case h.OldNoEOL:
@@ -407,16 +404,6 @@ func sameIndent(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// lastNewLine is the last line of the hunk's new side.
-func lastNewLine(h *Hunk) Line {
-	for i := len(h.Lines) - 1; i >= 0; i-- {
-		if h.Lines[i].Kind != '-' {
-			return h.Lines[i]
-		}
-	}
-	return Line{}
 }
 
 // endingsAgree reports whether the endings a hunk's context and removed lines carry

@@ -184,6 +184,12 @@ func (u *Unlistable) addWhy(why string) {
 	}
 }
 
+// Gone reports whether err says a path is not there (removed, or a folder on the way
+// is now a file): nothing to see, rather than something the system would not show.
+func Gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
 // Why is the system's reason in err, without the operation and path around it
 // ("permission denied" of "open /a/b: permission denied").
 func Why(err error) string {
@@ -344,7 +350,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 		}
 		// An unreadable subdirectory: left out, the rest kept, and counted. One that
 		// vanished since its parent was listed is no more than a deleted file.
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		if !Gone(err) {
 			w.unlistable(path, err)
 		}
 		return nil
@@ -377,7 +383,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 			// A link that cannot be resolved (dangling, a /proc fd of a deleted or
 			// unnamed file) cannot be decided: it is not followed.
 			r, err := filepath.EvalSymlinks(path)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && !errors.Is(err, syscall.ELOOP) {
+			if err != nil && !Gone(err) && !errors.Is(err, syscall.ELOOP) {
 				// Its target lies where the system would not let the walk look (a
 				// folder it may not enter): not followed, and said so.
 				w.unlistable(path, err)
