@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -76,6 +77,9 @@ type workspaceFS struct {
 	seen  map[string]core.Expectation // by absolute path
 	dirs  map[string]string           // the real folder each write was decided in, by the name the patch gives
 	gated bool                        // reads are decided by the gate (not during recovery)
+	// made are the folders this patch's writes created, by absolute path: a rollback
+	// that removes the file it created removes them too, when it leaves them empty.
+	made map[string]core.Path
 }
 
 func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
@@ -134,8 +138,20 @@ func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	if _, err = w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, SetPerm: true, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]}); err != nil {
+	info, err := w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, SetPerm: true, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]})
+	if err != nil {
+		for _, d := range info.NewDirs { // deepest first; the patch takes back what it did
+			if w.env.WS.Remove(d) != nil {
+				break
+			}
+		}
 		return err
+	}
+	for _, d := range info.NewDirs {
+		if w.made == nil {
+			w.made = map[string]core.Path{}
+		}
+		w.made[d.Abs] = d
 	}
 	w.seen[p.Abs] = core.ExpectContent(data)
 	return nil
@@ -150,6 +166,14 @@ func (w *workspaceFS) Remove(name string) error {
 		return err
 	}
 	w.seen[p.Abs] = core.ExpectContent(nil)
+	// A folder is removed only while empty, so one that something else wrote into
+	// meanwhile stays.
+	for d, ok := w.made[filepath.Dir(p.Abs)]; ok; d, ok = w.made[filepath.Dir(d.Abs)] {
+		if w.env.WS.Remove(d) != nil {
+			break
+		}
+		delete(w.made, d.Abs)
+	}
 	return nil
 }
 

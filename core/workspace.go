@@ -445,6 +445,9 @@ func ExpectContent(data []byte) Expectation {
 type WriteInfo struct {
 	Created bool // the file did not exist before
 	Target  Path // the file written: the symlink's target when p was a symlink
+	// NewDirs are the folders the write made (CreateDirs), deepest first: a caller that
+	// takes the write back removes them too.
+	NewDirs []Path
 }
 
 // WriteAtomic replaces p's content in one step: a temporary file in the same directory
@@ -475,6 +478,12 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 		if _, err := rt.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			if !opt.CreateDirs {
 				return Errorf(CodeNotFound, "the directory %s does not exist; create it first or pass create_directories=true", filepath.Join(target.Root, dir))
+			}
+			for d := dir; d != "." && d != "/"; d = filepath.Dir(d) {
+				if _, err := rt.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+					break
+				}
+				info.NewDirs = append(info.NewDirs, Path{Abs: filepath.Join(target.Root, d), Root: target.Root, Rel: d})
 			}
 			if err := rt.MkdirAll(dir, 0o755); err != nil {
 				return err
