@@ -65,6 +65,19 @@ type fitting struct {
 	lastWhole, lastBlanksStay bool
 }
 
+// deletedWords is the deletion of a tolerant match that starts a line and ends inside
+// one ("  await " out of "    await fetch(url)"): the words go, and the blanks old_string
+// ended with go as the file's blanks there; the line keeps its indentation, which
+// old_string copied shallower or deeper.
+func (f *fitting) deletedWords(text string, start, end int) (int, int, string) {
+	ls := strings.LastIndexByte(text[:start], '\n') + 1
+	start = max(start, ls+len(leading(text[ls:])))
+	if !f.lastBlanksStay && f.oldTrail == 0 {
+		end += len(text[end:]) - len(strings.TrimLeft(text[end:], " \t"))
+	}
+	return start, end, ""
+}
+
 // fitWhitespace widens a match of old's words at text[r:q] to whole lines where only
 // blanks lie outside it on its first and last line. It refuses the match (false) where
 // old_string starts with a line break or indentation, or ends with a line break, and the

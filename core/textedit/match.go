@@ -285,6 +285,9 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 		// old_string ended with, says the same. (One of blanks is a line of blanks.)
 		// The indentation an exact match took in is the line's, not old_string's: it
 		// goes only with the whole line ("await " out of "    await g()" keeps "    ").
+		if m.fit != nil && m.fit.lineStart && !m.fit.lastWhole {
+			return m.fit.deletedWords(text, m.Start, m.End)
+		}
 		return deletedLines(text, m.Start+len(m.lineIndent), m.End)
 	}
 	if m.fit == nil {
@@ -340,6 +343,11 @@ func (m Match) Replacement(newText string) string {
 	}
 	if m.lineIndent == "" {
 		return newText
+	}
+	if !strings.Contains(newText, "\n") && isBlank(newText) {
+		// Blanks in place of the line's first words, which the rest of the line follows:
+		// the line keeps its indentation, as a literal replacement would.
+		return m.lineIndent + newText
 	}
 	lines := strings.Split(newText, "\n")
 	for i, l := range lines {

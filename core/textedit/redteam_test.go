@@ -87,6 +87,23 @@ func TestRedTeamTolerantEditsAreRight(t *testing.T) {
 			text:   "hello world\n",
 			edits:  []Edit{{Old: "hello wo"}, {Old: "lo world"}},
 			errHas: "overlap"},
+		// Red team, session 34: old_string copied shallower than the line, ending inside it.
+		{name: "deleting the first words of a line from a shallower copy keeps the line's indentation",
+			text:  "async def g():\n    await fetch(url)\n",
+			edits: []Edit{{Old: "  await "}},
+			want:  "async def g():\n    fetch(url)\n"},
+		{name: "without the blanks after them, the blanks stay",
+			text:  "       2 bar\n",
+			edits: []Edit{{Old: "   2"}},
+			want:  "        bar\n"},
+		{name: "a rewrite from the same copy is at the line's depth",
+			text:  "async def g():\n    await fetch(url)\n",
+			edits: []Edit{{Old: "  await ", New: "  return "}},
+			want:  "async def g():\n    return fetch(url)\n"},
+		{name: "blanks in place of a line's first letters keep its indentation",
+			text:  "  baz e ; L0\n",
+			edits: []Edit{{Old: "ba", New: "\t"}},
+			want:  "  \tz e ; L0\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
