@@ -61,6 +61,18 @@ type EditResult struct {
 	Encoding     string `json:"encoding"`
 }
 
+// CheckPresent implements core.PresenceChecker: a missing new_string is not an empty
+// one (a call cut short, or null, would otherwise delete what old_string matched).
+func (e *Edit) CheckPresent(present map[string]bool) error {
+	switch {
+	case present["edits"] && len(e.Edits) == 0:
+		return core.Errorf(core.CodeInvalidParams, "edits is empty; give at least one {\"old_string\", \"new_string\"}, or use old_string and new_string")
+	case !present["edits"] && !present["new_string"]:
+		return core.Errorf(core.CodeInvalidParams, "new_string is missing; give the replacement text (\"\" deletes what old_string matches), or use edits")
+	}
+	return nil
+}
+
 func (e *Edit) ops() ([]textedit.Edit, error) {
 	if len(e.Edits) > 0 {
 		if e.OldString != "" || e.NewString != "" {

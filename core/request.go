@@ -93,7 +93,19 @@ func FillParams(obj map[string]any, cmd Command) error {
 		}
 		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
 	}
+	if pc, ok := cmd.(PresenceChecker); ok {
+		return pc.CheckPresent(present)
+	}
 	return nil
+}
+
+// PresenceChecker is implemented by an applet whose request needs a field that its
+// schema cannot require (edit: new_string, unless edits are given), so that a call cut
+// short is refused instead of read as the field's zero value.
+type PresenceChecker interface {
+	// CheckPresent is given the fields the request set (before defaults), after the
+	// request was decoded into the applet.
+	CheckPresent(present map[string]bool) error
 }
 
 // dropNulls removes null members from obj and the objects inside it: null means "not
