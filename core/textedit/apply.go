@@ -57,6 +57,7 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 	applied := make([]Applied, 0, len(edits))
 	// Only text of mixed endings keeps a CR (Decode converts all-CRLF text to LF).
 	mixed := strings.Contains(text, "\r\n")
+	splits := splitChecker(text)
 	for i, e := range edits {
 		if e.Old == e.New {
 			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d changes nothing: old_string and new_string are identical", i)}
@@ -73,7 +74,7 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 		if o, lead, ok := sharedBreaks(e.Old, e.New); ok {
 			e.Old, e.New, keepLead = o, "", lead
 		}
-		ms, err := Find(text, e.Old, Options{ReplaceAll: e.ReplaceAll, Fuzzy: e.Fuzzy, Threshold: e.Threshold})
+		ms, err := Find(text, e.Old, Options{ReplaceAll: e.ReplaceAll, Fuzzy: e.Fuzzy, Threshold: e.Threshold, Splits: splits})
 		if err != nil {
 			var f *Failure
 			errors.As(err, &f)
@@ -145,6 +146,9 @@ func describe(i int, e Edit, f *Failure) string {
 		return msg + ", or set replace_all to change every one"
 	}
 	msg := what + fmt.Sprintf("old_string was not found (searched for %q)", clip(e.Old, 50))
+	if f.Split > 0 {
+		return msg + fmt.Sprintf(": its bytes occur %d time(s), but only inside characters: the file is not UTF-8, and its bytes pair up as a two-byte encoding (Shift-JIS, GBK, Big5), in which the second byte of a character can be an ASCII letter or a backslash. Make old_string start and end at whole characters (a space, a line start or end), or convert the file to UTF-8 first (iconv -f SHIFT-JIS -t UTF-8, or -f GBK)", f.Split)
+	}
 	if r := f.Nearest; r != nil {
 		msg += fmt.Sprintf(". The nearest text is lines %d-%d (%.0f%% similar; → is a tab, · a trailing space, ␍ a carriage return):\n%s\n", r.StartLine, r.EndLine, r.Similarity*100, r.Excerpt)
 		if r.Nesting {

@@ -23,6 +23,9 @@ type Options struct {
 	ReplaceAll bool
 	Fuzzy      bool
 	Threshold  float64 // 0 means DefaultThreshold
+	// Splits, if set, reports the offsets inside a character of the file's legacy
+	// encoding (splitChecker): a match that starts or ends at one is not in the text.
+	Splits func(int) bool
 }
 
 // Match is one located region of the text.
@@ -45,6 +48,9 @@ type Failure struct {
 	Lines   []int  // ambiguous: the line of every match
 	Stage   string
 	Nearest *Region
+	// Split counts the places old_string occurs only as bytes inside characters of the
+	// file's legacy multi-byte encoding (Options.Splits), which were not taken.
+	Split int
 }
 
 // Region is the part of the text closest to a needle that did not match.
@@ -71,13 +77,28 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 	if needle == "" {
 		return nil, &Failure{Kind: "no_match"}
 	}
-	if ms := findExact(text, needle, opts.ReplaceAll); len(ms) > 0 {
+	split := 0
+	whole := func(ms []Match) []Match {
+		if opts.Splits == nil {
+			return ms
+		}
+		kept := ms[:0]
+		for _, m := range ms {
+			if opts.Splits(m.Start) || opts.Splits(m.End) {
+				split++
+				continue
+			}
+			kept = append(kept, m)
+		}
+		return kept
+	}
+	if ms := whole(findExact(text, needle, opts.ReplaceAll)); len(ms) > 0 {
 		return unique(ms, opts, StageExact)
 	}
-	if ms := findExactAcrossEndings(text, needle, opts.ReplaceAll); len(ms) > 0 {
+	if ms := whole(findExactAcrossEndings(text, needle, opts.ReplaceAll)); len(ms) > 0 {
 		return unique(ms, opts, StageExact)
 	}
-	if ms := findWhitespace(text, needle); len(ms) > 0 {
+	if ms := whole(findWhitespace(text, needle)); len(ms) > 0 {
 		return unique(ms, opts, StageWhitespace)
 	}
 	th := opts.Threshold
@@ -85,6 +106,7 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 		th = DefaultThreshold
 	}
 	scored, top := findFuzzy(text, needle, 1-th)
+	scored = whole(scored)
 	var best *Match
 	if len(scored) > 0 {
 		best = &scored[0]
@@ -108,7 +130,7 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 		}
 		return []Match{*best}, nil
 	}
-	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top)}
+	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top), Split: split}
 }
 
 func overlapsAny(m Match, ms []Match) bool {

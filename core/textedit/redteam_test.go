@@ -123,3 +123,78 @@ func TestRedTeamTolerantEditsAreRight(t *testing.T) {
 		})
 	}
 }
+
+// TestLegacyMultiByteCharactersAreNotSplit: in a file that is not UTF-8, an ASCII
+// old_string must not match the second byte of a Shift-JIS, GBK, GB18030 or Big5
+// character (a red team's replace_all of "E" turned 界, 8A 45, into 8A 45 52 52), while
+// Latin-1 text, whose bytes do not pair up that way, edits as before.
+func TestLegacyMultiByteCharactersAreNotSplit(t *testing.T) {
+	cases := []struct {
+		name, text string
+		edit       Edit
+		want       string // "" expects a refusal that explains the split
+	}{
+		{name: "Shift-JIS: replace_all passes over the E inside 界",
+			text: "E = 1\nprint(E)\nmsg = \"\x90\xa2\x8aE\"\n", edit: Edit{Old: "E", New: "ERR", ReplaceAll: true},
+			want: "ERR = 1\nprint(ERR)\nmsg = \"\x90\xa2\x8aE\"\n"},
+		{name: "Shift-JIS: the backslash inside 表 is not a backslash",
+			text: "x = \"\x95\x5c\"\npath = a\\b\n", edit: Edit{Old: "\\", New: "/", ReplaceAll: true},
+			want: "x = \"\x95\x5c\"\npath = a/b\n"},
+		{name: "Shift-JIS: an edit that is only inside a character is refused",
+			text: "msg = \"\x8aE\"\n", edit: Edit{Old: "E\"", New: "X\""}},
+		{name: "GBK: bytes spanning two characters are refused",
+			text: "name = \"\xc8\xd5\xb1\xbe\"\n", edit: Edit{Old: "\xd5\xb1", New: "x"}},
+		{name: "GB18030: the digits of a four-byte character are not digits",
+			text: "v = \x81\x30\x81\x30 + 0\n", edit: Edit{Old: "0", New: "1", ReplaceAll: true},
+			want: "v = \x81\x30\x81\x30 + 1\n"},
+		{name: "Big5: a letter after a character's lead byte is its second byte",
+			text: "s = \"\xa4\x40\" # a@\n", edit: Edit{Old: "@", New: "at", ReplaceAll: true},
+			want: "s = \"\xa4\x40\" # aat\n"},
+		{name: "Latin-1 text is edited right after an accented letter",
+			text: "caf\xe9 au lait\nr\xe9el\n", edit: Edit{Old: "el", New: "EL"},
+			want: "caf\xe9 au lait\nr\xe9EL\n"},
+		{name: "whole characters are edited",
+			text: "msg = \"\x90\xa2\x8aE\" E\n", edit: Edit{Old: " E\n", New: " F\n"},
+			want: "msg = \"\x90\xa2\x8aE\" F\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, _, err := Apply(c.text, []Edit{c.edit})
+			if c.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "only inside characters") {
+					t.Fatalf("got %q, %v; want a refusal that explains the split", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			if got != c.want {
+				t.Fatalf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// FuzzSplitChecker: the legacy-encoding check never panics, never puts a file's ends
+// inside a character, and says inside only just after a byte of a multi-byte encoding.
+func FuzzSplitChecker(f *testing.F) {
+	f.Add([]byte("msg = \"\x90\xa2\x8aE\"\n"))
+	f.Add([]byte("v = \x81\x30\x81\x30 + 0\n"))
+	f.Add([]byte("caf\xe9 au lait\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		text := string(b)
+		inside := splitChecker(text)
+		if inside == nil {
+			return
+		}
+		if inside(0) || inside(len(text)) {
+			t.Fatal("an end of the text is inside a character")
+		}
+		for i := 1; i < len(text); i++ {
+			if inside(i) && !strings.ContainsFunc(text[max(0, i-3):i], func(r rune) bool { return r >= 0x80 }) {
+				t.Fatalf("offset %d is inside a character, but no byte before it is a lead byte: %q", i, text)
+			}
+		}
+	})
+}
