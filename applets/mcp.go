@@ -34,7 +34,7 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	out := &lineWriter{w: env.Stdout}
 	pr, pw := io.Pipe()
-	go (&frameFilter{in: env.Stdin, out: out, max: MCPMaxFrame}).run(pw)
+	go (&frameFilter{ctx: ctx, in: env.Stdin, out: out, max: MCPMaxFrame}).run(pw)
 	transport := &mcp.IOTransport{Reader: pr, Writer: out}
 	if err := server.Run(ctx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return nil, core.Errorf(core.CodeIOError, "mcp server stopped: %v", err)

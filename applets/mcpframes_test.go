@@ -100,3 +100,68 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A client that writes its requests and closes stdin at once (a script piping a session
+// in) still gets an answer to every request, the slow ones included; and neither an
+// empty batch, a batch with bad members, a batch at all (MCP has none since 2025-06-18)
+// nor an id of the wrong type stops the server (red team: the SDK ended the session on
+// each, and on stdin's end cancelled what was running, answering nothing).
+func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
+	env := coretest.Env(t, "mcp")
+	env.Specs = All
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 0.3; echo slow-done"}}}`,
+		`[]`,
+		`[1,2]`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":"four","method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 30"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
+	}
+	out := &syncBuffer{}
+	env.Stdin, env.Stdout = strings.NewReader(strings.Join(lines, "\n")+"\n"), out
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := (&MCP{}).Run(ctx, env); err != nil {
+		t.Fatalf("the server stopped with an error: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the server waited for the cancelled request")
+	}
+	answered := map[string]string{}
+	nullErrors := 0
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("a reply is not JSON: %.200s", l)
+		}
+		if string(r.ID) == "null" {
+			if r.Error == nil || r.Error.Code != rpcInvalidRequest {
+				t.Errorf("a reply without an id is not Invalid Request: %.200s", l)
+			}
+			nullErrors++
+			continue
+		}
+		answered[string(r.ID)] = l
+	}
+	for _, id := range []string{"1", "2", "3", `"four"`, "5"} {
+		if answered[id] == "" {
+			t.Errorf("request %s got no answer; output:\n%s", id, out.String())
+		}
+	}
+	if !strings.Contains(answered["2"], "slow-done") {
+		t.Errorf("the slow call was not answered with its output: %.300s", answered["2"])
+	}
+	if nullErrors != 5 { // the empty batch, 1 and 2, id {} and id 1.5
+		t.Errorf("%d Invalid Request replies without an id, want 5; output:\n%s", nullErrors, out.String())
+	}
+}
