@@ -62,3 +62,43 @@ func TestUnwritableStdoutIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedStdoutIsAnError: a call started with its standard output closed exited 0
+// with the answer gone (the Go runtime puts /dev/null there). Now it is 1 with a line on
+// stderr; stdout sent to /dev/null on purpose still exits 0.
+func TestClosedStdoutIsAnError(t *testing.T) {
+	sh := "/bin/sh" // by path: on this test binary's PATH, "bash" is agentbox's applet
+	if _, err := os.Stat(sh); err != nil {
+		t.Skip("no /bin/sh to close the descriptor for this test")
+	}
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		redirect string
+		want     int
+	}{{">&-", 1}, {">/dev/null", 0}} {
+		cmd := exec.Command(sh, "-c", `"$0" read a.txt `+c.redirect, bin)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_INDEX=off",
+			"XDG_STATE_HOME="+filepath.Join(dir, "state"), "AGENTBOX_ROOT="+dir)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.want {
+			t.Errorf("read %s: exit %d, want %d; stderr: %s", c.redirect, code, c.want, stderr.String())
+		}
+		if c.want != 0 && !strings.Contains(stderr.String(), "standard output was closed") {
+			t.Errorf("read %s: stderr does not say the answer was lost: %q", c.redirect, stderr.String())
+		}
+	}
+}

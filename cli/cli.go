@@ -60,8 +60,12 @@ func OSEnv() Host {
 	// Now, before this process opens descriptors of its own (an MCP server's files
 	// could reach the pins' number).
 	fdPins, fdErr := proc.InheritedPins()
+	var stdout io.Writer = os.Stdout
+	if runtimeDevNull(1) {
+		stdout = closedStdout{}
+	}
 	return Host{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Stdin: os.Stdin, Stdout: stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now,
 		StdinIsTerminal:  isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()),
 		StdoutIsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
@@ -70,6 +74,29 @@ func OSEnv() Host {
 		Signals:          true,
 		InheritedPins:    func() (map[string]string, error) { return inheritedPins(fdPins, fdErr) },
 	}
+}
+
+// runtimeDevNull reports whether descriptor fd is the /dev/null the Go runtime opens in
+// place of a standard descriptor that was closed when the process started (for reading
+// and writing, which a shell's >/dev/null is not): an answer written there is lost, and
+// the exit status must say so.
+func runtimeDevNull(fd int) bool {
+	var st, null unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false
+	}
+	if unix.Stat("/dev/null", &null) != nil || st.Rdev != null.Rdev {
+		return false
+	}
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
+}
+
+// closedStdout stands for a standard output that was closed when agentbox started.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) {
+	return 0, errors.New("standard output was closed when agentbox started, so the answer has nowhere to go")
 }
 
 func stdinIsData() bool {
@@ -443,7 +470,11 @@ func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []
 // unwritten says on stderr that the answer did not reach stdout (a full disk, a closed
 // descriptor): the exit status alone would not tell a cut file from a whole one.
 func (c *call) unwritten(err error) {
-	fmt.Fprintf(c.host.Stderr, "agentbox %s: the result could not be written to standard output (%v); it is incomplete: write it where there is room, or narrow the call\n", c.ref.Spec.Name, err)
+	next := "it is incomplete: write it where there is room, or narrow the call"
+	if _, closed := c.host.Stdout.(closedStdout); closed {
+		next = "it is lost: run agentbox with its standard output open"
+	}
+	fmt.Fprintf(c.host.Stderr, "agentbox %s: the result could not be written to standard output (%v); %s\n", c.ref.Spec.Name, err, next)
 }
 
 // flushFirst writes to w after flushing buf: what was buffered for one stream comes
