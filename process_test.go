@@ -216,7 +216,8 @@ func bashProcess(t *testing.T, bin, command string) *exec.Cmd {
 
 // TestSignalStopsTheCommandTree: SIGTERM, SIGINT or SIGHUP to agentbox while a command
 // runs stops the command's whole tree (a background grandchild too) and ends the call
-// with an error envelope and exit status 130.
+// with an error envelope and exit status 130; the envelope keeps what the command had
+// written (a red team found it dropped).
 func TestSignalStopsTheCommandTree(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc")
@@ -224,7 +225,7 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 	bin := agentboxBinary(t)
 	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		bg, fg := fmt.Sprintf("%d.5", 9700+i), fmt.Sprintf("%d.25", 9700+i)
-		cmd := bashProcess(t, bin, "sleep "+bg+" & sleep "+fg)
+		cmd := bashProcess(t, bin, "echo written-before-the-signal; sleep "+bg+" & sleep "+fg)
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		if err := cmd.Start(); err != nil {
@@ -243,6 +244,9 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), `"type":"error"`) || !strings.Contains(out.String(), `"error_code":"interrupted"`) || !strings.Contains(out.String(), "interrupted") {
 			t.Errorf("%v: no interrupted error envelope: %s", sig, out.String())
+		}
+		if !strings.Contains(out.String(), "stdout so far:\\nwritten-before-the-signal") || !strings.Contains(out.String(), `"stdout":"written-before-the-signal\n"`) {
+			t.Errorf("%v: the output written before the signal is not in the envelope: %s", sig, out.String())
 		}
 		if !waitFor(5*time.Second, func() bool { return len(sleepPIDs(bg))+len(sleepPIDs(fg)) == 0 }) {
 			t.Errorf("%v: left running: sleep %s %v, sleep %s %v", sig, bg, sleepPIDs(bg), fg, sleepPIDs(fg))
@@ -265,7 +269,7 @@ func TestEarlySignalLeavesNothing(t *testing.T) {
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	outcomes := map[string]int{}
 	for i := 0; i < 40; i++ {
-		cmd := bashProcess(t, bin, "sleep "+bg+" & sleep "+fg)
+		cmd := bashProcess(t, bin, "echo written-before-the-signal; sleep "+bg+" & sleep "+fg)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

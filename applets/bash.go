@@ -278,9 +278,38 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 	}
 	if r.Canceled {
-		return nil, core.Errorf(core.CodeInterrupted, "the command was interrupted after %v", r.Duration.Round(time.Millisecond))
+		return nil, interruptedRun(out, r.Duration)
 	}
 	return res, nil
+}
+
+// interruptedRun is the error of a command a signal or the client's cancel stopped: it
+// carries what the command had written by then (an error envelope has no data), so
+// nothing it printed is lost.
+func interruptedRun(out *BashResult, took time.Duration) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the command was interrupted after %v and its process group stopped", took.Round(time.Millisecond))
+	if out.Stdout == "" && out.Stderr == "" {
+		b.WriteString("; it had written nothing")
+	}
+	for _, s := range []struct{ name, text, path string }{{"stdout", out.Stdout, out.StdoutPath}, {"stderr", out.Stderr, out.StderrPath}} {
+		if s.text == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s so far", s.name)
+		if s.path != "" {
+			fmt.Fprintf(&b, " (cut; the whole of it is in %s)", s.path)
+		}
+		b.WriteString(":\n" + s.text)
+	}
+	details := map[string]any{"stdout": out.Stdout, "stderr": out.Stderr, "duration_ms": took.Milliseconds()}
+	if out.StdoutPath != "" {
+		details["stdout_path"] = out.StdoutPath
+	}
+	if out.StderrPath != "" {
+		details["stderr_path"] = out.StderrPath
+	}
+	return &core.Error{Code: core.CodeInterrupted, Message: b.String(), Details: details}
 }
 
 // timeout is the call's effective timeout. reference 001 gives bash's timeout in

@@ -155,6 +155,21 @@ func TestCapAndSpill(t *testing.T) {
 	}
 }
 
+// TestSpillFileIsBounded: a foreground command's spill file stops at 64 MiB (a red team
+// wrote 700 MB in half a second), and the result says the file holds only the start.
+func TestSpillFileIsBounded(t *testing.T) {
+	spill := t.TempDir()
+	r := run(t, Options{Command: `head -c 70000000 /dev/zero | tr '\0' x`, SpillDir: spill, Timeout: 60 * time.Second})
+	o := r.Stdout
+	st, err := os.Stat(o.SpillPath)
+	if err != nil || st.Size() != DefaultSpillMax || o.Bytes != 70000000 {
+		t.Fatalf("stdout %+v, spill file %v %v; want %d bytes of %d in it", o, st, err, DefaultSpillMax, o.Bytes)
+	}
+	if !strings.Contains(o.Text, fmt.Sprintf("the first %d bytes of the output are in %s", DefaultSpillMax, o.SpillPath)) {
+		t.Errorf("the result does not say the file holds only the start: %q", o.Text[len(o.Text)/2-200:len(o.Text)/2+200])
+	}
+}
+
 func TestHugeOutputBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 2 GB through a pipe")

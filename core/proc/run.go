@@ -51,7 +51,7 @@ const (
 	DefaultGrace     = 2 * time.Second
 	DefaultStdoutCap = 100 << 10 // 100 KB
 	DefaultStderrCap = 50 << 10  // 50 KB
-	DefaultSpillMax  = 1 << 30   // never write more than 1 GiB of spill per stream
+	DefaultSpillMax  = 64 << 20  // the spill file keeps a stream's first 64 MiB (as a background job's file): a foreground yes cannot fill the disk
 	drainAfterExit   = 300 * time.Millisecond
 	pwdFD            = 250 // the high fd the prelude moves the pwd pipe to
 )
