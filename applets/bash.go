@@ -48,25 +48,28 @@ type Bash struct {
 
 // BashResult is what bash returns.
 type BashResult struct {
-	Command    string                `json:"command,omitempty"`
-	ExitCode   *int                  `json:"exit_code,omitempty"`
-	Signal     string                `json:"signal,omitempty"`
-	Stdout     string                `json:"stdout"`
-	Stderr     string                `json:"stderr"`
-	DurationMs int64                 `json:"duration_ms"`
-	TimedOut   bool                  `json:"timed_out,omitempty"`
-	TimeoutMs  int64                 `json:"timeout_ms,omitempty"`
-	Dir        string                `json:"working_dir,omitempty"`
-	StdoutPath string                `json:"stdout_path,omitempty"`
-	StderrPath string                `json:"stderr_path,omitempty"`
-	Lingering  bool                  `json:"lingering,omitempty"`
-	Watchdog   *core.WatchdogVerdict `json:"watchdog,omitempty"`
-	Sandbox    *sandbox.Report       `json:"sandbox,omitempty"`
-	Job        *proc.Job             `json:"job,omitempty"`
-	Jobs       []*proc.Job           `json:"jobs,omitempty"`
-	More       bool                  `json:"more,omitempty"`
-	NextOffset *int64                `json:"next_offset,omitempty"`
-	action     string
+	Command    string `json:"command,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	Signal     string `json:"signal,omitempty"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	DurationMs int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	TimeoutMs  int64  `json:"timeout_ms,omitempty"`
+	Dir        string `json:"working_dir,omitempty"`
+	StdoutPath string `json:"stdout_path,omitempty"`
+	StderrPath string `json:"stderr_path,omitempty"`
+	Lingering  bool   `json:"lingering,omitempty"`
+	// LingeringPIDs are the processes the command left running; Note says what that means.
+	LingeringPIDs []int                 `json:"lingering_pids,omitempty"`
+	Note          string                `json:"note,omitempty"`
+	Watchdog      *core.WatchdogVerdict `json:"watchdog,omitempty"`
+	Sandbox       *sandbox.Report       `json:"sandbox,omitempty"`
+	Job           *proc.Job             `json:"job,omitempty"`
+	Jobs          []*proc.Job           `json:"jobs,omitempty"`
+	More          bool                  `json:"more,omitempty"`
+	NextOffset    *int64                `json:"next_offset,omitempty"`
+	action        string
 }
 
 // Run implements core.Command.
@@ -261,8 +264,15 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	out := &BashResult{
 		Command: b.Command, ExitCode: &code, Signal: r.Signal, Stdout: r.Stdout.Text, Stderr: r.Stderr.Text,
 		DurationMs: r.Duration.Milliseconds(), TimedOut: r.TimedOut, Dir: r.Dir,
-		StdoutPath: r.Stdout.SpillPath, StderrPath: r.Stderr.SpillPath, Lingering: r.Lingering, Watchdog: vw,
+		StdoutPath: r.Stdout.SpillPath, StderrPath: r.Stderr.SpillPath, Lingering: r.Lingering, LingeringPIDs: r.LingeringPIDs, Watchdog: vw,
 		action: "run",
+	}
+	if r.Lingering {
+		out.Note = "the command exited, leaving processes running"
+		if len(r.LingeringPIDs) > 0 {
+			out.Note += fmt.Sprintf(" (pids %s)", strings.Trim(fmt.Sprint(r.LingeringPIDs), "[]"))
+		}
+		out.Note += "; what they print from now on is not captured. To keep a process's output, start it with run_in_background; to stop them, kill them"
 	}
 	out.TimeoutMs = opts.Timeout.Milliseconds()
 	if r.Sandbox.Mode != sandbox.Off {
@@ -405,6 +415,9 @@ func (r *BashResult) RenderText(p *core.Printer) {
 	}
 	if r.TimedOut {
 		p.Println(p.Warn(fmt.Sprintf("[Timed out after %d ms; the command and its children were killed]", r.TimeoutMs)))
+	}
+	if r.Note != "" {
+		p.Println(p.Dim("[" + r.Note + "]"))
 	}
 	if r.ExitCode != nil && *r.ExitCode != 0 {
 		sig := ""

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,8 +128,24 @@ func TestCancel(t *testing.T) {
 func TestBackgroundChildDoesNotHang(t *testing.T) {
 	start := time.Now()
 	r := run(t, Options{Command: `sleep 3 & echo started`})
-	if time.Since(start) > 2*time.Second || r.Stdout.Text != "started\n" || !r.Lingering {
+	if time.Since(start) > 2*time.Second || r.Stdout.Text != "started\n" || !r.Lingering || len(r.LingeringPIDs) != 1 {
 		t.Fatalf("took %v: %+v", time.Since(start), r)
+	}
+	syscall.Kill(r.LingeringPIDs[0], syscall.SIGKILL)
+}
+
+// TestLingeringIsSeenWithoutTheOutput: a process left behind with its output sent
+// elsewhere is reported too (a red team found only the ones holding the pipes were);
+// a background child that ends with the command is not.
+func TestLingeringIsSeenWithoutTheOutput(t *testing.T) {
+	r := run(t, Options{Command: `sleep 4.25 >/dev/null 2>&1 & echo started`})
+	if !r.Lingering || len(r.LingeringPIDs) != 1 {
+		t.Fatalf("a process left running is not reported: %+v", r)
+	}
+	syscall.Kill(r.LingeringPIDs[0], syscall.SIGKILL)
+	r = run(t, Options{Command: `(sleep 0.05; echo late) & echo early`})
+	if r.Lingering || r.Stdout.Text != "early\nlate\n" {
+		t.Fatalf("a child that ended within the drain: %+v", r)
 	}
 }
 

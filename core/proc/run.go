@@ -92,9 +92,11 @@ type Result struct {
 	Stdout   Output         `json:"stdout"`
 	Stderr   Output         `json:"stderr"`
 	Sandbox  sandbox.Report `json:"sandbox"`
-	// Lingering is set when processes the command left behind still held its
-	// output after it exited; what they print later is not captured.
-	Lingering bool `json:"lingering,omitempty"`
+	// Lingering is set when the command left processes running after it exited
+	// (holding its output, or only in its process group): what they print later is
+	// not captured. LingeringPIDs are theirs.
+	Lingering     bool  `json:"lingering,omitempty"`
+	LingeringPIDs []int `json:"lingering_pids,omitempty"`
 }
 
 // ClampTimeout applies the reference limits: 0 means the default, below a second
@@ -200,13 +202,19 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		case <-pumped:
 		case <-drain.C:
 			res.Lingering = true
-			t.noteLingering()
 			pp.outR.Close()
 			pp.errR.Close()
 			<-pumped
 		}
 	}
 	drain.Stop()
+	// A process left behind with its output elsewhere (`sleep 60 >/dev/null &`) still
+	// shows in the group; one signal on the happy path finds the group empty.
+	if res.Lingering || syscall.Kill(-pgid, 0) == nil {
+		if res.LingeringPIDs = t.noteLingering(); len(res.LingeringPIDs) > 0 {
+			res.Lingering = true
+		}
+	}
 	// The EXIT trap wrote the directory before bash exited: it is in the pipe now,
 	// whoever else still holds the pipe open.
 	pwd := readAvailable(pp.pwdR, 1<<16)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -237,11 +238,16 @@ func (t *tree) killRest(termSent time.Time, grace time.Duration) {
 // (reapLingering, at every Run) so a long-lived agentbox does not collect zombies.
 var lingering sync.Map // pid -> struct{}
 
-// noteLingering records the command's processes still alive after it exited.
-func (t *tree) noteLingering() {
+// noteLingering records the command's processes still alive after it exited, and
+// returns their pids, ascending.
+func (t *tree) noteLingering() []int {
+	var pids []int
 	for _, p := range t.members() {
 		lingering.Store(p.pid, struct{}{})
+		pids = append(pids, p.pid)
 	}
+	slices.Sort(pids)
+	return pids
 }
 
 func reapLingering() {
