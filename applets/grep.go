@@ -130,6 +130,9 @@ func (f lineFormat) append(b []byte, e grepEntry) []byte {
 	}
 	// Bytes as the file holds them, as grep and rg print them; a JSON envelope shows
 	// each invalid byte as \ufffd, as it shows one in a path.
+	if e.skip > 0 {
+		b = fmt.Appendf(b, "[%d bytes before] … ", e.skip)
+	}
 	b = append(b, e.text...)
 	if e.cut > 0 {
 		b = fmt.Appendf(b, " … [%d more bytes]", e.cut)
@@ -214,6 +217,7 @@ type grepEntry struct {
 	text  string
 	count int
 	cut   int
+	skip  int
 }
 
 // Run implements core.Command.
@@ -429,7 +433,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 					sep = ':'
 				}
 				prev = l.Num
-				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut})
+				all = append(all, grepEntry{path: f.Path, num: l.Num, sep: sep, text: l.Text, cut: l.Cut, skip: l.Skip})
 			}
 			f.Lines = nil // let the collector have them once rendered
 		}
@@ -752,6 +756,9 @@ func (r GrepResult) renderHeadings(p *core.Printer) {
 			}
 			b.WriteString(text[last:])
 			text = b.String()
+		}
+		if e.skip > 0 {
+			text = p.Dim(fmt.Sprintf("[%d bytes before] … ", e.skip)) + text
 		}
 		if e.cut > 0 {
 			text += p.Dim(fmt.Sprintf(" … [%d more bytes]", e.cut))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // contentLines flattens a result into path:line entries, in the result's order.
@@ -144,6 +145,36 @@ func TestLineCutKeepsCharacters(t *testing.T) {
 	for i, l := range r.Files[0].Lines {
 		if l.Text != want[i] || len(l.Text)+l.Cut != len(lines[i]) {
 			t.Errorf("line %d: kept %d bytes (+%d cut), want %d (+%d)", i+1, len(l.Text), l.Cut, len(want[i]), len(lines[i])-len(want[i]))
+		}
+	}
+}
+
+// TestLongLineShowsItsFirstMatch: a matching line over the cap is shown as a window
+// that starts a quarter of the cap before its first match (a red team's match at 1 MiB
+// into a line was cut away, leaving 500 bytes of x), with the bytes left out on each
+// side counted; a match within the first half of the cap keeps the line's start.
+func TestLongLineShowsItsFirstMatch(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{
+		strings.Repeat("x", 2000) + "needle" + strings.Repeat("y", 1000), // far in
+		strings.Repeat("x", 100) + "needle" + strings.Repeat("y", 1000),  // within the first half
+		strings.Repeat("x", 3000) + "needle",                             // at the end
+		strings.Repeat("é", 1000) + "needle" + strings.Repeat("y", 1000), // the window starts on a character
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := search(t, Options{Pattern: "needle", Mode: Content, LineCap: 500}, dir)
+	if len(r.Files) != 1 || len(r.Files[0].Lines) != len(lines) {
+		t.Fatalf("result %+v", r)
+	}
+	wantSkip := []int{2000 - 125, 0, 3006 - 500, 2000 - 126}
+	for i, l := range r.Files[0].Lines {
+		if !strings.Contains(l.Text, "needle") {
+			t.Errorf("line %d: the match is not in what is shown (skip %d, cut %d)", i+1, l.Skip, l.Cut)
+		}
+		if l.Skip+len(l.Text)+l.Cut != len(lines[i]) || l.Skip != wantSkip[i] || !utf8.ValidString(l.Text) {
+			t.Errorf("line %d: skip %d + %d shown + cut %d, want skip %d of %d bytes (valid UTF-8: %v)", i+1, l.Skip, len(l.Text), l.Cut, wantSkip[i], len(lines[i]), utf8.ValidString(l.Text))
 		}
 	}
 }

@@ -121,6 +121,9 @@ type Line struct {
 	Text  string `json:"text"`
 	Match bool   `json:"match"`         // false: a context line
 	Cut   int    `json:"cut,omitempty"` // bytes cut from the end of Text (LineCap)
+	// Skip: bytes cut from the start of Text, so that a long line's first match is in
+	// what is shown.
+	Skip int `json:"skip,omitempty"`
 }
 
 // File is one file with matches.
@@ -1104,21 +1107,39 @@ func (m *Engine) keep(st *fileState, buf []byte, s, e, num int, match bool) bool
 		st.file.linesCut = true
 		return false
 	}
-	cut := 0
+	cut, skip := 0, 0
 	if c := m.opt.LineCap; c > 0 && e-s > c {
-		k := s + c
-		// Do not split a UTF-8 sequence: back up to its first byte, at most three (a run
-		// of stray continuation bytes is no sequence to keep whole).
-		for i := 0; i < 3 && k > s && buf[k]&0xC0 == 0x80; i++ {
-			k--
+		from := s
+		if match && m.re != nil {
+			// The window starts a quarter of the cap before the first match, which a
+			// line's first bytes would not show.
+			if loc := m.re.FindIndex(buf[s:e]); loc != nil && loc[0] > c/2 {
+				from = min(s+loc[0]-c/4, e-c)
+				from = runeStart(buf, s, from)
+			}
 		}
-		if buf[k]&0xC0 == 0x80 {
-			k = s + c
-		}
-		cut, e = e-k, k
+		k := runeStart(buf, from, from+c)
+		skip, cut, s, e = from-s, e-k, from, k
 	}
-	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut})
+	st.file.Lines = append(st.file.Lines, Line{Num: num, Text: string(buf[s:e]), Match: match, Cut: cut, Skip: skip})
 	return true
+}
+
+// runeStart backs k up to the first byte of the UTF-8 sequence it is in, at most three
+// bytes and not before lo (a run of stray continuation bytes is no sequence to keep
+// whole).
+func runeStart(buf []byte, lo, k int) int {
+	if k >= len(buf) {
+		return k
+	}
+	j := k
+	for i := 0; i < 3 && j > lo && buf[j]&0xC0 == 0x80; i++ {
+		j--
+	}
+	if buf[j]&0xC0 == 0x80 {
+		return k
+	}
+	return j
 }
 
 // neighboursOK reports whether a literal hit at buf[s:e] may be part of a match: the
