@@ -63,7 +63,9 @@ var dialectCalls = map[string]dialectCall{
 	"ref000/list_plans":          {setup: planFiles, req: `{}`, want: []string{`"id":"plan-001"`}},
 	"ref000/read_plan":           {setup: planFiles, req: `{"plan_id":"plan-001"}`, want: []string{"Refactor"}},
 
-	"claude/Read":  {setup: files("a.txt", "one\ntwo\nthree\n"), req: `{"file_path":"a.txt","offset":2,"limit":1}`, want: []string{`2\ttwo`}},
+	// The note's offset is Claude Code's: the 1-based line to go on from (it named the
+	// line just read, which would have shown it again).
+	"claude/Read":  {setup: files("a.txt", "one\ntwo\nthree\n"), req: `{"file_path":"a.txt","offset":2,"limit":1}`, want: []string{`2\ttwo`, `Use offset=3 to read beyond line 2`}},
 	"claude/Write": {req: `{"file_path":"new.txt","content":"hi\n"}`, check: fileIs("new.txt", "hi\n")},
 	"claude/Edit":  {setup: files("a.txt", "one\n"), req: `{"file_path":"a.txt","old_string":"one","new_string":"uno","replace_all":false}`, check: fileIs("a.txt", "uno\n")},
 	// Claude Code applies MultiEdit's edits in order, each to the result of the one before.

@@ -93,7 +93,7 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	// 1.3 GB/s here, counting lines at several).
 	stamp := core.MetaStamp(p.Abs, fi)
 	hashed := fi.Size() <= readHashMaxBytes || stamp.NeedsHash(started)
-	w := &readWindow{first: first, last: last, limit: r.Limit, maxBytes: r.MaxBytes,
+	w := &readWindow{first: first, last: last, limit: r.Limit, maxBytes: r.MaxBytes, offsetIsLine: env.Dialect == DialectClaude,
 		res: ReadResult{Path: p.Abs, StartLine: first}}
 	var lineNo int
 	if lm := loadLineMap(env, stamp, hashed); lm != nil {
@@ -239,6 +239,9 @@ type readWindow struct {
 	cut             bool          // maxBytes was reached
 	bufSize         int           // of the read buffers
 	sawCRLF, sawLF  bool
+	// offsetIsLine: the caller's offset is the 1-based line to start at (Claude Code's
+	// Read), not the number of lines to skip; the note's hints are in its terms.
+	offsetIsLine bool
 }
 
 // collect reads the window's lines from text, which is at line lineNo, and returns the
@@ -378,22 +381,27 @@ func (w *readWindow) finish(total int) ReadResult {
 	default:
 		res.LineEnding = "none"
 	}
-	res.Note = readNote(res, w.first)
+	res.Note = readNote(res, w.first, w.offsetIsLine)
 	return res
 }
 
 // readNote tells the model where the window is in the file and how to read on.
-func readNote(res ReadResult, first int) string {
+func readNote(res ReadResult, first int, offsetIsLine bool) string {
+	// The offset that starts at line n: lines skipped, or (offsetIsLine) n itself.
+	offset := func(n int) int { return n - 1 }
+	if offsetIsLine {
+		offset = func(n int) int { return n }
+	}
 	var note string
 	switch {
 	case res.TotalLines == 0:
 		note = "(The file is empty.)"
 	case first > res.TotalLines:
-		note = fmt.Sprintf("(The file has only %s; nothing at line %d. Use an offset below %d.)", plural(res.TotalLines, "line"), first, res.TotalLines)
+		note = fmt.Sprintf("(The file has only %s; nothing at line %d. Use an offset up to %d.)", plural(res.TotalLines, "line"), first, offset(res.TotalLines))
 	case res.EOF:
 		note = fmt.Sprintf("(End of file: %s.)", plural(res.TotalLines, "line"))
 	default:
-		note = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to read beyond line %d.)", first, res.EndLine, res.TotalLines, res.EndLine, res.EndLine)
+		note = fmt.Sprintf("(Showing lines %d-%d of %d. Use offset=%d to read beyond line %d.)", first, res.EndLine, res.TotalLines, offset(res.EndLine+1), res.EndLine)
 	}
 	if res.CutLines > 0 {
 		note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
