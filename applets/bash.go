@@ -322,6 +322,22 @@ func interruptedRun(out *BashResult, took time.Duration) error {
 	return &core.Error{Code: core.CodeInterrupted, Message: b.String(), Details: details}
 }
 
+// CheckPresent implements core.PresenceChecker: two timeouts that differ leave which
+// one holds to a guess (two that agree are one answer).
+func (b *Bash) CheckPresent(present map[string]bool) error {
+	if !present["timeout"] || !present["timeout_ms"] && !present["timeout_s"] {
+		return nil
+	}
+	loose := *b
+	loose.TimeoutMsExact, loose.TimeoutS = nil, nil
+	want, err1 := loose.timeout()
+	got, err2 := b.timeout()
+	if err1 == nil && err2 == nil && want == got {
+		return nil
+	}
+	return core.Errorf(core.CodeInvalidParams, "timeout and timeout_ms (or timeout_s) are both set, to different times; pass one of them")
+}
+
 // timeout is the call's effective timeout. reference 001 gives bash's timeout in
 // seconds and others in milliseconds, and nobody means a 120 ms limit, so a timeout
 // below 1000 is taken as seconds; timeout_ms and timeout_s say the unit outright.

@@ -234,12 +234,15 @@ func TestBashTimeoutUnits(t *testing.T) {
 		`{"command":"true","timeout":5000}`:            5000,
 		`{"command":"true","timeout_ms":1500}`:         1500,
 		`{"command":"true","timeout_s":7}`:             7000,
-		`{"command":"true","timeout":2,"timeout_s":9}`: 9000,
+		`{"command":"true","timeout":9,"timeout_s":9}`: 9000, // two spellings of one time
 	} {
 		r, _, err := bashCall(t, env, req)
 		if err != nil || r.TimeoutMs != want {
 			t.Errorf("%s: timeout_ms %d, want %d (%v)", req, r.TimeoutMs, want, err)
 		}
+	}
+	if _, _, err := bashCall(t, env, `{"command":"true","timeout":2,"timeout_s":9}`); err == nil || err.Code != core.CodeInvalidParams {
+		t.Errorf("timeout with a different timeout_s must be refused, not one dropped: %v", err)
 	}
 	if _, _, err := bashCall(t, env, `{"command":"true","timeout_ms":2000,"timeout_s":2}`); err == nil || err.Code != core.CodeInvalidParams {
 		t.Errorf("timeout_ms with timeout_s: %v", err)

@@ -436,6 +436,9 @@ func (r *Read) window() (first, last int, err error) {
 		last = r.EndLine
 	}
 	if len(r.ViewRange) == 2 {
+		if r.ViewRange[0] < 0 {
+			return 0, 0, core.Errorf(core.CodeInvalidParams, "view_range [%d, %d] starts before line 1; lines count from 1: use [first, last] or [first, -1] (the end of the file)", r.ViewRange[0], r.ViewRange[1])
+		}
 		first = max(r.ViewRange[0], 1)
 		if r.ViewRange[1] != -1 {
 			if r.ViewRange[1] < first {
