@@ -336,7 +336,10 @@ func patchError(err error) error {
 	if code == "" {
 		code = core.CodeIOError
 	}
-	advice := " Read the file again and fix that hunk."
+	advice := ""
+	if pe.Kind == patch.KindNoMatch || pe.Kind == patch.KindAmbiguous {
+		advice = " Read the file again and fix that hunk."
+	}
 	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge || inner.Code == core.CodeConflict || inner.Code == core.CodeInvalidParams) {
 		// The file was refused, not the hunk: the inner message says what to do.
 		code, advice = inner.Code, ""

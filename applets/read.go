@@ -155,23 +155,49 @@ func (r *Read) open(ctx context.Context, env *core.Env) (core.Path, io.ReadClose
 }
 
 // decodeText refuses a binary file and returns a reader of its text as UTF-8, without
-// a byte order mark, and the file's encoding.
-func decodeText(br *bufio.Reader, path string) (*bufio.Reader, string, error) {
+// a byte order mark, and the file's encoding. A file whose first 4 KB end lines in a
+// lone CR and never in LF (classic Mac OS, which edit also reads as CR lines) is read
+// with each lone CR as a line break (crLines).
+func decodeText(br *bufio.Reader, path string) (text *bufio.Reader, enc string, crOnly bool, err error) {
 	head, _ := br.Peek(textfmt.SniffBytes)
 	if why := textfmt.BinaryReason(head); why != "" {
-		return nil, "", core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", path, why)
+		return nil, "", false, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", path, why)
 	}
 	enc, bomLen := textfmt.Encoding(head)
 	switch enc {
 	case textfmt.UTF16LE:
-		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, nil
+		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, false, nil
 	case textfmt.UTF16BE:
-		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, nil
+		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, false, nil
 	}
 	if bomLen > 0 {
 		_, _ = br.Discard(bomLen)
 	}
-	return br, enc, nil
+	if bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
+		return bufio.NewReaderSize(crLines{br}, 64<<10), enc, true, nil
+	}
+	return br, enc, false, nil
+}
+
+// crLines turns each lone CR of r into LF (a CR LF stays as it is), byte for byte, so
+// line counts and offsets of a CR file are a LF file's.
+type crLines struct{ r *bufio.Reader }
+
+func (c crLines) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i := 0; i < n; i++ {
+		if p[i] != '\r' {
+			continue
+		}
+		if i+1 < n {
+			if p[i+1] != '\n' {
+				p[i] = '\n'
+			}
+		} else if next, perr := c.r.Peek(1); perr != nil || next[0] != '\n' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // skip skips n lines fast: it counts newlines in whole buffers, never splitting lines
@@ -239,6 +265,7 @@ type readWindow struct {
 	cut             bool          // maxBytes was reached
 	bufSize         int           // of the read buffers
 	sawCRLF, sawLF  bool
+	crOnly          bool // the file's lines end in a lone CR (read as LF by crLines)
 	// offsetIsLine: the caller's offset is the 1-based line to start at (Claude Code's
 	// Read), not the number of lines to skip; the note's hints are in its terms.
 	offsetIsLine bool
@@ -372,6 +399,8 @@ func (w *readWindow) finish(total int) ReadResult {
 	res.Content = w.out.String()
 	res.EOF = res.EndLine >= res.TotalLines
 	switch {
+	case w.crOnly && w.sawLF && !w.sawCRLF:
+		res.LineEnding = "cr"
 	case w.sawCRLF && w.sawLF:
 		res.LineEnding = "mixed"
 	case w.sawCRLF:

@@ -111,11 +111,22 @@ func (m *lineMarker) Read(p []byte) (int, error) {
 // readMapped reads the window with the help of a line map: from the last mark before
 // it, and no further than its end, since the map knows the total and the line endings.
 func (w *readWindow) readMapped(ctx context.Context, f io.Reader, lm *lineMap) (int, error) {
-	text, enc, err := decodeText(bufio.NewReaderSize(f, 64<<10), lm.Stamp.Path)
+	text, enc, crOnly, err := decodeText(bufio.NewReaderSize(f, 64<<10), lm.Stamp.Path)
 	if err != nil {
 		return 0, err
 	}
 	w.res.Encoding = enc
+	if crOnly {
+		// No map is made of a CR file (its marks count LF lines): this one is not its
+		// own, so the file is counted from the top.
+		w.crOnly = true
+		n, err := w.skip(ctx, text, w.first-1)
+		if err == nil {
+			n = w.collect(text, n)
+			n, err = w.countRest(ctx, text, n)
+		}
+		return n, err
+	}
 	lineNo := 0
 	// Without a seekable file the count starts at the top, only slower.
 	if mark, ok := lm.markBefore(w.first - 1); ok {
@@ -153,11 +164,11 @@ func (w *readWindow) readWhole(ctx context.Context, env *core.Env, f io.Reader, 
 	// Buffers sized to the file: a small file's read does not pay for 512 KB of them.
 	w.bufSize = int(min(max(stamp.Size+1, 16<<10), 256<<10))
 	br := bufio.NewReaderSize(src, w.bufSize)
-	text, enc, err := decodeText(br, stamp.Path)
+	text, enc, crOnly, err := decodeText(br, stamp.Path)
 	if err != nil {
 		return 0, err
 	}
-	w.res.Encoding = enc
+	w.res.Encoding, w.crOnly = enc, crOnly
 	lineNo, err := w.skip(ctx, text, w.first-1)
 	if err == nil {
 		lineNo = w.collect(text, lineNo)
@@ -170,7 +181,7 @@ func (w *readWindow) readWhole(ctx context.Context, env *core.Env, f io.Reader, 
 	if hashed {
 		stamp.SHA256 = hex.EncodeToString(hasher.Sum(nil))
 	}
-	if marker != nil && !marker.failed && marker.off == stamp.Size && (enc == textfmt.UTF8 || enc == textfmt.UTF8BOM) && unchangedSince(f, *stamp) {
+	if marker != nil && !marker.failed && !crOnly && marker.off == stamp.Size && (enc == textfmt.UTF8 || enc == textfmt.UTF8BOM) && unchangedSince(f, *stamp) {
 		_ = env.Session.SaveRecord(lineMapName(stamp.Path), lineMap{Stamp: *stamp, Marks: marker.marks, Total: lineNo, CRLF: w.sawCRLF, LF: w.sawLF})
 	}
 	return lineNo, nil

@@ -245,6 +245,11 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
 				Msg: fmt.Sprintf("the file is %s; patch changes UTF-8 files only, so change it with edit, which keeps its encoding", enc)}
 		}
+		if bytes.IndexByte(src.data, '\n') < 0 && bytes.IndexByte(src.data, '\r') >= 0 {
+			// A hunk's lines would all be one line of this file: no hunk could match.
+			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
+				Msg: "the file's lines end in a lone CR (classic Mac OS); patch changes files whose lines end in LF or CR LF, so change it with edit, which keeps its line endings"}
+		}
 	}
 	t := decode(src.data)
 	if fp.mentionsBOM() && t.bom {

@@ -15,6 +15,10 @@ func TestRedTeamPatchesApplyAsGitOrNotAtAll(t *testing.T) {
 		name, file, patch, want, errHas string
 		mode                            uint32
 	}{
+		{name: "a file of lone CR line endings is refused, saying why (no hunk could match its one LF line)",
+			file:   "a\rb\rc\r",
+			patch:  "*** Begin Patch\n*** Update File: f\n@@\n a\n-b\n+B\n*** End Patch\n",
+			errHas: "lone CR"},
 		{name: "a context line reading *** End Patch is a line, not the end",
 			file:  "one\n*** End Patch\ntwo\nthree\n",
 			patch: "*** Begin Patch\n*** Update File: f\n@@\n-one\n+ONE\n *** End Patch\n two\n-three\n+THREE\n*** End Patch\n",
