@@ -46,11 +46,14 @@ type ReadResult struct {
 	StartLine  int    `json:"start_line"`
 	EndLine    int    `json:"end_line"` // last line returned; start_line-1 when none
 	TotalLines int    `json:"total_lines"`
-	LineEnding string `json:"line_ending"` // lf, crlf, mixed, none
+	LineEnding string `json:"line_ending"` // lf, crlf, mixed, cr, none
 	Encoding   string `json:"encoding"`    // utf-8, utf-8-bom, utf-16le, utf-16be
 	CutLines   int    `json:"cut_lines,omitempty"`
-	EOF        bool   `json:"eof"`
-	Note       string `json:"note"`
+	// InvalidBytes counts the bytes of the window that are not UTF-8 (an 8-bit encoding
+	// such as Latin-1), each shown as U+FFFD.
+	InvalidBytes int    `json:"invalid_bytes,omitempty"`
+	EOF          bool   `json:"eof"`
+	Note         string `json:"note"`
 }
 
 // readHashMaxBytes: larger files are stamped by their metadata unless it is racy (a
@@ -332,7 +335,8 @@ func (w *readWindow) add(lineNo int, line []byte, dropped int) {
 			w.sawLF = true
 		}
 	}
-	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	s, invalid := textfmt.ShowInvalid(string(body))
+	w.res.InvalidBytes += invalid
 	shown := s
 	if n := utf8.RuneCountInString(s); n > ReadMaxLineChars || dropped > 0 {
 		more := fmt.Sprintf("%d more characters", n-ReadMaxLineChars)
@@ -434,6 +438,13 @@ func readNote(res ReadResult, first int, offsetIsLine bool) string {
 	}
 	if res.CutLines > 0 {
 		note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
+	}
+	if res.InvalidBytes > 0 {
+		verb := "bytes are"
+		if res.InvalidBytes == 1 {
+			verb = "byte is"
+		}
+		note += fmt.Sprintf(" (%d %s not UTF-8 (an 8-bit encoding such as Latin-1, or a two-byte one such as Shift-JIS) and shown as \uFFFD each: edit keeps such bytes but cannot match them, so start and end old_string at the text around them.)", res.InvalidBytes, verb)
 	}
 	return note
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxEdits bounds one multi-edit (reference 000).
@@ -80,6 +81,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			errors.As(err, &f)
 			msg := describe(i, e, f)
 			if f != nil && f.Kind == "no_match" {
+				if strings.Contains(e.Old, "\uFFFD") && !utf8.ValidString(text) {
+					msg += " old_string holds \uFFFD, which read shows for each byte of the file that is not UTF-8; such a byte is not that character and cannot be matched. Start and end old_string at the text around those bytes, or pass fuzzy_match: true."
+				}
 				if u := unescapeOnce(e.Old); u != e.Old && strings.Contains(text, u) {
 					msg += " old_string looks escaped one time too many: the file has it with those backslashes removed. Send the text exactly as the file has it (a quote as \", a line break as a line break), and new_string the same way."
 				}

@@ -198,3 +198,13 @@ func FuzzSplitChecker(f *testing.F) {
 		}
 	})
 }
+
+// TestReplacementCharacterIsExplained: an old_string copied from read's view of bytes
+// that are not UTF-8 (each shown as U+FFFD) cannot match, and the error says why and
+// what to do instead of only "copy them exactly".
+func TestReplacementCharacterIsExplained(t *testing.T) {
+	_, _, err := Apply("x \xe9\xe8 y\n", []Edit{{Old: "x \uFFFD\uFFFD y", New: "z"}})
+	if err == nil || !strings.Contains(err.Error(), "not UTF-8") || !strings.Contains(err.Error(), "around those bytes") {
+		t.Fatalf("got %v; want an error that explains U+FFFD", err)
+	}
+}

@@ -12,6 +12,7 @@ package textfmt
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -74,4 +75,29 @@ func BinaryReason(head []byte) string {
 		return strconv.Itoa(nonPrintable*100/total) + "% non-printable characters"
 	}
 	return ""
+}
+
+// Replacement is what a byte that is not UTF-8 is shown as.
+const Replacement = "\uFFFD"
+
+// ShowInvalid returns s with each byte that is not part of valid UTF-8 replaced by one
+// U+FFFD, as encoding/json writes such bytes: read, edit's diffs and grep's envelopes
+// then show the same text. n counts the bytes replaced.
+func ShowInvalid(s string) (shown string, n int) {
+	if utf8.ValidString(s) {
+		return s, 0
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(Replacement)
+			n++
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String(), n
 }

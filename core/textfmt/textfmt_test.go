@@ -45,3 +45,19 @@ func TestBinaryReason(t *testing.T) {
 		}
 	}
 }
+
+func TestShowInvalid(t *testing.T) {
+	for in, want := range map[string]struct {
+		out string
+		n   int
+	}{
+		"plain é":          {"plain é", 0},
+		"x \xe9\xe8\xe7 y": {"x \uFFFD\uFFFD\uFFFD y", 3}, // one per byte, as encoding/json writes them
+		"\xe2\x82":         {"\uFFFD\uFFFD", 2},           // a cut sequence
+		"a\uFFFDb":         {"a\uFFFDb", 0},               // a real U+FFFD is no invalid byte
+	} {
+		if out, n := ShowInvalid(in); out != want.out || n != want.n {
+			t.Errorf("ShowInvalid(%q) = %q, %d; want %q, %d", in, out, n, want.out, want.n)
+		}
+	}
+}
