@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/agentbox/agentbox/core"
+	"github.com/agentbox/agentbox/core/textedit"
+	"github.com/agentbox/agentbox/core/textfmt"
 )
 
 // Write creates or overwrites a file atomically.
@@ -18,6 +21,7 @@ type Write struct {
 	Content           *string `json:"content" alias:"contents,text,file_text" schema:"required" help:"the complete new content of the file (in shell mode, read from stdin when --content is not given)"`
 	CreateDirectories bool    `json:"create_directories" alias:"create_dirs" default:"true" negatable:"" help:"create missing parent directories"`
 	ExpectedSHA256    string  `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse to overwrite unless the file's current SHA-256 is this (protection for callers without a session)"`
+	KeepFormat        bool    `json:"keep_format" default:"true" negatable:"" help:"overwriting, keep the file's CRLF (or CR) line endings, BOM and UTF-16 encoding when content's lines end in plain LF; false writes content byte for byte"`
 }
 
 // WriteResult is what write returns.
@@ -26,6 +30,35 @@ type WriteResult struct {
 	Created bool   `json:"created"`
 	Bytes   int    `json:"bytes"`
 	SHA256  string `json:"sha256"`
+	// LineEnding and Encoding describe the bytes written (as read and edit report them);
+	// KeptFormat: content was converted to the replaced file's line endings, BOM or
+	// encoding (keep_format).
+	LineEnding string `json:"line_ending"`
+	Encoding   string `json:"encoding"`
+	KeptFormat bool   `json:"kept_format,omitempty"`
+}
+
+// writeKeepMaxBytes bounds the replaced file read to learn its format; a larger one is
+// overwritten with content as given.
+const writeKeepMaxBytes = 64 << 20
+
+// keptFormat returns content in the format of the file it replaces (its line endings
+// where they are all CRLF or all CR, its BOM, UTF-16), and whether it changed anything.
+// Content that has a CR of its own chose its endings, and is left as it is.
+func keptFormat(env *core.Env, p core.Path, fi fs.FileInfo, content []byte) ([]byte, bool) {
+	if fi.Size() > writeKeepMaxBytes || bytes.IndexByte(content, '\r') >= 0 || bytes.HasPrefix(content, []byte("\uFEFF")) {
+		return content, false
+	}
+	old, err := env.WS.ReadFile(p)
+	if err != nil || textfmt.BinaryReason(old) != "" {
+		return content, false
+	}
+	_, format := textedit.Decode(old)
+	if format.Encoding == textfmt.UTF8 && !format.BOM && !format.CRLF && !format.CR {
+		return content, false
+	}
+	out := format.Encode(string(content))
+	return out, !bytes.Equal(out, content)
 }
 
 // ReadShellInput implements core.ShellInput: `agentbox write f.txt < content`.
@@ -87,13 +120,23 @@ func (w *Write) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return nil, err
 		}
 	}
+	kept := false
+	if exists && w.KeepFormat {
+		content, kept = keptFormat(env, p, fi, content)
+	}
 	info, err := env.WS.WriteAtomic(p, content, core.WriteOptions{CreateDirs: w.CreateDirectories, Expect: expect, OnWritten: recordWrite(env, content), Dir: decidedDir(env, p)})
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(content)
+	_, format := textedit.Decode(content)
+	enc := format.Encoding
+	if format.BOM && enc == textfmt.UTF8 {
+		enc = textfmt.UTF8BOM
+	}
 	return &core.Result{
-		Data: WriteResult{Path: info.Target.Abs, Created: info.Created, Bytes: len(content), SHA256: hex.EncodeToString(sum[:])},
+		Data: WriteResult{Path: info.Target.Abs, Created: info.Created, Bytes: len(content), SHA256: hex.EncodeToString(sum[:]),
+			LineEnding: format.LineEnding, Encoding: enc, KeptFormat: kept},
 		Meta: map[string]any{"decision": d},
 	}, nil
 }
@@ -151,7 +194,11 @@ func (r WriteResult) RenderText(p *core.Printer) {
 	if r.Created {
 		verb = "Created"
 	}
-	p.Printf("%s %s (%d bytes)\n", verb, p.Path(r.Path), r.Bytes)
+	kept := ""
+	if r.KeptFormat {
+		kept = fmt.Sprintf(", %s %s kept", r.Encoding, r.LineEnding)
+	}
+	p.Printf("%s %s (%d bytes%s)\n", verb, p.Path(r.Path), r.Bytes, kept)
 }
 
 // decidedDir is the real folder a write of p lands in now, taken right after the write

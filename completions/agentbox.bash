@@ -24,7 +24,7 @@ _agentbox() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return;;
     --mode) COMPREPLY=($(compgen -W "default accept-edits read-only bypass" -- "$cur")); return;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --content --create-directories --expected-sha-256 --help --json --manifest --mode --root --session --text -h" -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "--color --content --create-directories --expected-sha-256 --help --json --keep-format --manifest --mode --root --session --text -h" -- "$cur")); return; fi
     ;;
   edit)
     case "$prev" in

@@ -20,6 +20,7 @@ complete -c agentbox -n '__fish_seen_subcommand_from write' -l create-directorie
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l expected-sha-256
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l help
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l json
+complete -c agentbox -n '__fish_seen_subcommand_from write' -l keep-format
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l manifest
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l mode -x -a 'default accept-edits read-only bypass'
 complete -c agentbox -n '__fish_seen_subcommand_from write' -l root
