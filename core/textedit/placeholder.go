@@ -61,8 +61,8 @@ func Placeholder(old, text string) string {
 		}
 		body = strings.TrimSpace(strings.NewReplacer("(", " ", ")", " ", "[", " ", "]", " ").Replace(body))
 		switch {
-		case body == "" || onlyDots().MatchString(body):
-			return t // "# ...", "/* ... */"
+		case onlyDots().MatchString(body):
+			return t // "# ...", "/* ... */" (a bare "#" is a character, or an empty comment)
 		case dots && len(body) < 80 && placeholderWord().MatchString(body) && (strings.HasPrefix(body, ".") || strings.HasPrefix(body, "…") || placeholderWord().FindStringIndex(body)[0] == 0):
 			// "... b() and c() unchanged ...", "existing code ...", not "Loading
 			// existing config...".

@@ -22,6 +22,13 @@ func TestPlaceholderRefused(t *testing.T) {
 			t.Errorf("%q: %v, want a placeholder refusal", ph, err)
 		}
 	}
+	// A bare comment leader is a character, or an empty comment, not an omission (a red
+	// team's "@" -> "#" in a string was refused).
+	for _, c := range []struct{ text, old, new string }{{"a = \"@\"\n", "@", "#"}, {"fmt = \"x%d\"\n", "%d", "%"}, {"x = 1 // note\n", "// note", "//"}} {
+		if _, _, err := Apply(c.text, []Edit{{Old: c.old, New: c.new}}); err != nil {
+			t.Errorf("%q -> %q: %v", c.old, c.new, err)
+		}
+	}
 	for _, ok := range []string{"\t// rest of the setup follows below", "\tfmt.Println(\"...\")", "\t// TODO: handle other cases", "\t// keep the existing order", "\t# Loading existing config...", "\tlog.Println(\"using existing cache...\")"} {
 		if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n", New: "\tx := 1\n" + ok + "\n"}}); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
