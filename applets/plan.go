@@ -87,7 +87,7 @@ func renderPlan(d *PlanDoc) string { return string(toStore(d).Markdown()) }
 func toStore(d *PlanDoc) *plans.Plan {
 	sp := &plans.Plan{ID: d.ID, Title: oneLine(d.Title), Status: plans.Status(d.Status), Created: d.Created}
 	for _, s := range d.Steps {
-		sp.Steps = append(sp.Steps, plans.Step{Description: oneLine(s.Description), Notes: strings.TrimSpace(s.Notes), Status: plans.StepStatus(s.Status)})
+		sp.Steps = append(sp.Steps, plans.Step{Description: oneLine(s.Description), Notes: noteLines(s.Notes), Status: plans.StepStatus(s.Status)})
 	}
 	return sp
 }
@@ -101,6 +101,18 @@ func fromStore(sp *plans.Plan, path string) *PlanDoc {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// noteLines is a step's notes as the plan file keeps them: each line trimmed, blank
+// lines left out.
+func noteLines(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // planError turns a core/plans error into a tool error naming the file.
 func planError(err error, path string) error {
@@ -248,7 +260,8 @@ func (p *Plan) write(ctx context.Context, env *core.Env, dir core.Path) (*core.R
 	}
 	doc := &PlanDoc{Title: oneLine(p.Title), Status: status, Created: env.Now().Format("2006-01-02")}
 	for _, s := range p.Steps {
-		doc.Steps = append(doc.Steps, PlanItem{Description: s.Description, Notes: s.Notes, Status: "pending"})
+		// As the file will hold them (a step is one line), so the result is what is saved.
+		doc.Steps = append(doc.Steps, PlanItem{Description: oneLine(s.Description), Notes: noteLines(s.Notes), Status: "pending"})
 	}
 	// create locks the folder (to allocate the next id); update locks the plan itself,
 	// the same lock update_step takes. The gate sees that target before anything,

@@ -103,3 +103,29 @@ func TestPlanLeavesNoLockFile(t *testing.T) {
 		t.Errorf("the workspace holds %v, want only the plan", files)
 	}
 }
+
+// TestPlanCreateReturnsWhatItSaves: a step whose description or notes hold line breaks
+// and lines that look like steps or headings is saved so that it reads back as returned
+// (a red team's notes made the saved plan unreadable, and a description came back
+// unlike the file).
+func TestPlanCreateReturnsWhatItSaves(t *testing.T) {
+	env := coretest.Env(t, "plan")
+	res, err := coretest.Call(t, env, &Plan{}, `{"action":"create","title":"T\nx","steps":[{"description":"s1\n2. [x] fake step","notes":"n1\n2. [x] injected\n\n## Steps\n  3. [~] x"},{"description":"two"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := res.Data.(PlanResult).Plan
+	res, err = coretest.Call(t, env, &Plan{}, `{"action":"read","plan_id":"plan-001"}`)
+	if err != nil {
+		t.Fatalf("the saved plan cannot be read: %v", err)
+	}
+	read := res.Data.(PlanResult).Plan
+	if len(read.Steps) != 2 || read.Title != created.Title {
+		t.Fatalf("read back %+v, created %+v", read, created)
+	}
+	for i := range read.Steps {
+		if read.Steps[i] != created.Steps[i] {
+			t.Errorf("step %d: created %+v, read back %+v", i+1, created.Steps[i], read.Steps[i])
+		}
+	}
+}

@@ -174,6 +174,12 @@ func Parse(data []byte) (*Plan, error) {
 			}
 			continue
 		}
+		if inSteps && last != nil && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
+			// Indented under a step is the step's notes, whatever it looks like (a note
+			// line reading "2. [x] done" or "## Steps" is still a note).
+			addNote(last, t)
+			continue
+		}
 		if strings.HasPrefix(t, "#") {
 			inSteps = strings.EqualFold(strings.TrimSpace(strings.TrimLeft(t, "#")), "steps")
 			last = nil
@@ -204,17 +210,6 @@ func Parse(data []byte) (*Plan, error) {
 			last = &p.Steps[len(p.Steps)-1]
 			continue
 		}
-		if last != nil && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t")) {
-			note := strings.TrimPrefix(t, "- ")
-			if k, v, ok := strings.Cut(note, ":"); ok && strings.EqualFold(strings.Trim(k, "* "), "notes") {
-				note = strings.TrimSpace(strings.TrimPrefix(v, "**"))
-			}
-			if last.Notes != "" {
-				last.Notes += "\n"
-			}
-			last.Notes += note
-			continue
-		}
 		return nil, fail("unexpected line in the steps section: %q (steps are `N. [ ] description`, notes are indented under their step)", clip(t))
 	}
 	if p.Title == "" {
@@ -227,6 +222,18 @@ func Parse(data []byte) (*Plan, error) {
 		p.Status = Draft
 	}
 	return p, nil
+}
+
+// addNote adds a note line (indented under step s) to its notes.
+func addNote(s *Step, t string) {
+	note := strings.TrimPrefix(t, "- ")
+	if k, v, ok := strings.Cut(note, ":"); ok && strings.EqualFold(strings.Trim(k, "* "), "notes") {
+		note = strings.TrimSpace(strings.TrimPrefix(v, "**"))
+	}
+	if s.Notes != "" {
+		s.Notes += "\n"
+	}
+	s.Notes += note
 }
 
 // metadata recognises "**ID:** x", "**ID**: x", "- **ID:** x", "ID: x".
