@@ -188,6 +188,9 @@ func guessTargetType(target string, applet *core.Spec) string {
 
 // would builds the request a call of this kind makes.
 func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, error) {
+	if p.Applet != "" && !slices.ContainsFunc(All, func(s core.Spec) bool { return s.Name == p.Applet }) {
+		return policy.Request{}, core.Errorf(core.CodeInvalidParams, "there is no applet %q; name one of agentbox's applets (read, write, edit, bash, fetch, ...: agentbox --list), or leave applet out to take it from target_type and level", p.Applet)
+	}
 	req := policy.Request{Applet: p.Applet, Target: p.Target, Cwd: env.Cwd}
 	if ttype == "command" {
 		// bash runs in the session's working directory (a cd persists), with its env.
@@ -268,23 +271,12 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "%v", err)
 	}
-	if ttype == "path" && (req.Capability == core.CapFSRead || req.Capability == core.CapFSWrite) {
-		// The applets refuse a path outside the workspace before the gate is asked:
-		// check answers the same.
-		if _, err := env.Resolve(req.Target); err != nil && core.AsError(err).Code == core.CodeOutsideWorkspace {
-			msg := core.AsError(err).Message
-			return &core.Result{Data: PermitCheck{Action: "deny", Reason: msg, Resolved: "outside_workspace", Rule: "workspace", Scope: "workspace"}}, nil
-		}
+	if why, ok := outsideWorkspace(env, req, ttype); ok {
+		return &core.Result{Data: PermitCheck{Action: "deny", Reason: why, Resolved: "outside_workspace", Rule: "workspace", Scope: "workspace"}}, nil
 	}
 	d, parts := pol.WithGrants(rules).Explain(req)
-	if req.Capability == core.CapNetFetch {
-		// fetch refuses an internal address before dialling unless a rule names the
-		// host: check answers the same.
-		host, port := fetchHostPort(req.Target)
-		if why := netguard.LiteralBlocked(host); why != "" && !privateAllowed(env, gate.CoreDecision(d), host, port) {
-			return &core.Result{Data: PermitCheck{Action: "deny", Resolved: "deny", Rule: "netguard", Scope: "netguard",
-				Reason: fmt.Sprintf("fetch refuses %s before dialling: a %s address; a rule or grant that names the host allows it", host, why)}}, nil
-		}
+	if why, ok := netguarded(env, req, d); ok {
+		return &core.Result{Data: PermitCheck{Action: "deny", Resolved: "deny", Rule: "netguard", Scope: "netguard", Reason: why}}, nil
 	}
 	out := PermitCheck{Action: d.Action.String(), Reason: d.Reason, Resolved: d.Action.String(), Watchdog: d.Watchdog}
 	out.Rule, out.Scope = ruleOf(d)
@@ -303,6 +295,31 @@ func (p *Permit) check(env *core.Env, pol *policy.Policy, res policy.Resolver, t
 		}
 	}
 	return &core.Result{Data: out}, nil
+}
+
+// outsideWorkspace: the applets refuse a path outside the workspace before the gate is
+// asked, so check and request answer the same.
+func outsideWorkspace(env *core.Env, req policy.Request, ttype string) (string, bool) {
+	if ttype != "path" || req.Capability != core.CapFSRead && req.Capability != core.CapFSWrite {
+		return "", false
+	}
+	if _, err := env.Resolve(req.Target); err != nil && core.AsError(err).Code == core.CodeOutsideWorkspace {
+		return core.AsError(err).Message, true
+	}
+	return "", false
+}
+
+// netguarded: fetch refuses an internal address before dialling unless a rule names the
+// host, so check and request answer the same.
+func netguarded(env *core.Env, req policy.Request, d policy.Decision) (string, bool) {
+	if req.Capability != core.CapNetFetch {
+		return "", false
+	}
+	host, port := fetchHostPort(req.Target)
+	if why := netguard.LiteralBlocked(host); why != "" && !privateAllowed(env, gate.CoreDecision(d), host, port) {
+		return fmt.Sprintf("fetch refuses %s before dialling: a %s address; a rule or grant that names the host allows it", host, why), true
+	}
+	return "", false
 }
 
 // fetchHostPort is the host and port of a fetch target: a URL or host[:port].
@@ -395,12 +412,23 @@ func (p *Permit) request(ctx context.Context, env *core.Env, pol *policy.Policy,
 		req.Summary += " — " + p.Reason
 	}
 	out := PermitResult{Target: p.Target, Level: level}
+	if why, ok := outsideWorkspace(env, req, ttype); ok {
+		// No grant reaches outside the workspace: the call would be refused anyway.
+		out.Rule, out.Message = "workspace", &why
+		return &core.Result{Data: out}, nil
+	}
 	rules, err := res.Grants.Rules()
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "%v", err)
 	}
 	d := pol.WithGrants(rules).Evaluate(req)
 	out.Rule, _ = ruleOf(d)
+	if _, ok := netguarded(env, req, d); ok && d.Action == policy.Allow {
+		// Allowed by a rule that does not name the host (a mode, a wildcard), fetch
+		// would still refuse it: only a grant that names the host lets it through, so
+		// the user is asked for one.
+		d.Action = policy.Ask
+	}
 	switch d.Action {
 	case policy.Allow:
 		out.Granted, out.Scope = true, "existing"
