@@ -322,9 +322,26 @@ func interruptedRun(out *BashResult, took time.Duration) error {
 	return &core.Error{Code: core.CodeInterrupted, Message: b.String(), Details: details}
 }
 
-// CheckPresent implements core.PresenceChecker: two timeouts that differ leave which
+// checkNUL refuses a command or environment holding a NUL byte, which no program can
+// be given (exec fails with a bare "invalid argument").
+func (b *Bash) checkNUL() error {
+	if strings.ContainsRune(b.Command, 0) {
+		return core.Errorf(core.CodeInvalidParams, "command holds a NUL byte (\\u0000), which a command line cannot carry; remove it (printf '\\0' writes one)")
+	}
+	for k, v := range b.Env {
+		if strings.ContainsRune(k, 0) || strings.ContainsRune(v, 0) {
+			return core.Errorf(core.CodeInvalidParams, "env %q holds a NUL byte, which an environment variable cannot carry; remove it", strings.ReplaceAll(k, "\x00", `\0`))
+		}
+	}
+	return nil
+}
+
+// CheckRequest implements core.RequestChecker: two timeouts that differ leave which
 // one holds to a guess (two that agree are one answer).
-func (b *Bash) CheckPresent(present map[string]bool) error {
+func (b *Bash) CheckRequest(present map[string]bool) error {
+	if err := b.checkNUL(); err != nil {
+		return err
+	}
 	if !present["timeout"] || !present["timeout_ms"] && !present["timeout_s"] {
 		return nil
 	}

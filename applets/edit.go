@@ -61,9 +61,9 @@ type EditResult struct {
 	Encoding     string `json:"encoding"`
 }
 
-// CheckPresent implements core.PresenceChecker: a missing new_string is not an empty
+// CheckRequest implements core.RequestChecker: a missing new_string is not an empty
 // one (a call cut short, or null, would otherwise delete what old_string matched).
-func (e *Edit) CheckPresent(present map[string]bool) error {
+func (e *Edit) CheckRequest(present map[string]bool) error {
 	switch {
 	case present["edits"] && len(e.Edits) == 0:
 		return core.Errorf(core.CodeInvalidParams, "edits is empty; give at least one {\"old_string\", \"new_string\"}, or use old_string and new_string")

@@ -208,9 +208,9 @@ func recoverInterruptedPatches(ctx context.Context, env *core.Env) ([]string, er
 	return rec.Restored, nil
 }
 
-// CheckPresent implements core.PresenceChecker: patch text and a patch file are two
+// CheckRequest implements core.RequestChecker: patch text and a patch file are two
 // answers to one question, and neither may be dropped unread.
-func (p *Patch) CheckPresent(present map[string]bool) error {
+func (p *Patch) CheckRequest(present map[string]bool) error {
 	if present["patch"] && present["patch_file"] {
 		return core.Errorf(core.CodeInvalidParams, "both patch and patch_file are given; pass the patch text in patch, or name the file holding it in patch_file, not both")
 	}

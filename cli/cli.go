@@ -418,6 +418,9 @@ func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []
 			return c.fail(e, ExitInterrupted)
 		}
 		status := ExitToolError
+		if e.Code == core.CodeInvalidParams {
+			status = ExitUsage // an invalid request, found while running (the README's 2)
+		}
 		if se, ok := cmd.(core.ShellErrorExiter); ok && !c.jsonOut {
 			status = se.ShellErrorExit()
 		}

@@ -16,6 +16,7 @@ type echoCmd struct {
 	Msg   string `json:"msg" arg:"" optional:"" help:"what to echo"`
 	Panic bool   `json:"panic"`
 	Fail  bool   `json:"fail"`
+	Bad   bool   `json:"bad"`
 }
 
 func (c *echoCmd) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
@@ -24,6 +25,9 @@ func (c *echoCmd) Run(ctx context.Context, env *core.Env) (*core.Result, error) 
 	}
 	if c.Fail {
 		return nil, core.Errorf(core.CodeNotFound, "nothing here; try elsewhere")
+	}
+	if c.Bad {
+		return nil, core.Errorf(core.CodeInvalidParams, "msg and bad do not go together")
 	}
 	return &core.Result{Data: map[string]string{"msg": c.Msg}}, nil
 }
@@ -95,6 +99,12 @@ func TestMainErrors(t *testing.T) {
 	code, env, out, _ := runMain(t, []string{"echo"}, `{"panic":true}`, false)
 	if code != ExitToolError || env["metadata"].(map[string]any)["error_code"] != "internal" || strings.Contains(out, "goroutine") {
 		t.Errorf("panic: %d %s", code, out)
+	}
+	// An invalid request found while running is a usage error too, as one found
+	// before (the README's 2; it was 1).
+	code, env, _, _ = runMain(t, []string{"echo"}, `{"bad":true}`, false)
+	if code != ExitUsage || env["metadata"].(map[string]any)["error_code"] != "invalid_params" {
+		t.Errorf("invalid request found while running: %d %v", code, env)
 	}
 	code, env, _, _ = runMain(t, []string{"echo"}, `{"msg":`, false)
 	if code != ExitUsage || env["metadata"].(map[string]any)["error_code"] != "invalid_params" {

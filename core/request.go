@@ -93,19 +93,21 @@ func FillParams(obj map[string]any, cmd Command) error {
 		}
 		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
 	}
-	if pc, ok := cmd.(PresenceChecker); ok {
-		return pc.CheckPresent(present)
+	if pc, ok := cmd.(RequestChecker); ok {
+		return pc.CheckRequest(present)
 	}
 	return nil
 }
 
-// PresenceChecker is implemented by an applet whose request needs a field that its
-// schema cannot require (edit: new_string, unless edits are given), so that a call cut
-// short is refused instead of read as the field's zero value.
-type PresenceChecker interface {
-	// CheckPresent is given the fields the request set (before defaults), after the
+// RequestChecker is implemented by an applet whose request has rules its schema cannot
+// state: a field needed unless another is given (edit's new_string, so that a call cut
+// short is refused instead of read as the field's zero value), two fields that must not
+// both be given, values no schema keyword describes (a NUL in a command line). Both the
+// JSON and the shell path call it.
+type RequestChecker interface {
+	// CheckRequest is given the fields the request set (before defaults), after the
 	// request was decoded into the applet.
-	CheckPresent(present map[string]bool) error
+	CheckRequest(present map[string]bool) error
 }
 
 // dropNulls removes null members from obj and the objects inside it: null means "not

@@ -73,14 +73,14 @@ func Parse(spec *core.Spec, prog string, cmd core.Command, args []string, host S
 	if err := core.ParamsOf(cmd).Validate(v); err != nil {
 		return -1, err
 	}
-	if pc, ok := cmd.(core.PresenceChecker); ok {
+	if pc, ok := cmd.(core.RequestChecker); ok {
 		present := map[string]bool{}
 		for _, p := range kctx.Path {
 			if p.Flag != nil {
 				present[strings.ReplaceAll(p.Flag.Name, "-", "_")] = true
 			}
 		}
-		if err := pc.CheckPresent(present); err != nil {
+		if err := pc.CheckRequest(present); err != nil {
 			return -1, err
 		}
 	}
