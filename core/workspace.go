@@ -946,8 +946,26 @@ func fsError(p Path, err error) error {
 		return &Error{Code: code, Message: fmt.Sprintf("no space left to write %s (the disk or quota is full); the file is unchanged. Free some space and call again", p.Abs)}
 	case errors.Is(err, syscall.EROFS):
 		return &Error{Code: code, Message: fmt.Sprintf("%s is on a read-only file system; the file is unchanged. Write somewhere else", p.Abs)}
+	case errors.Is(err, syscall.ENOTDIR), strings.HasSuffix(err.Error(), "not a directory"): // (os.Root's OpenRoot of a file says so without an Errno)
+		return &Error{Code: CodeNotFound, Message: fmt.Sprintf("%s cannot exist: %s is a file, not a folder; check the path", p.Abs, fileOnTheWay(p))}
 	}
 	return &Error{Code: code, Message: fmt.Sprintf("%s: %v", p.Abs, err)}
+}
+
+// fileOnTheWay names the first part of p's path (below its root) that is not a folder,
+// or says "a part of the path" when none is found (it changed meanwhile).
+func fileOnTheWay(p Path) string {
+	dir := p.Root
+	for _, part := range strings.Split(filepath.Dir(p.Rel), string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			return dir
+		}
+	}
+	return "a part of the path"
 }
 
 func classify(err error) ErrorCode {

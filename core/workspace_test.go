@@ -193,3 +193,29 @@ func TestSweepTemp(t *testing.T) {
 		t.Errorf("sweeping in a missing directory: %v", err)
 	}
 }
+
+// TestFileOnThePathIsNamed: a path through a file ("a.txt/sub") is refused naming the
+// file that is in the way, for reads and writes (it was "statat a.txt/sub: not a
+// directory", or os.Root's "open …: not a directory").
+func TestFileOnThePathIsNamed(t *testing.T) {
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWorkspace(d)
+	defer w.Close()
+	for _, rel := range []string{"a.txt/sub", "a.txt/sub/deeper"} {
+		p, err := w.Resolve(d, filepath.Join(d, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, werr := w.WriteAtomic(p, []byte("y"), WriteOptions{CreateDirs: true})
+		_, rerr := w.ReadFile(p)
+		for _, err := range []error{werr, rerr} {
+			e := AsError(err)
+			if e == nil || e.Code != CodeNotFound || !strings.Contains(e.Message, filepath.Join(d, "a.txt")+" is a file, not a folder") {
+				t.Errorf("%s: %v", rel, err)
+			}
+		}
+	}
+}
