@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core/sandbox"
+	"github.com/agentbox/agentbox/core/shell"
 )
 
 // JobMarker is the hidden first argument that makes the binary a job supervisor.
@@ -643,12 +644,30 @@ func openJobIO(dir string, limit int64) (*jobIO, error) {
 	return jio, nil
 }
 
+// jobPinsPrelude moves a job's pins from fd 3 to shell.PinsFD.
+var jobPinsPrelude = fmt.Sprintf(`exec %d<&3 3<&-; `, shell.PinsFD)
+
 // jobCommand is the job's bash: its own process group and tree id, the cleaned
 // environment, and the sandbox when one is asked for.
 func jobCommand(spec StartOptions, t *tree, jio *jobIO) (*exec.Cmd, error) {
-	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", spec.Command)
+	env := CleanEnv(spec.BaseEnv, spec.Env)
+	script := spec.Command
+	// The calling agentbox's pins go to the job as to a foreground command's bash: on
+	// shell.PinsFD, which every process of the job (a subagent's tools included)
+	// inherits through env -u, env -i, setsid and timeout's own process group.
+	pins, err := sealPins(env)
+	if err != nil {
+		return nil, fmt.Errorf("cannot hand the job this agentbox's policy pins: %v", err)
+	}
+	if pins != nil {
+		script = jobPinsPrelude + script
+	}
+	cmd := exec.Command(spec.Bash, "--noprofile", "--norc", "-c", script)
+	if pins != nil {
+		cmd.ExtraFiles = []*os.File{pins} // fd 3, which the prelude moves
+	}
 	cmd.Dir = spec.Dir
-	cmd.Env = append(CleanEnv(spec.BaseEnv, spec.Env), RunVar+"="+t.id)
+	cmd.Env = append(env, RunVar+"="+t.id)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = jio.inR, jio.outW, jio.errW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {

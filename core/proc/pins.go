@@ -13,8 +13,9 @@ import (
 // PinKeys are the environment variables that pin an agentbox a command runs to the
 // policy of the agentbox that runs the command (see applets' nestedEnv): the mode
 // ceiling, the workspace roots, the manifest and the user config, with the HOME and
-// XDG_CONFIG_HOME that locate the user config, and the digest of its contents.
-var PinKeys = []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "AGENTBOX_USER_CONFIG_SHA256", "HOME", "XDG_CONFIG_HOME"}
+// XDG_CONFIG_HOME that locate the user config, the digest of its contents, and a
+// subagent's depth (task's max_depth).
+var PinKeys = []string{"AGENTBOX_MODE_CEILING", "AGENTBOX_ROOT", "AGENTBOX_MANIFEST", "AGENTBOX_USER_CONFIG", "AGENTBOX_USER_CONFIG_SHA256", "HOME", "XDG_CONFIG_HOME", "AGENTBOX_TASK_DEPTH"}
 
 // pinsName names the memory file, as /proc/PID/fd shows it ("/memfd:agentbox-pins").
 const pinsName = "agentbox-pins"
