@@ -55,7 +55,7 @@ func TestInheritedPinsWantsASealedPinsFile(t *testing.T) {
 		t.Fatal("the sealed pins could be written")
 	}
 	place(sealed)
-	want := map[string]string{"AGENTBOX_MODE_CEILING": "plan", "AGENTBOX_ROOT": "/w", "AGENTBOX_MANIFEST": "", "AGENTBOX_USER_CONFIG": "", "AGENTBOX_USER_CONFIG_SHA256": "", "HOME": "", "XDG_CONFIG_HOME": ""}
+	want := map[string]string{"AGENTBOX_MODE_CEILING": "plan", "AGENTBOX_ROOT": "/w", "AGENTBOX_MANIFEST": "", "AGENTBOX_USER_CONFIG": "", "AGENTBOX_USER_CONFIG_SHA256": "", "HOME": "", "XDG_CONFIG_HOME": "", "AGENTBOX_TASK_DEPTH": ""}
 	if got, err := InheritedPins(); err != nil || !maps.Equal(got, want) {
 		t.Fatalf("got %v, %v; want %v", got, err, want)
 	}
