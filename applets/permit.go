@@ -188,7 +188,11 @@ func guessTargetType(target string, applet *core.Spec) string {
 
 // would builds the request a call of this kind makes.
 func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, error) {
-	if p.Applet != "" && !slices.ContainsFunc(All, func(s core.Spec) bool { return s.Name == p.Applet }) {
+	specs := env.Specs
+	if specs == nil {
+		specs = All
+	}
+	if p.Applet != "" && !slices.ContainsFunc(specs, func(s core.Spec) bool { return s.Name == p.Applet }) {
 		return policy.Request{}, core.Errorf(core.CodeInvalidParams, "there is no applet %q; name one of agentbox's applets (read, write, edit, bash, fetch, ...: agentbox --list), or leave applet out to take it from target_type and level", p.Applet)
 	}
 	req := policy.Request{Applet: p.Applet, Target: p.Target, Cwd: env.Cwd}
