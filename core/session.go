@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core/filelock"
+	"github.com/agentbox/agentbox/core/statefile"
 	"github.com/google/renameio/v2"
 )
 
@@ -264,7 +265,7 @@ func (s *Session) LoadJSON(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(p)
+	b, err := statefile.Read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

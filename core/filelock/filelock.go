@@ -25,21 +25,32 @@ var ErrNotTaken = errors.New("the lock was not taken")
 // pollEvery is how often a waiting lock is retried.
 const pollEvery = 5 * time.Millisecond
 
+// MaxWait bounds the wait for a lock: agentbox holds its locks for moments, so a lock
+// held longer is a stuck or stopped process (or one taken by hand), and a call waiting
+// on it would hang with it.
+var MaxWait = 30 * time.Second
+
 // Hold takes the lock at path (shared or exclusive), creating its folder, and returns
-// the function that releases it. It waits until the lock is free or ctx ends.
+// the function that releases it. It waits until the lock is free, ctx ends or MaxWait
+// has passed.
 func Hold(ctx context.Context, path string, shared bool) (unlock func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("%w: cannot create the lock folder %s: %w", ErrNotTaken, filepath.Dir(path), err)
 	}
+	wait, cancel := context.WithTimeout(ctx, MaxWait)
+	defer cancel()
 	l := flock.New(path)
 	var ok bool
 	if shared {
-		ok, err = l.TryRLockContext(ctx, pollEvery)
+		ok, err = l.TryRLockContext(wait, pollEvery)
 	} else {
-		ok, err = l.TryLockContext(ctx, pollEvery)
+		ok, err = l.TryLockContext(wait, pollEvery)
 	}
 	if err == nil && !ok {
-		err = ctx.Err()
+		err = wait.Err()
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: %s has been held by another process for %v (a stuck or stopped agentbox, or a lock taken by hand: fuser %s names it)", ErrNotTaken, path, MaxWait, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrNotTaken, path, err)

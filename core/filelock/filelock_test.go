@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,5 +65,24 @@ func TestNameFor(t *testing.T) {
 	}
 	if NameFor("/a/b/plan.md") == NameFor("/a/b/plan2.md") {
 		t.Error("two files share a lock name")
+	}
+}
+
+// TestWaitIsBounded: a lock another process holds for good (a stopped agentbox, a
+// flock by hand) ends the wait after MaxWait with an error saying so, instead of
+// hanging the call (a red team's todo call waited until it was killed).
+func TestWaitIsBounded(t *testing.T) {
+	defer func(d time.Duration) { MaxWait = d }(MaxWait)
+	MaxWait = 200 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := Hold(context.Background(), path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	start := time.Now()
+	err = Do(context.Background(), path, func() error { return nil })
+	if !errors.Is(err, ErrNotTaken) || !strings.Contains(err.Error(), "held by another process") || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), err)
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentbox/agentbox/core/filelock"
+	"github.com/agentbox/agentbox/core/statefile"
 	"github.com/google/renameio/v2"
 )
 
@@ -78,7 +78,7 @@ func (s *Store) locked(exclusive bool, fn func([]Grant) ([]Grant, bool, error)) 
 }
 
 func (s *Store) read() ([]Grant, error) {
-	data, err := os.ReadFile(s.file())
+	data, err := statefile.Read(s.file())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentbox/agentbox/core/sandbox"
 	"github.com/agentbox/agentbox/core/shell"
+	"github.com/agentbox/agentbox/core/statefile"
 )
 
 // JobMarker is the hidden first argument that makes the binary a job supervisor.
@@ -505,7 +506,7 @@ func writeJSON(name string, v any) error {
 }
 
 func readJSON(name string, v any) error {
-	b, err := os.ReadFile(name)
+	b, err := statefile.Read(name)
 	if err != nil {
 		return err
 	}

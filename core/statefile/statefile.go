@@ -1,0 +1,44 @@
+// Package statefile reads agentbox's own state files (a session's todo list, tasks and
+// grants, a job's records) without ever blocking: a FIFO or a device put where a state
+// file belongs would otherwise hang the call in open(2), beyond the reach of its
+// context and of the signals that end it.
+package statefile
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// Read reads the regular file at path whole. Anything else there is an error that says
+// what to do; a missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
+func Read(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s; agentbox keeps its state in regular files: remove it and call again", path, kind(fi.Mode()))
+	}
+	return io.ReadAll(f)
+}
+
+func kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
