@@ -29,7 +29,7 @@ type PlanStep struct {
 // Plan manages durable markdown plans (reference 000's markdown_plan, update_plan_step,
 // list_plans and read_plan as one applet with actions).
 type Plan struct {
-	Action string     `json:"action" arg:"" optional:"" enum:",create,update,update_step,list,read" default:"" help:"create, update (overwrite), update_step, list or read; when omitted it follows from the fields: title and steps create (update with plan_id), plan_id with step and status is update_step, plan_id alone is read, nothing is list"`
+	Action string     `json:"action" arg:"" optional:"" enum:",create,update,update_step,list,read" default:"" help:"create, update (overwrite; steps the plan already has keep their status), update_step, list or read; when omitted it follows from the fields: title and steps create (update with plan_id), plan_id with step and status is update_step, plan_id alone is read, nothing is list"`
 	PlanID string     `json:"plan_id" alias:"id" arg:"" optional:"" help:"the plan (plan-001) for update, update_step and read; create with plan_id overwrites that plan, like update"`
 	Title  string     `json:"title" help:"plan title (create, update)"`
 	Steps  []PlanStep `json:"steps" type:"json" help:"the steps (create, update): [{\"description\": \"...\", \"notes\": \"...\"}]"`
@@ -166,8 +166,20 @@ func (p *Plan) raw(env *core.Env, path core.Path) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readLimited(f, 4<<20)
+	data, err := readLimited(f, planReadMaxBytes)
+	if err != nil && core.AsError(err).Code == core.CodeTooLarge {
+		return nil, core.Errorf(core.CodeTooLarge, "the plan %s is larger than %d MiB, more than a plan is read; shorten it by hand, or write a new plan", path.Abs, planReadMaxBytes>>20)
+	}
+	return data, err
 }
+
+// A plan agentbox writes is at most planMaxBytes (it comes back whole in the result,
+// which must fit an envelope under 1 MB); one edited by hand is read up to
+// planReadMaxBytes.
+const (
+	planMaxBytes     = 256 << 10
+	planReadMaxBytes = 4 << 20
+)
 
 // Run implements core.Command.
 func (p *Plan) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
@@ -263,6 +275,9 @@ func (p *Plan) write(ctx context.Context, env *core.Env, dir core.Path) (*core.R
 		// As the file will hold them (a step is one line), so the result is what is saved.
 		doc.Steps = append(doc.Steps, PlanItem{Description: oneLine(s.Description), Notes: noteLines(s.Notes), Status: "pending"})
 	}
+	if n := len(renderPlan(doc)); n > planMaxBytes {
+		return nil, core.Errorf(core.CodeTooLarge, "the plan would be %d bytes, more than %d; a plan is a list of steps: shorten the descriptions and notes (details belong in files the steps name)", n, planMaxBytes)
+	}
 	// create locks the folder (to allocate the next id); update locks the plan itself,
 	// the same lock update_step takes. The gate sees that target before anything,
 	// the folder included, is created.
@@ -294,6 +309,7 @@ func (p *Plan) write(ctx context.Context, env *core.Env, dir core.Path) (*core.R
 				return err
 			}
 			doc.ID, doc.Created = old.ID, old.Created
+			keepProgress(doc, old, p.Status == "")
 		}
 		path, err := p.planPath(env, doc.ID)
 		if err != nil {
@@ -307,6 +323,29 @@ func (p *Plan) write(ctx context.Context, env *core.Env, dir core.Path) (*core.R
 		return nil, err
 	}
 	return &core.Result{Data: PlanResult{Action: p.Action, Plan: doc, Markdown: renderPlan(doc)}, Meta: map[string]any{"decision": decision}}, nil
+}
+
+// keepProgress carries an overwritten plan's progress into its new version: a step
+// whose description the old plan had keeps its status (and its notes, where the new
+// step brings none), and the plan its status unless the update gives one. An update
+// that adds a step to a half-done plan does not reset it.
+func keepProgress(doc, old *PlanDoc, keepStatus bool) {
+	used := make([]bool, len(old.Steps))
+	for i := range doc.Steps {
+		for j, o := range old.Steps {
+			if !used[j] && o.Description == doc.Steps[i].Description {
+				used[j] = true
+				doc.Steps[i].Status = o.Status
+				if doc.Steps[i].Notes == "" {
+					doc.Steps[i].Notes = o.Notes
+				}
+				break
+			}
+		}
+	}
+	if keepStatus {
+		doc.Status = old.Status
+	}
 }
 
 // updateStep sets one step's status, changing only its marker in the file.

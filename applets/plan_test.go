@@ -129,3 +129,38 @@ func TestPlanCreateReturnsWhatItSaves(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanUpdateKeepsProgress: overwriting a plan to add a step keeps the status of the
+// steps it already had and the plan's status (a red team's update reset a half-done plan
+// to pending and draft); a plan too large for an envelope is refused when written, and
+// a todo list likewise.
+func TestPlanUpdateKeepsProgress(t *testing.T) {
+	env := coretest.Env(t, "plan")
+	for _, req := range []string{
+		`{"action":"create","title":"T","status":"active","steps":[{"description":"one","notes":"n"},{"description":"two"}]}`,
+		`{"action":"update_step","plan_id":"plan-001","step":1,"status":"completed"}`,
+	} {
+		if _, err := coretest.Call(t, env, &Plan{}, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := coretest.Call(t, env, &Plan{}, `{"action":"update","plan_id":"plan-001","title":"T","steps":[{"description":"zero"},{"description":"one"},{"description":"two"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Data.(PlanResult).Plan
+	if d.Status != "active" || d.Steps[0].Status != "pending" || d.Steps[1].Status != "completed" || d.Steps[1].Notes != "n" || d.Steps[2].Status != "pending" {
+		t.Fatalf("progress not kept: %+v", d)
+	}
+	big := `{"action":"create","title":"Big","steps":[{"description":"` + strings.Repeat("x", 300<<10) + `"}]}`
+	if _, err := coretest.Call(t, env, &Plan{}, big); err == nil || err.Code != core.CodeTooLarge {
+		t.Errorf("a 300 KB plan: %v", err)
+	}
+	items := make([]string, 100)
+	for i := range items {
+		items[i] = `{"content":"` + strings.Repeat("é", 1500) + string(rune('a'+i%26)) + strings.Repeat("z", i) + `","status":"pending"}`
+	}
+	if _, err := coretest.Call(t, env, &Todo{}, `{"todos":[`+strings.Join(items, ",")+`]}`); err == nil || err.Code != core.CodeTooLarge {
+		t.Errorf("a 300 KB todo list: %v", err)
+	}
+}

@@ -2,9 +2,9 @@ package applets
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -199,32 +199,14 @@ func readSkill(abs string) (map[string]string, string, error) {
 }
 
 func readLimited(f fs.File, limit int64) ([]byte, error) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(&limitedReader{f, limit + 1})
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if n > limit {
+	if int64(len(b)) > limit {
 		return nil, core.Errorf(core.CodeTooLarge, "larger than %d bytes", limit)
 	}
-	return buf.Bytes(), nil
-}
-
-type limitedReader struct {
-	r fs.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("EOF")
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return b, nil
 }
 
 // parseFrontMatter splits a SKILL.md into its front matter (simple `key: value` lines

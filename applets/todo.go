@@ -62,8 +62,19 @@ func validateTodos(items []TodoItem, multi bool) error {
 	if err := todo.Validate(toModel(items), multi); err != nil {
 		return core.Errorf(core.CodeInvalidParams, "%v", err)
 	}
+	size := 0
+	for _, it := range items {
+		size += len(it.ID) + len(it.Content) + len(it.ActiveForm)
+	}
+	if size > TodoMaxBytes {
+		// Every call returns the whole list: it must fit an envelope under 1 MB.
+		return core.Errorf(core.CodeTooLarge, "the todo list holds %d bytes of text, more than %d; a todo is a line, not a document: shorten the items (put details in a plan or a file)", size, TodoMaxBytes)
+	}
 	return nil
 }
+
+// TodoMaxBytes bounds the text of a whole todo list (every call returns the list).
+const TodoMaxBytes = 256 << 10
 
 func toModel(items []TodoItem) []todo.Item {
 	out := make([]todo.Item, len(items))
