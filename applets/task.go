@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
@@ -34,7 +35,8 @@ const (
 	TaskDefaultMaxDepth  = 2       // a task's task may start no more
 	TaskDefaultMaxAtOnce = 4       // running tasks per session
 	TaskAnswerCap        = 50 << 10
-	taskParseMax         = 8 << 20 // the most of a child's stdout read to find its answer
+	taskParseMax         = 8 << 20  // the most of a child's stdout read to find its answer (its end)
+	taskSoFarMax         = 16 << 10 // the end of a running child's stdout that action output shows
 	taskPromptArgMax     = 100 << 10
 	taskDepthVar         = "AGENTBOX_TASK_DEPTH"
 	taskCommandVar       = "AGENTBOX_TASK_COMMAND"
@@ -62,12 +64,18 @@ type TaskResult struct {
 	State     string `json:"state,omitempty"` // starting, running, exited, killed, timed_out, lost
 	// Answer is the subagent's final message: extracted from its JSON output where the
 	// agent speaks JSON (Format names the adapter), else its whole stdout.
-	Answer     string     `json:"answer,omitempty"`
-	Format     string     `json:"format,omitempty"`
-	ExitCode   *int       `json:"exit_code,omitempty"`
-	DurationMs int64      `json:"duration_ms,omitempty"`
-	Stderr     string     `json:"stderr,omitempty"`      // the end of stderr, when the agent failed
-	OutputPath string     `json:"output_path,omitempty"` // the child's whole stdout
+	Answer     string `json:"answer,omitempty"`
+	Format     string `json:"format,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	DurationMs int64  `json:"duration_ms,omitempty"`
+	Stderr     string `json:"stderr,omitempty"`      // the end of stderr, when the agent failed
+	OutputPath string `json:"output_path,omitempty"` // the child's whole stdout
+	// SoFar is the end of what a running subagent has printed (action output).
+	SoFar string `json:"so_far,omitempty"`
+	// AgentError is the failure the agent itself reported (claude's is_error, with its
+	// subtype such as error_max_turns); Note says what a result lacks or means.
+	AgentError string     `json:"agent_error,omitempty"`
+	Note       string     `json:"note,omitempty"`
 	Tasks      []TaskInfo `json:"tasks,omitempty"`
 	action     string
 }
@@ -386,28 +394,67 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 		out.DurationMs = job.Ended.Sub(job.Started).Milliseconds()
 	}
 	if job.State == "running" || job.State == "starting" {
+		if job.StdoutBytes > 0 {
+			c, err := jobs.Output(job.ID, false, max(job.StdoutBytes-taskSoFarMax, 0), job.StderrBytes, taskSoFarMax)
+			if err == nil {
+				out.SoFar = c.Stdout
+				if job.StdoutBytes > taskSoFarMax {
+					out.SoFar = fmt.Sprintf("[the last %d KB of %d bytes so far; the whole of it is in %s]\n%s", taskSoFarMax>>10, job.StdoutBytes, job.StdoutPath, out.SoFar)
+				}
+			}
+		}
 		return &core.Result{Data: out}, nil
 	}
-	c, err := jobs.Output(job.ID, false, 0, max(job.StderrBytes-4096, 0), taskParseMax)
+	// The final message is at the end of what an agent prints: past taskParseMax, the
+	// end is what is read.
+	c, err := jobs.Output(job.ID, false, max(job.StdoutBytes-taskParseMax, 0), max(job.StderrBytes-4096, 0), taskParseMax)
 	if err != nil {
 		return nil, jobError(err)
 	}
 	if job.State == "timed_out" {
 		return nil, core.Errorf(core.CodeTimeout, "the subagent did not finish in time and was stopped with everything it started; what it printed is in %s (raise timeout, or split the task)", job.StdoutPath)
 	}
-	out.Answer, out.Format = extractAnswer(c.Stdout)
-	if job.ExitCode == nil || *job.ExitCode != 0 {
+	if job.ExitCode != nil && *job.ExitCode == 127 {
+		return nil, core.Errorf(core.CodeInvalidParams, "the task command could not be run (exit 127: not found): %s; fix AGENTBOX_TASK_COMMAND or the task command of the config, then try again", strings.TrimSpace(c.Stderr))
+	}
+	out.Answer, out.Format, out.AgentError = extractAnswer(c.Stdout)
+	failed := job.ExitCode == nil || *job.ExitCode != 0
+	switch {
+	case out.AgentError != "":
+		out.Note = "the subagent reported that it failed (" + out.AgentError + "); answer is its last message"
+	case out.Answer == "" && !failed:
+		out.Note = "the subagent ended without an answer (its stdout was empty); stderr says what it printed there"
+	}
+	if failed || out.Note != "" {
 		out.Stderr = strings.TrimSpace(c.Stderr)
 		if job.StderrBytes > 4096 {
 			out.Stderr = fmt.Sprintf("[the last 4 KB of %d bytes; the whole stderr is in %s]\n%s", job.StderrBytes, job.StderrPath, out.Stderr)
 		}
 	}
 	res := &core.Result{Data: out}
-	if len(out.Answer) > TaskAnswerCap || c.More {
-		out.Answer = clipString(out.Answer, TaskAnswerCap)
+	if len(out.Answer) > TaskAnswerCap || c.More || job.StdoutBytes > taskParseMax && out.Format == "text" {
+		if out.Format == "text" {
+			// A plain-text agent ends with its conclusion: the end is kept.
+			out.Answer = "[…the start is in output_path] " + clipStart(out.Answer, TaskAnswerCap)
+		} else {
+			out.Answer = clipString(out.Answer, TaskAnswerCap)
+		}
 		res.Truncated, res.OutputPath = true, job.StdoutPath
 	}
 	return res, nil
+}
+
+// clipStart keeps the last n bytes of s (at a character's start).
+func clipStart(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
 }
 
 // commandLine turns the configured argv into a bash command line that execs it: the
@@ -473,22 +520,22 @@ func shellQuote(s string) string {
 // extractAnswer finds a subagent's final message in what it printed: the JSON of a
 // known agent (claude --output-format json or stream-json, codex exec --json, gemini
 // --output-format json, opencode run --format json), else the whole text.
-func extractAnswer(stdout string) (answer, format string) {
+func extractAnswer(stdout string) (answer, format, agentErr string) {
 	trimmed := strings.TrimSpace(stdout)
 	if trimmed == "" {
-		return "", "text"
+		return "", "text", ""
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal([]byte(trimmed), &obj) == nil {
 		if a, ok := claudeResult(obj); ok {
-			return a, "claude"
+			return a, "claude", claudeError(obj)
 		}
 		if a, ok := jsonString(obj["response"]); ok {
-			return a, "gemini"
+			return a, "gemini", ""
 		}
 	}
 	lines := strings.Split(trimmed, "\n")
-	var claude, codex, opencode string
+	var claude, claudeErr, codex, opencode string
 	var sawClaude, sawCodex, sawOpencode bool
 	jsonLines := 0
 	for _, line := range lines {
@@ -501,7 +548,7 @@ func extractAnswer(stdout string) (answer, format string) {
 		switch typ {
 		case "result":
 			if a, ok := claudeResult(ev); ok {
-				claude, sawClaude = a, true
+				claude, claudeErr, sawClaude = a, claudeError(ev), true
 			}
 		case "item.completed":
 			var item struct {
@@ -534,22 +581,42 @@ func extractAnswer(stdout string) (answer, format string) {
 	}
 	switch {
 	case jsonLines == 0:
-		return trimmed, "text"
+		return trimmed, "text", ""
 	case sawClaude:
-		return claude, "claude"
+		return claude, "claude", claudeErr
 	case sawCodex:
-		return codex, "codex"
+		return codex, "codex", ""
 	case sawOpencode:
-		return strings.TrimSpace(opencode), "opencode"
+		return strings.TrimSpace(opencode), "opencode", ""
 	}
-	return trimmed, "text"
+	return trimmed, "text", ""
 }
 
+// claudeResult is the final message of claude's result event; one that ended in an
+// error (max turns) may have none.
 func claudeResult(obj map[string]json.RawMessage) (string, bool) {
 	if typ, _ := jsonString(obj["type"]); typ != "result" {
 		return "", false
 	}
-	return jsonString(obj["result"])
+	if a, ok := jsonString(obj["result"]); ok {
+		return a, true
+	}
+	return "", claudeError(obj) != ""
+}
+
+// claudeError is the failure claude's result event reports: its subtype (error_max_turns,
+// error_during_execution) where is_error is true or the subtype is an error.
+func claudeError(obj map[string]json.RawMessage) string {
+	var isErr bool
+	_ = json.Unmarshal(obj["is_error"], &isErr)
+	sub, _ := jsonString(obj["subtype"])
+	if !isErr && !strings.HasPrefix(sub, "error") {
+		return ""
+	}
+	if sub == "" || sub == "success" {
+		sub = "is_error"
+	}
+	return sub
 }
 
 func jsonString(raw json.RawMessage) (string, bool) {

@@ -13,23 +13,26 @@ import (
 // TestExtractAnswer: each known agent's output, as its documentation and its public
 // parsers show it, gives the final message; anything else is the text itself.
 func TestExtractAnswer(t *testing.T) {
-	cases := []struct{ name, out, answer, format string }{
-		{"claude json", `{"type":"result","subtype":"success","is_error":false,"duration_ms":2100,"result":"The loader is in config.go:42.","session_id":"abc","total_cost_usd":0.01}`, "The loader is in config.go:42.", "claude"},
-		{"claude stream-json", "{\"type\":\"system\",\"subtype\":\"init\"}\n{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"looking\"}]}}\n{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done: 3 files\"}\n", "done: 3 files", "claude"},
-		{"codex exec --json", "{\"type\":\"thread.started\",\"thread_id\":\"th_1\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"reasoning\",\"text\":\"**Thinking**\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"command_execution\",\"command\":\"ls\",\"aggregated_output\":\"a\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"first\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"agent_message\",\"text\":\"All tests pass.\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"output_tokens\":5}}\n", "All tests pass.", "codex"},
-		{"codex legacy events", "{\"id\":\"0\",\"msg\":{\"type\":\"task_started\"}}\n{\"id\":\"0\",\"msg\":{\"type\":\"agent_message\",\"message\":\"Fixed the bug.\"}}\n{\"id\":\"0\",\"msg\":{\"type\":\"task_complete\"}}\n", "Fixed the bug.", "codex"},
-		{"gemini json", `{"response":"Two callers: a.go and b.go.","stats":{"models":{}}}`, "Two callers: a.go and b.go.", "gemini"},
-		{"opencode run --format json", "{\"type\":\"step_start\",\"part\":{\"type\":\"step-start\"}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"Let me look.\"}}\n{\"type\":\"tool_use\",\"part\":{\"tool\":\"read\"}}\n{\"type\":\"step_finish\",\"part\":{\"reason\":\"tool-calls\"}}\n{\"type\":\"step_start\",\"part\":{}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"It is \"}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"in main.go.\"}}\n{\"type\":\"step_finish\",\"part\":{\"reason\":\"stop\"}}\n", "It is in main.go.", "opencode"},
-		{"plain text", "The answer is 42.\n", "The answer is 42.", "text"},
-		{"text with a JSON line", "result:\n{\"a\":1}\n", "result:\n{\"a\":1}", "text"},
-		{"broken JSON", `{"type":"result","result":`, `{"type":"result","result":`, "text"},
-		{"empty", "  \n", "", "text"},
-		{"a JSON object of another shape", `{"answer":"x"}`, `{"answer":"x"}`, "text"},
+	cases := []struct{ name, out, answer, format, agentErr string }{
+		{"claude json", `{"type":"result","subtype":"success","is_error":false,"duration_ms":2100,"result":"The loader is in config.go:42.","session_id":"abc","total_cost_usd":0.01}`, "The loader is in config.go:42.", "claude", ""},
+		{"claude stream-json", "{\"type\":\"system\",\"subtype\":\"init\"}\n{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"looking\"}]}}\n{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done: 3 files\"}\n", "done: 3 files", "claude", ""},
+		{"codex exec --json", "{\"type\":\"thread.started\",\"thread_id\":\"th_1\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"reasoning\",\"text\":\"**Thinking**\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"command_execution\",\"command\":\"ls\",\"aggregated_output\":\"a\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_2\",\"type\":\"agent_message\",\"text\":\"first\"}}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"item_3\",\"type\":\"agent_message\",\"text\":\"All tests pass.\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":10,\"output_tokens\":5}}\n", "All tests pass.", "codex", ""},
+		{"codex legacy events", "{\"id\":\"0\",\"msg\":{\"type\":\"task_started\"}}\n{\"id\":\"0\",\"msg\":{\"type\":\"agent_message\",\"message\":\"Fixed the bug.\"}}\n{\"id\":\"0\",\"msg\":{\"type\":\"task_complete\"}}\n", "Fixed the bug.", "codex", ""},
+		{"gemini json", `{"response":"Two callers: a.go and b.go.","stats":{"models":{}}}`, "Two callers: a.go and b.go.", "gemini", ""},
+		{"opencode run --format json", "{\"type\":\"step_start\",\"part\":{\"type\":\"step-start\"}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"Let me look.\"}}\n{\"type\":\"tool_use\",\"part\":{\"tool\":\"read\"}}\n{\"type\":\"step_finish\",\"part\":{\"reason\":\"tool-calls\"}}\n{\"type\":\"step_start\",\"part\":{}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"It is \"}}\n{\"type\":\"text\",\"part\":{\"type\":\"text\",\"text\":\"in main.go.\"}}\n{\"type\":\"step_finish\",\"part\":{\"reason\":\"stop\"}}\n", "It is in main.go.", "opencode", ""},
+		{"plain text", "The answer is 42.\n", "The answer is 42.", "text", ""},
+		{"text with a JSON line", "result:\n{\"a\":1}\n", "result:\n{\"a\":1}", "text", ""},
+		{"broken JSON", `{"type":"result","result":`, `{"type":"result","result":`, "text", ""},
+		{"empty", "  \n", "", "text", ""},
+		{"a JSON object of another shape", `{"answer":"x"}`, `{"answer":"x"}`, "text", ""},
+		// claude's failures are said, not passed off as answers (red team, session 34)
+		{"claude out of turns", `{"type":"result","subtype":"error_max_turns","is_error":true,"duration_ms":9}`, "", "claude", "error_max_turns"},
+		{"claude error with a message", "{\"type\":\"system\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"API error\"}\n", "API error", "claude", "is_error"},
 	}
 	for _, c := range cases {
-		answer, format := extractAnswer(c.out)
-		if answer != c.answer || format != c.format {
-			t.Errorf("%s: got (%q, %s), want (%q, %s)", c.name, answer, format, c.answer, c.format)
+		answer, format, agentErr := extractAnswer(c.out)
+		if answer != c.answer || format != c.format || agentErr != c.agentErr {
+			t.Errorf("%s: got (%q, %s, %q), want (%q, %s, %q)", c.name, answer, format, agentErr, c.answer, c.format, c.agentErr)
 		}
 	}
 }
