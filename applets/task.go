@@ -3,6 +3,8 @@ package applets
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -499,17 +501,19 @@ func (t *Task) timeout(cfg taskConfig) (time.Duration, error) {
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-// childSessionID derives a task's session id from its parent's: PARENT.task-N, the
-// parent's id shortened from the left when the whole would be too long.
+// childSessionID derives a task's session id from its parent's: PARENT.task-N. Where
+// the whole would be too long, the parent's id is shortened from the left and a digest
+// of all of it put in front, so two long parents never share a child's session (their
+// todos, grants and reads).
 func childSessionID(parent string, n int) string {
 	suffix := ".task-" + strconv.Itoa(n)
-	if over := len(parent) + len(suffix) - 128; over > 0 {
-		parent = strings.TrimLeft(parent[over:], "._-")
+	if len(parent)+len(suffix) <= 128 {
+		return parent + suffix
 	}
-	if parent == "" {
-		parent = "t"
-	}
-	return parent + suffix
+	sum := sha256.Sum256([]byte(parent))
+	digest := hex.EncodeToString(sum[:8])
+	keep := 128 - len(suffix) - len(digest) - 1
+	return digest + "-" + strings.TrimLeft(parent[len(parent)-keep:], "._-") + suffix
 }
 
 // shellQuote quotes s as one bash word.

@@ -49,6 +49,15 @@ func TestChildSessionID(t *testing.T) {
 	if _, err := core.NewSession(t.TempDir(), got, nil); err != nil {
 		t.Errorf("the derived id is not a valid session id: %v", err)
 	}
+	// Two long parents that differ only at their start get children of their own (a
+	// red team's two parents shared one child session, and one read the other's todos).
+	a, b := childSessionID(strings.Repeat("d", 125), 1), childSessionID(strings.Repeat("d", 128), 1)
+	if a == b || len(a) > 128 || len(b) > 128 {
+		t.Errorf("long parents share %q / %q", a, b)
+	}
+	if _, err := core.NewSession(t.TempDir(), b, nil); err != nil {
+		t.Errorf("the derived id is not a valid session id: %v", err)
+	}
 }
 
 // TestTaskConfig: the command comes from the environment, the manifest or the user
