@@ -383,6 +383,32 @@ func (j *Jobs) Wait(id string, timeout time.Duration) (*Job, error) {
 	}
 }
 
+// killLost stops the process group of a job whose supervisor died (killed by hand, or
+// by the OOM killer) and records it as killed: nothing else would end it, not even its
+// timeout, which the supervisor kept. The group is the job's only while its leader is
+// still a process agentbox started for a command (it carries RunVar).
+func (j *Jobs) killLost(id string, job *Job, grace time.Duration) (*Job, error) {
+	if !groupAlive(job.PID) {
+		return job, nil // nothing left to stop
+	}
+	if env, err := os.ReadFile("/proc/" + strconv.Itoa(job.PID) + "/environ"); err != nil || !strings.Contains("\x00"+string(env), "\x00"+RunVar+"=") {
+		return job, nil // the pid is another process's now
+	}
+	os.WriteFile(j.path(id, "killed"), nil, 0o600)
+	syscall.Kill(-job.PID, syscall.SIGTERM)
+	syscall.Kill(-job.PID, syscall.SIGCONT)
+	deadline := time.Now().Add(orDefaultDur(grace, DefaultGrace))
+	for time.Now().Before(deadline) && groupAlive(job.PID) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(-job.PID, syscall.SIGKILL)
+	ef := exitFile{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL", Killed: true, Ended: time.Now()}
+	if err := writeJSON(j.path(id, "exit.json"), ef); err != nil {
+		return nil, err
+	}
+	return j.Get(id)
+}
+
 // Input sends data to the job's stdin; with eof the job's stdin is closed after it.
 func (j *Jobs) Input(id, data string, eof bool) error {
 	if err := j.checkID(id); err != nil {
@@ -432,6 +458,9 @@ func (j *Jobs) Kill(id string, grace time.Duration) (*Job, error) {
 	job, err := j.Get(id)
 	if err != nil {
 		return nil, err
+	}
+	if job.State == "lost" && job.PID > 0 {
+		return j.killLost(id, job, grace)
 	}
 	if job.State != "running" || job.PID == 0 {
 		return job, nil

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -289,5 +290,37 @@ func TestWaitWaitsForAStartingJob(t *testing.T) {
 	}
 	if job.State != "starting" || time.Since(start) < 250*time.Millisecond {
 		t.Errorf("Wait returned %q after %v, want starting after the whole timeout", job.State, time.Since(start))
+	}
+}
+
+// TestKillOfALostJob: a job whose supervisor died (kill -9, the OOM killer) is "lost",
+// and kill still stops what it left running and records it as killed (a red team's
+// subagent ran on with no timeout left, and kill left it running).
+func TestKillOfALostJob(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `echo up; sleep 1000`, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if job, _ = j.Get(job.ID); job.StdoutBytes > 0 && job.PID > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(job.supervisor, syscall.SIGKILL)
+	for i := 0; i < 200 && alive(job.supervisor); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if job, _ = j.Get(job.ID); job.State != "lost" {
+		t.Fatalf("after its supervisor died: %+v", job)
+	}
+	killed, err := j.Kill(job.ID, 500*time.Millisecond)
+	if err != nil || killed.State != "killed" {
+		t.Fatalf("kill of a lost job: %+v %v", killed, err)
+	}
+	if groupAlive(job.PID) {
+		syscall.Kill(-job.PID, syscall.SIGKILL)
+		t.Fatal("the lost job's process group is still running")
 	}
 }
