@@ -309,7 +309,12 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err := env.Session.LoadJSON(taskStateFile, &state); err != nil {
 			return err
 		}
+		// A child's session is a fresh one: after tasks.json is deleted (as its corrupt
+		// state's error says to) or old tasks are swept, N would name an old child's.
 		state.Next++
+		for env.Session.SiblingExists(childSessionID(env.Session.ID, state.Next)) {
+			state.Next++
+		}
 		entry = taskEntry{Description: description, SessionID: childSessionID(env.Session.ID, state.Next)}
 		command, stdinFile, err := t.commandLine(env, cfg.argv)
 		if err != nil {

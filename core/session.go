@@ -119,6 +119,16 @@ func NewSession(stateHome, id string, now func() time.Time) (*Session, error) {
 	return &Session{ID: id, dir: filepath.Join(stateHome, "agentbox", "sessions", id), now: now}, nil
 }
 
+// SiblingExists reports whether another session with the given id has state on disk
+// (a subagent's session id must not reuse an old one's todos, grants and reads).
+func (s *Session) SiblingExists(id string) bool {
+	if !validSessionID(id) {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(filepath.Dir(s.dir), id))
+	return err == nil
+}
+
 // Dir returns the session directory, creating it (0700) if needed.
 func (s *Session) Dir() (string, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
