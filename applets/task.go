@@ -120,6 +120,19 @@ func loadTaskConfig(env *core.Env) (cfg taskConfig, ok bool, err error) {
 			return cfg, false, core.Errorf(core.CodeInvalidParams, "the \"task\" section of %s is not valid: %v (known keys: command, max_depth, max_running, timeout_ms, max_timeout_ms); fix the file", file, err)
 		}
 		cfg.source = file
+		// A limit written is a limit meant: one that cannot be is refused, not replaced
+		// by the default (max_depth 0 allowed two levels).
+		for _, l := range []struct {
+			name string
+			v    int
+		}{{"max_depth", cfg.MaxDepth}, {"max_running", cfg.MaxAtOnce}, {"timeout_ms", cfg.TimeoutMs}, {"max_timeout_ms", cfg.MaxTimeoutMs}} {
+			if l.v < 0 || l.v == 0 && bytes.Contains(raw, []byte(`"`+l.name+`"`)) {
+				return cfg, false, core.Errorf(core.CodeInvalidParams, "task.%s in %s is %d; it must be at least 1 (leave it out for the default); fix the file", l.name, file, l.v)
+			}
+		}
+		if cfg.TimeoutMs > 0 && cfg.MaxTimeoutMs > 0 && cfg.TimeoutMs > cfg.MaxTimeoutMs {
+			return cfg, false, core.Errorf(core.CodeInvalidParams, "task.timeout_ms in %s (%d) is more than its max_timeout_ms (%d); fix the file", file, cfg.TimeoutMs, cfg.MaxTimeoutMs)
+		}
 		if len(cfg.Command) > 0 {
 			var s string
 			if json.Unmarshal(cfg.Command, &s) == nil {

@@ -116,6 +116,18 @@ func TestTaskConfig(t *testing.T) {
 	if _, _, err := loadTaskConfig(env); err == nil || !strings.Contains(err.Error(), "string or an array") {
 		t.Errorf("a command of the wrong type: %v", err)
 	}
+	// A limit that cannot be is refused, not replaced by the default (red team: max_depth
+	// 0 allowed two levels), and so is a default timeout over the maximum.
+	for body, want := range map[string]string{
+		`{"task":{"command":["claude"],"max_depth":0}}`:                             "task.max_depth",
+		`{"task":{"command":["claude"],"max_running":-1}}`:                          "task.max_running",
+		`{"task":{"command":["claude"],"timeout_ms":90000,"max_timeout_ms":60000}}`: "more than its max_timeout_ms",
+	} {
+		write(manifest, body)
+		if _, _, err := loadTaskConfig(env); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), manifest) {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
 }
 
 // TestTaskCommandLine: the prompt goes to stdin from a file, or replaces {prompt}; the
