@@ -381,6 +381,12 @@ func TestReadHugeSingleLine(t *testing.T) {
 	if r.TotalLines != 2 || !strings.Contains(r.Content, "more bytes") || !strings.Contains(r.Content, "     2\tsecond") || !res.Truncated {
 		t.Fatalf("huge line: total %d truncated %v content %.200q", r.TotalLines, res.Truncated, r.Content)
 	}
+	// The sidecar keeps the line's first MiB and says so where it stops (it ended there
+	// without a word).
+	side, rerr := os.ReadFile(res.OutputPath)
+	if rerr != nil || !strings.Contains(string(side), fmt.Sprintf("[line cut here too, after %d bytes: %d more bytes", 1<<20, 3<<20-1<<20)) || !strings.HasSuffix(string(side), "     2\tsecond\n") {
+		t.Fatalf("sidecar: %v, %d bytes, ends %q", rerr, len(side), side[max(0, len(side)-200):])
+	}
 }
 
 // sequential applies edits in order, each to the result of the one before, and still

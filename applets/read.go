@@ -312,12 +312,15 @@ func readLongLine(text *bufio.Reader) (line []byte, dropped int, err error) {
 		dropped += len(line) - min(room, len(line))
 	}
 	if dropped > 0 {
-		// Keep the line ending visible to the line-ending bookkeeping.
+		// Keep the line ending visible to the line-ending bookkeeping; it is not one of
+		// the line's bytes left out.
 		long = bytes.TrimRight(long, "\r\n")
 		if bytes.HasSuffix(line, []byte("\r\n")) {
 			long = append(long, '\r', '\n')
+			dropped -= min(2, dropped)
 		} else if bytes.HasSuffix(line, []byte("\n")) {
 			long = append(long, '\n')
+			dropped -= min(1, dropped)
 		}
 	}
 	return long, dropped, err
@@ -355,7 +358,12 @@ func (w *readWindow) add(lineNo int, line []byte, dropped int) {
 		w.full = bytes.NewBuffer(append([]byte(nil), w.out.Bytes()...))
 	}
 	if w.full != nil {
-		fmt.Fprintf(w.full, "%6d\t%s\n", lineNo, s)
+		if dropped > 0 {
+			// The sidecar keeps a line's first MiB too: it says so where it stops.
+			fmt.Fprintf(w.full, "%6d\t%s … [line cut here too, after %d bytes: %d more bytes; see them with bash, e.g. cut -c or head -c]\n", lineNo, s, len(body), dropped)
+		} else {
+			fmt.Fprintf(w.full, "%6d\t%s\n", lineNo, s)
+		}
 	}
 	if !w.cut {
 		w.out.WriteString(numbered)
