@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
+	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/google/shlex"
 )
@@ -105,7 +106,7 @@ type taskConfig struct {
 }
 
 // taskSetupHelp is the not-configured error: what to set, with an example.
-const taskSetupHelp = "no subagent is configured: task runs the agent command the host names. Set AGENTBOX_TASK_COMMAND (e.g. `claude -p --output-format json`, `codex exec --json -`, `gemini --output-format json -p {prompt}` or `opencode run --format json {prompt}`; the prompt goes to its stdin, or in place of a {prompt} argument), or add to the manifest or the user config (~/.config/agentbox/config.json): {\"task\": {\"command\": [\"claude\", \"-p\", \"--output-format\", \"json\"], \"max_depth\": 2, \"max_running\": 4}}. Until then, do the work yourself with the other tools."
+const taskSetupHelp = "no subagent is configured: task runs the agent command the host names. Set AGENTBOX_TASK_COMMAND (e.g. `claude -p --output-format json`, `codex exec --json -`, `gemini --output-format json -p {prompt}` or `opencode run --format json {prompt}`; the prompt goes to its stdin, or in place of a {prompt} argument), or add to the manifest or the user config (%s): {\"task\": {\"command\": [\"claude\", \"-p\", \"--output-format\", \"json\"], \"max_depth\": 2, \"max_running\": 4}}. Until then, do the work yourself with the other tools."
 
 // loadTaskConfig reads the configuration; ok is false when no agent is configured.
 func loadTaskConfig(env *core.Env) (cfg taskConfig, ok bool, err error) {
@@ -273,7 +274,7 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, core.Errorf(core.CodeInvalidParams, "%s", taskSetupHelp)
+		return nil, core.Errorf(core.CodeInvalidParams, taskSetupHelp, policy.UserConfigPath(env.Getenv))
 	}
 	depth, _ := strconv.Atoi(env.Getenv(taskDepthVar))
 	if depth >= cfg.MaxDepth {

@@ -147,6 +147,9 @@ func Parse(data []byte) (*Plan, error) {
 		lineStart := off
 		off += len(raw)
 		l := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		if n == 1 {
+			l = strings.TrimPrefix(l, "\ufeff") // an editor's BOM; offsets stay the file's
+		}
 		t := strings.TrimSpace(l)
 		switch {
 		case t == "":

@@ -87,3 +87,16 @@ func TestProgressBreakdown(t *testing.T) {
 		t.Error(c.String())
 	}
 }
+
+// TestParseWithBOM: a plan an editor saved with a UTF-8 BOM reads (it was refused at its
+// title), and a step's marker is still found where the file has it.
+func TestParseWithBOM(t *testing.T) {
+	data := []byte("\ufeff# T\n\n- **ID**: plan-001\n\n## Steps\n\n1. [ ] one\n")
+	p, err := Parse(data)
+	if err != nil || p.Title != "T" || len(p.Steps) != 1 {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if at := p.Steps[0].markerAt; string(data[at:at+3]) != "[ ]" {
+		t.Errorf("marker at %d: %q", at, data[at:at+3])
+	}
+}
