@@ -151,9 +151,13 @@ func CoreDecision(d policy.Decision) core.Decision {
 	case d.Mode != "":
 		cd.Rule = "mode " + string(d.Mode)
 		cd.Scope = "mode"
-	default:
+	case d.Watchdog != nil:
 		cd.Rule = "watchdog"
 		cd.Scope = "watchdog"
+	default:
+		// No rule decided: the decision failed (a damaged grant store) and refuses.
+		cd.Rule = "none: the decision failed"
+		cd.Scope = "error"
 	}
 	return cd
 }
