@@ -415,8 +415,11 @@ func (p *Plan) list(env *core.Env, dir core.Path) (*core.Result, error) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		path, _ := p.planPath(env, id)
-		d, err := p.load(env, path)
+		path, err := p.planPath(env, id)
+		var d *PlanDoc
+		if err == nil {
+			d, err = p.load(env, path)
+		}
 		if err != nil {
 			res.Plans = append(res.Plans, PlanSummary{ID: id, Status: "unreadable", Progress: core.AsError(err).Message})
 			continue
