@@ -77,7 +77,7 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 	if needle == "" {
 		return nil, &Failure{Kind: "no_match"}
 	}
-	split := 0
+	split := map[int]bool{} // where old_string's bytes occur only inside characters
 	whole := func(ms []Match) []Match {
 		if opts.Splits == nil {
 			return ms
@@ -85,7 +85,7 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 		kept := ms[:0]
 		for _, m := range ms {
 			if opts.Splits(m.Start) || opts.Splits(m.End) {
-				split++
+				split[m.Start] = true // once, though several stages find it
 				continue
 			}
 			kept = append(kept, m)
@@ -130,7 +130,7 @@ func Find(text, needle string, opts Options) ([]Match, error) {
 		}
 		return []Match{*best}, nil
 	}
-	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top), Split: split}
+	return nil, &Failure{Kind: "no_match", Nearest: nearest(text, needle, best, top), Split: len(split)}
 }
 
 func overlapsAny(m Match, ms []Match) bool {
