@@ -90,6 +90,7 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			}
 			return "", nil, &EditError{Index: i, Failure: f, Message: msg}
 		}
+		changes := false
 		for _, m := range ms {
 			if m.Stage == StageExact {
 				m.Start += keepLead // the kept breaks; a tolerant match starts after them
@@ -98,7 +99,13 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			if mixed && !strings.Contains(e.New, "\r") {
 				start, repl = fitEndings(text, start, end, repl)
 			}
+			changes = changes || repl != text[start:end]
 			spans = append(spans, span{start, end, repl, i})
+		}
+		if !changes {
+			// Laid out in the file's frame, new_string is what the file has: reporting
+			// success would tell the model a change was made.
+			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d changes nothing: old_string matched line %d (%s match), and new_string, laid out at the file's indentation, is what the file already has there. If you meant another indentation, copy old_string with the line's indentation exactly and write new_string as the line should read", i, ms[0].Line, ms[0].Stage)}
 		}
 		applied = append(applied, Applied{Index: i, Stage: ms[0].Stage, Similarity: ms[0].Similarity, Replacements: len(ms), Line: ms[0].Line})
 	}

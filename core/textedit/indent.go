@@ -238,8 +238,8 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 			// After a one-line old_string that lost indentation, a later new line
 			// already indented as deep as the matched line was written at the file's
 			// indentation.
-			keep := func(i int, l string) bool {
-				return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd)
+			keep := func(i int, l string, out []string) bool {
+				return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd) && !bodyOf(out[i-1], l)
 			}
 			if out, ok := mapLines(m, newLines, keep); ok {
 				return out, false
@@ -335,10 +335,10 @@ func (f *fitting) uniform() bool {
 
 // mapLines re-indents every non-blank line by m (lines keep(i, line) says are kept as
 // they are), or reports false when a line's indentation cannot be mapped.
-func mapLines(m indentMapping, lines []string, keep func(int, string) bool) ([]string, bool) {
+func mapLines(m indentMapping, lines []string, keep func(i int, l string, out []string) bool) ([]string, bool) {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		if isBlank(l) || keep != nil && keep(i, l) {
+		if isBlank(l) || keep != nil && keep(i, l, out) {
 			out[i] = l
 			continue
 		}
@@ -349,6 +349,18 @@ func mapLines(m indentMapping, lines []string, keep func(int, string) bool) ([]s
 		out[i] = mapped
 	}
 	return out, true
+}
+
+// bodyOf reports whether line, read as written at the file's indentation, would sit no
+// deeper than prev (as laid out) though prev opens a block (ends in ':', '{', '(' or
+// '['): "if x:" then "bar()" at the same depth is no Python and no one's braces, so
+// line was written in old_string's frame, nested under prev.
+func bodyOf(prev, line string) bool {
+	p := strings.TrimRight(prev, " \t")
+	if p == "" || !strings.ContainsRune(":{([", rune(p[len(p)-1])) {
+		return false
+	}
+	return columns(leading(line), 8) <= columns(leading(prev), 8)
 }
 
 func indentOfLine(lines []string, i int) string {

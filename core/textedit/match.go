@@ -312,6 +312,11 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 		}
 		return deletedLines(text, m.Start+len(m.lineIndent), m.End)
 	}
+	if m.fit != nil && m.fit.lineStart && !m.fit.lastWhole && isBlank(newText) && !strings.Contains(newText, "\n") {
+		// Blanks for a line's first words, both copied at old_string's indentation:
+		// the words go, and the line keeps its own indentation.
+		return m.fit.deletedWords(text, m.Start, m.End)
+	}
 	if m.fit == nil {
 		// An exact match that starts after a line's indentation, with a new_string
 		// already written at that indentation (copied with it, where old_string was
@@ -374,8 +379,9 @@ func (m Match) Replacement(newText string) string {
 	lines := strings.Split(newText, "\n")
 	for i, l := range lines {
 		// A line already as deep as the file's line was written at the file's
-		// indentation, not old_string's.
-		if !isBlank(l) && !strings.HasPrefix(leading(l), m.lineIndent) {
+		// indentation, not old_string's; but not one that would then be no deeper than
+		// the block the line before it opens.
+		if !isBlank(l) && (!strings.HasPrefix(leading(l), m.lineIndent) || i > 0 && bodyOf(lines[i-1], l)) {
 			lines[i] = m.lineIndent + l
 		}
 	}

@@ -104,6 +104,30 @@ func TestRedTeamTolerantEditsAreRight(t *testing.T) {
 			text:  "  baz e ; L0\n",
 			edits: []Edit{{Old: "ba", New: "\t"}},
 			want:  "  \tz e ; L0\n"},
+		// Second red team: a block's body written at the depth of the line that opens it
+		// is nested under it, in old_string's frame; blanks for a line's first words
+		// from a shallow copy keep the line's indentation; an edit that changes nothing
+		// is said to.
+		{name: "a one-line shallow copy's new block keeps its nesting (whitespace stage)",
+			text:  "def f():\n    foo(a)\n    return 1\n",
+			edits: []Edit{{Old: "  foo(a)\n", New: "  if x:\n    bar(b)\n"}},
+			want:  "def f():\n    if x:\n      bar(b)\n    return 1\n"},
+		{name: "and so does a bare one's (exact stage)",
+			text:  "def f():\n    foo(a)\n    return 1\n",
+			edits: []Edit{{Old: "foo(a)", New: "if x:\n    bar(b)"}},
+			want:  "def f():\n    if x:\n        bar(b)\n    return 1\n"},
+		{name: "a body written deeper than the file's line stays where it was written",
+			text:  "def f():\n    foo(a)\n    return 1\n",
+			edits: []Edit{{Old: "foo(a)", New: "if x:\n        bar(b)"}},
+			want:  "def f():\n    if x:\n        bar(b)\n    return 1\n"},
+		{name: "blanks for a shallow copy's first words keep the line's indentation",
+			text:  "def f():\n    await fetch(url)\n",
+			edits: []Edit{{Old: "  await", New: "  "}},
+			want:  "def f():\n     fetch(url)\n"},
+		{name: "an edit that leaves the file as it is is refused, not reported done",
+			text:   "def f():\n    foo(a)\n",
+			edits:  []Edit{{Old: "  foo(a)", New: "    foo(a)"}},
+			errHas: "changes nothing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
