@@ -21,7 +21,7 @@ type Write struct {
 	Content           *string `json:"content" alias:"contents,text,file_text" schema:"required" help:"the complete new content of the file (in shell mode, read from stdin when --content is not given)"`
 	CreateDirectories bool    `json:"create_directories" alias:"create_dirs" default:"true" negatable:"" help:"create missing parent directories"`
 	ExpectedSHA256    string  `json:"expected_sha256" schema:"pattern=^[0-9a-f]{64}$" help:"refuse to overwrite unless the file's current SHA-256 is this (protection for callers without a session)"`
-	KeepFormat        bool    `json:"keep_format" default:"true" negatable:"" help:"overwriting, keep the file's CRLF (or CR) line endings, BOM and UTF-16 encoding when content's lines end in plain LF; false writes content byte for byte"`
+	KeepFormat        bool    `json:"keep_format" default:"true" negatable:"" help:"overwriting, keep the file's UTF-16 encoding and BOM, and its CRLF (or CR) line endings when content's lines end in plain LF; false writes content byte for byte"`
 }
 
 // WriteResult is what write returns.
@@ -42,22 +42,36 @@ type WriteResult struct {
 // overwritten with content as given.
 const writeKeepMaxBytes = 64 << 20
 
-// keptFormat returns content in the format of the file it replaces (its line endings
-// where they are all CRLF or all CR, its BOM, UTF-16), and whether it changed anything.
-// Content that has a CR of its own chose its endings, and is left as it is.
+// keptFormat returns content in the format of the file it replaces, and whether that
+// changed anything: its encoding (UTF-16) and BOM always; its line endings where
+// content's lines end in plain LF (content with a CR of its own chose its endings), CRLF
+// where most of the file's lines end so (one stray LF line does not turn a Windows file
+// into a Unix one), CR where all do.
 func keptFormat(env *core.Env, p core.Path, fi fs.FileInfo, content []byte) ([]byte, bool) {
-	if fi.Size() > writeKeepMaxBytes || bytes.IndexByte(content, '\r') >= 0 || bytes.HasPrefix(content, []byte("\uFEFF")) {
+	if fi.Size() > writeKeepMaxBytes {
 		return content, false
 	}
 	old, err := env.WS.ReadFile(p)
-	if err != nil || textfmt.BinaryReason(old) != "" {
+	if err != nil {
 		return content, false
 	}
 	_, format := textedit.Decode(old)
-	if format.Encoding == textfmt.UTF8 && !format.BOM && !format.CRLF && !format.CR {
+	utf16 := format.Encoding != textfmt.UTF8
+	if !utf16 && textfmt.BinaryReason(old) != "" {
 		return content, false
 	}
-	out := format.Encode(string(content))
+	if format.LineEnding == "mixed" && !utf16 {
+		crlf, lf := bytes.Count(old, []byte("\r\n")), bytes.Count(old, []byte("\n"))
+		format.CRLF = 2*crlf > lf
+	}
+	text := strings.TrimPrefix(string(content), "\uFEFF") // the format's BOM, if it has one
+	if strings.ContainsRune(text, '\r') {
+		format.CRLF, format.CR = false, false
+	}
+	if !format.BOM && !utf16 && len(text) < len(content) {
+		text = string(content) // content's own BOM, in a file that had none
+	}
+	out := format.Encode(text)
 	return out, !bytes.Equal(out, content)
 }
 
