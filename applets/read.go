@@ -169,17 +169,19 @@ func decodeText(br *bufio.Reader, path string) (text *bufio.Reader, enc string, 
 	enc, bomLen := textfmt.Encoding(head)
 	switch enc {
 	case textfmt.UTF16LE:
-		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, false, nil
+		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
 	case textfmt.UTF16BE:
-		return bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10), enc, false, nil
+		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
+	default:
+		if bomLen > 0 {
+			_, _ = br.Discard(bomLen)
+		}
+		text = br
 	}
-	if bomLen > 0 {
-		_, _ = br.Discard(bomLen)
+	if start, _ := text.Peek(textfmt.SniffBytes); bytes.IndexByte(start, '\n') < 0 && bytes.IndexByte(start, '\r') >= 0 {
+		return bufio.NewReaderSize(crLines{text}, 64<<10), enc, true, nil
 	}
-	if bytes.IndexByte(head, '\n') < 0 && bytes.IndexByte(head, '\r') >= 0 {
-		return bufio.NewReaderSize(crLines{br}, 64<<10), enc, true, nil
-	}
-	return br, enc, false, nil
+	return text, enc, false, nil
 }
 
 // crLines turns each lone CR of r into LF (a CR LF stays as it is), byte for byte, so
