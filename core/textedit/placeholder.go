@@ -39,12 +39,15 @@ func lazyRegexp(pattern string) func() *regexp.Regexp {
 // not also a line of old, where text drops a line old holds; or "".
 func Placeholder(old, text string) string {
 	drops := dropsALine(old, text)
+	// A bare "..." in place of one line deletes no more than that line, which the edit
+	// replaces anyway: it is code (a Python stub's body, a doctest's continuation).
+	oneLine := strings.Count(strings.TrimSpace(old), "\n") == 0
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
 		if t == "" || strings.Contains(old, t) {
 			continue
 		}
-		if onlyDots().MatchString(t) && drops {
+		if onlyDots().MatchString(t) && drops && !oneLine {
 			return t // a bare "..." where code was
 		}
 		body := commentLeader().ReplaceAllString(t, "")

@@ -22,6 +22,15 @@ func TestPlaceholderRefused(t *testing.T) {
 			t.Errorf("%q: %v, want a placeholder refusal", ph, err)
 		}
 	}
+	// Python's "..." in place of one line is code (a second red team's stub body was
+	// refused); in place of several it is the omission it looks like.
+	stub := "class P(Protocol):\n    def f(self) -> int:\n        return 2\n"
+	if _, _, err := Apply(stub, []Edit{{Old: "        return 2", New: "        ..."}}); err != nil {
+		t.Errorf("a stub body: %v", err)
+	}
+	if _, _, err := Apply(file, []Edit{{Old: "\tx := 1\n\ty := 2\n", New: "\t...\n"}}); err == nil || !strings.Contains(err.Error(), "placeholder") {
+		t.Errorf("... for two lines: %v", err)
+	}
 	// A bare comment leader is a character, or an empty comment, not an omission (a red
 	// team's "@" -> "#" in a string was refused).
 	for _, c := range []struct{ text, old, new string }{{"a = \"@\"\n", "@", "#"}, {"fmt = \"x%d\"\n", "%d", "%"}, {"x = 1 // note\n", "// note", "//"}} {
