@@ -55,7 +55,7 @@ func BinaryReason(head []byte) string {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "a NUL byte"
 	}
-	nonPrintable, total := 0, 0
+	invalid, control, total := 0, 0, 0
 	for i := 0; i < len(head); {
 		r, size := utf8.DecodeRune(head[i:])
 		i += size
@@ -64,14 +64,16 @@ func BinaryReason(head []byte) string {
 			if i > len(head)-4 { // a character cut by the window's end
 				continue
 			}
-			nonPrintable++
+			invalid++
 			continue
 		}
 		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != '\v' && r != 0x1b {
-			nonPrintable++
+			control++
 		}
 	}
-	if nonPrintable*100 > total*30 {
+	if nonPrintable := invalid + control; nonPrintable*100 > total*30 && (control*100 > total*30 || !LegacyMultiByte(string(head))) {
+		// Japanese or Chinese text in Shift-JIS, GBK or EUC is all bytes that are not
+		// UTF-8, and no binary file follows their grammars for 4 KB.
 		return strconv.Itoa(nonPrintable*100/total) + "% non-printable characters"
 	}
 	return ""
@@ -100,4 +102,137 @@ func ShowInvalid(s string) (shown string, n int) {
 		i += size
 	}
 	return b.String(), n
+}
+
+// The byte grammars of the legacy multi-byte encodings (Shift-JIS, GBK/GB18030/Big5,
+// EUC). Each walks text, calls inside (when not nil) with every offset that falls
+// inside a character (after its first byte), and reports whether the whole of text
+// follows the grammar, with its count of multi-byte characters and of those whose second
+// byte is 0x80 or more (ideographs and kana mostly; an accented Latin-1 letter followed
+// by an ASCII one is not).
+
+// ShiftJIS is the Shift-JIS grammar: ASCII, half-width katakana A1-DF, or a lead byte
+// 81-9F / E0-FC and a second byte 40-FC (not 7F).
+func ShiftJIS(text string, inside func(int)) (chars, highSecond int, ok bool) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c < 0x80 || 0xA1 <= c && c <= 0xDF:
+		case 0x81 <= c && c <= 0x9F || 0xE0 <= c && c <= 0xFC:
+			if i+1 >= len(text) {
+				return 0, 0, false
+			}
+			t := text[i+1]
+			if t < 0x40 || t == 0x7F || t > 0xFC {
+				return 0, 0, false
+			}
+			chars++
+			if t >= 0x80 {
+				highSecond++
+			}
+			i++
+			if inside != nil {
+				inside(i)
+			}
+		default:
+			return 0, 0, false
+		}
+	}
+	return chars, highSecond, true
+}
+
+// GBK is the GBK and GB18030 grammar, which Big5 text follows too: a lead byte 81-FE and
+// a second byte 40-FE (not 7F), or a four-byte GB18030 sequence whose second and fourth
+// bytes are digits (counted as having a high second byte: no Latin-1 text has that
+// shape).
+func GBK(text string, inside func(int)) (chars, highSecond int, ok bool) {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < 0x80 {
+			continue
+		}
+		if c == 0x80 || c == 0xFF || i+1 >= len(text) {
+			return 0, 0, false
+		}
+		n := 0
+		switch t := text[i+1]; {
+		case 0x40 <= t && t <= 0xFE && t != 0x7F:
+			n = 1
+			if t >= 0x80 {
+				highSecond++
+			}
+		case '0' <= t && t <= '9' && i+3 < len(text) && 0x81 <= text[i+2] && text[i+2] <= 0xFE && '0' <= text[i+3] && text[i+3] <= '9':
+			n = 3
+			highSecond++
+		default:
+			return 0, 0, false
+		}
+		chars++
+		for ; n > 0; n-- {
+			i++
+			if inside != nil {
+				inside(i)
+			}
+		}
+	}
+	return chars, highSecond, true
+}
+
+// EUC is the EUC grammar (EUC-JP, EUC-KR, GB2312 as EUC-CN): two bytes A1-FE, SS2 (8E)
+// and a byte A1-DF, or SS3 (8F) and two bytes A1-FE; an ASCII byte is never inside a
+// character.
+func EUC(text string, inside func(int)) (chars int, ok bool) {
+	hi := func(b byte) bool { return 0xA1 <= b && b <= 0xFE }
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		n := 0
+		switch {
+		case c < 0x80:
+			continue
+		case hi(c) && i+1 < len(text) && hi(text[i+1]):
+			n = 1
+		case c == 0x8E && i+1 < len(text) && 0xA1 <= text[i+1] && text[i+1] <= 0xDF:
+			n = 1
+		case c == 0x8F && i+2 < len(text) && hi(text[i+1]) && hi(text[i+2]):
+			n = 2
+		default:
+			return 0, false
+		}
+		chars++
+		for ; n > 0; n-- {
+			i++
+			if inside != nil {
+				inside(i)
+			}
+		}
+	}
+	return chars, true
+}
+
+// LegacyMultiByte reports whether text reads as Shift-JIS, GBK or EUC text on the
+// evidence edit also asks for: it follows one grammar throughout (a character cut by
+// the end of text aside), and for Shift-JIS and GBK a quarter or more of its characters
+// have a non-ASCII second byte.
+// Text also needs three different characters: a run of one byte value (FD FD FD ...)
+// follows EUC's grammar and is no text.
+func LegacyMultiByte(text string) bool {
+	for cut := 0; cut < 4 && cut < len(text); cut++ {
+		t := text[:len(text)-cut]
+		seen := map[string]bool{}
+		distinct := func(i int) {
+			if len(seen) < 3 {
+				seen[t[i-1:i+1]] = true
+			}
+		}
+		if _, ok := EUC(t, distinct); ok && len(seen) >= 3 {
+			return true
+		}
+		for _, g := range []func(string, func(int)) (int, int, bool){ShiftJIS, GBK} {
+			clear(seen)
+			if n, high, ok := g(t, distinct); ok && len(seen) >= 3 && 4*high >= n {
+				return true
+			}
+		}
+	}
+	return false
 }

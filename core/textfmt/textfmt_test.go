@@ -61,3 +61,27 @@ func TestShowInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyTextIsNotBinary: Japanese or Chinese prose in Shift-JIS, GBK or EUC is all
+// bytes that are not UTF-8, and was refused as binary; random bytes and control
+// characters still are binary.
+func TestLegacyTextIsNotBinary(t *testing.T) {
+	sjis := "\x82\xb1\x82\xcc\x8d\x73\x82\xcd\x93\xfa\x96\x7b\x8c\xea\x82\xcc\x83\x65\x83\x4c\x83\x58\x83\x67\x82\xc5\x82\xb7\x81\x42\n" // この行は日本語のテキストです。
+	gbk := "\xd5\xe2\xca\xc7\xd6\xd0\xce\xc4\xce\xc4\xb1\xbe\xa1\xa3\n"                                                                  // 这是中文文本。
+	eucjp := "\xa4\xb3\xa4\xce\xb9\xd4\xa4\xcf\xc6\xfc\xcb\xdc\xb8\xec\xa4\xc7\xa4\xb9\n"                                                // この行は日本語です
+	for name, text := range map[string]string{"Shift-JIS": sjis, "GBK": gbk, "EUC-JP": eucjp} {
+		if why := BinaryReason([]byte(strings.Repeat(text, 20))); why != "" {
+			t.Errorf("%s prose is called binary: %s", name, why)
+		}
+	}
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919%251 + 1)
+	}
+	if BinaryReason(random) == "" {
+		t.Error("random bytes are called text")
+	}
+	if BinaryReason([]byte(strings.Repeat("\x01\x02\x82\xb1", 100))) == "" {
+		t.Error("control characters beside a valid pair are called text")
+	}
+}
