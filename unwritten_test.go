@@ -49,14 +49,7 @@ func TestUnwritableStdoutIsAnError(t *testing.T) {
 		cmd.Stdout = full
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := exitCode(t, cmd.Run())
 		if code != c.want || !strings.Contains(stderr.String(), "could not be written to standard output") {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and a note that the result is incomplete", c.name, code, stderr.String(), c.want)
 		}
@@ -86,14 +79,7 @@ func TestClosedStdoutIsAnError(t *testing.T) {
 			"XDG_STATE_HOME="+filepath.Join(dir, "state"), "AGENTBOX_ROOT="+dir)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		code := exitCode(t, cmd.Run())
 		if code != c.want {
 			t.Errorf("read %s: exit %d, want %d; stderr: %s", c.redirect, code, c.want, stderr.String())
 		}
@@ -101,4 +87,17 @@ func TestClosedStdoutIsAnError(t *testing.T) {
 			t.Errorf("read %s: stderr does not say the answer was lost: %q", c.redirect, stderr.String())
 		}
 	}
+}
+
+// exitCode is the exit status of a command run with the error it returned.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

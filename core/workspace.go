@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/agentbox/agentbox/core/statefile"
 	"golang.org/x/sys/unix"
 )
 
@@ -278,27 +279,11 @@ func (w *Workspace) OpenRegular(p Path) (*os.File, fs.FileInfo, error) {
 		return nil, nil, Errorf(CodeIsDirectory, "%s is a directory; use ls to list it (or glob/grep to search it)", p.Abs)
 	case !fi.Mode().IsRegular():
 		f.Close()
-		return nil, nil, Errorf(CodeInvalidParams, "%s is not a regular file (%s); agentbox reads only regular files, so it cannot hang on a pipe or device", p.Abs, fileKind(fi.Mode()))
+		return nil, nil, Errorf(CodeInvalidParams, "%s is not a regular file (%s); agentbox reads only regular files, so it cannot hang on a pipe or device", p.Abs, statefile.Kind(fi.Mode()))
 	}
 	// Back to blocking reads for a regular file (O_NONBLOCK has no effect there, but be explicit).
 	_ = syscall.SetNonblock(int(f.Fd()), false)
 	return f, fi, nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	}
-	return "an irregular file"
 }
 
 // ReadDir lists a directory.
@@ -652,7 +637,7 @@ func refuseKind(target Path, fi fs.FileInfo) error {
 	case fi.IsDir():
 		return Errorf(CodeIsDirectory, "%s is a directory; pass the path of a file inside it", target.Abs)
 	case !fi.Mode().IsRegular():
-		return Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, fileKind(fi.Mode()))
+		return Errorf(CodeInvalidParams, "%s is not a regular file (%s); refusing to replace it", target.Abs, statefile.Kind(fi.Mode()))
 	}
 	return nil
 }
@@ -790,7 +775,7 @@ func (o *original) unchanged(rt *os.Root, target Path) error {
 		return Errorf(CodeConflict, "%s was created by another program while this write was in progress; nothing was written. Read it and redo the change", target.Abs).
 			WithDetails(ConcurrentChange{Path: target.Abs})
 	case !fi.Mode().IsRegular():
-		return Errorf(CodeConflict, "%s was replaced by %s while its new content was being written; nothing was written. Look at what is there now before writing it again", target.Abs, fileKind(fi.Mode()))
+		return Errorf(CodeConflict, "%s was replaced by %s while its new content was being written; nothing was written. Look at what is there now before writing it again", target.Abs, statefile.Kind(fi.Mode()))
 	case !sameVersion(o.fi, fi):
 		return Errorf(CodeConflict, "%s changed while its new content was being written (another program saved it); nothing was written. Read it again and redo the change on the current content", target.Abs).
 			WithDetails(ConcurrentChange{Path: target.Abs})

@@ -24,21 +24,26 @@ func Read(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file but %s; agentbox keeps its state in regular files: remove it and call again", path, kind(fi.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file but %s; agentbox keeps its state in regular files: remove it and call again", path, Kind(fi.Mode()))
 	}
 	return io.ReadAll(f)
 }
 
-func kind(m os.FileMode) string {
+// Kind names what a file that is not a regular one is, for an error's text.
+func Kind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
 	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
+		return "a named pipe"
 	case m&os.ModeSocket != 0:
 		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
 	case m&os.ModeDevice != 0:
-		return "a device"
+		return "a block device"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
 	}
-	return "a special file"
+	return "an irregular file"
 }

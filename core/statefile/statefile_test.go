@@ -23,7 +23,7 @@ func TestRead(t *testing.T) {
 	go func() { _, err := Read(fifo); done <- err }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "not a regular file but a FIFO") {
+		if err == nil || !strings.Contains(err.Error(), "not a regular file but a named pipe") {
 			t.Errorf("FIFO: %v", err)
 		}
 	case <-time.After(5 * time.Second):
