@@ -37,6 +37,13 @@ func Hold(ctx context.Context, path string, shared bool) (unlock func(), err err
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("%w: cannot create the lock folder %s: %w", ErrNotTaken, filepath.Dir(path), err)
 	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		// A FIFO (or a link to one) would block the open below for good, past every
+		// signal; a folder would never lock. Whatever it is, it is no lock of ours.
+		if err := os.RemoveAll(path); err != nil {
+			return nil, fmt.Errorf("%w: %s is not a lock file and cannot be removed: %w", ErrNotTaken, path, err)
+		}
+	}
 	wait, cancel := context.WithTimeout(ctx, MaxWait)
 	defer cancel()
 	l := flock.New(path)

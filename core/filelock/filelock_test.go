@@ -3,9 +3,11 @@ package filelock
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -84,5 +86,35 @@ func TestWaitIsBounded(t *testing.T) {
 	err = Do(context.Background(), path, func() error { return nil })
 	if !errors.Is(err, ErrNotTaken) || !strings.Contains(err.Error(), "held by another process") || time.Since(start) > 5*time.Second {
 		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+}
+
+// TestNonRegularLockIsReplaced: a FIFO, a link to one or a folder where a lock file
+// belongs is no lock: it is replaced, not opened (a FIFO hung the call past SIGTERM).
+func TestNonRegularLockIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	link := filepath.Join(dir, "link.lock")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder.lock")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, link, folder} {
+		done := make(chan error, 1)
+		go func() { done <- Do(context.Background(), p, func() error { return nil }) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: taking the lock blocked", p)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,7 +176,7 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 	}
 	cmd := exec.Command(self, JobMarker, dir)
 	cmd.Args[0] = "agentbox" // a binary that dispatches on argv[0] (tests) must see agentbox
-	cmd.Env = baseEnv
+	cmd.Env = withPins(baseEnv, o.Env)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -672,6 +673,20 @@ func openJobIO(dir string, limit int64) (*jobIO, error) {
 	go func() { copyCapped(stdout, outR, limit); jio.copied <- struct{}{} }()
 	go func() { copyCapped(stderr, errR, limit); jio.copied <- struct{}{} }()
 	return jio, nil
+}
+
+// withPins is the supervisor's environment: the starter's, with the job's pins (the
+// PinKeys its Env sets). The supervisor is the subreaper of the job's orphans, so a
+// process of the job that left its group and session, closed shell.PinsFD and cleared
+// its environment still finds the pins in its parent's environment.
+func withPins(base []string, env map[string]string) []string {
+	out := slices.Clone(base)
+	for _, k := range PinKeys {
+		if v, ok := env[k]; ok {
+			out = append(out, k+"="+v) // later entries win, for the pins' readers too
+		}
+	}
+	return out
 }
 
 // jobPinsPrelude moves a job's pins from fd 3 to shell.PinsFD.

@@ -1673,6 +1673,23 @@ func writeTargets(name string, args []string) []string {
 	case "go", "gcc", "cc", "g++", "c++", "clang", "clang++", "ld", "tcc", "rustc", "cargo", "ssh-keygen", "pip", "pip3",
 		"npm", "pnpm", "yarn", "gh", "ssh-copy-id":
 		out = append(toolConfigWrites(name, args), buildOutputs(name, args)...)
+	case "mkfifo", "mknod":
+		// A named pipe or device node is a file made: one put where a state or lock file
+		// belongs hangs whoever opens it. mkfifo NAME...; mknod NAME TYPE [MAJOR MINOR].
+		var names []string
+		for k := 0; k < len(args); k++ {
+			switch a := args[k]; {
+			case a == "-m" || a == "--mode" || a == "--context":
+				k++
+			case strings.HasPrefix(a, "-") && a != "-" && len(names) == 0:
+			default:
+				names = append(names, a)
+			}
+		}
+		if name == "mknod" && len(names) > 1 {
+			names = names[:1]
+		}
+		out = append(out, names...)
 	case "touch", "mkisofs", "genisoimage":
 		if name == "touch" {
 			out = operands()
