@@ -196,7 +196,7 @@ func (f *frameFilter) reply(id json.RawMessage, code int, message string) {
 		id = json.RawMessage("null")
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
-	_, _ = f.out.Write(append(b, '\n'))
+	f.out.writeOwn(append(b, '\n'))
 }
 
 // lineWriter serialises whole lines from the SDK and the frame filter onto one stream,
@@ -206,10 +206,14 @@ func (f *frameFilter) reply(id json.RawMessage, code int, message string) {
 type lineWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
-	buf     []byte
+	buf     []byte // an SDK message not yet whole
+	own     []byte // the filter's answers, waiting for buf to be empty
 	pending map[string]int
-	broken  bool          // a write failed: no answer can go out any more
-	idle    chan struct{} // closed, when asked for, once nothing is pending
+	// cancelled are the requests the client cancelled while they ran: their answers,
+	// if the SDK still writes one, are dropped.
+	cancelled map[string]bool
+	broken    bool          // a write failed: no answer can go out any more
+	idle      chan struct{} // closed, when asked for, once nothing is pending
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
@@ -217,19 +221,46 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.buf = append(l.buf, p...)
 	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
-		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
+		out := l.buf[:i+1]
+		if len(l.pending) > 0 || len(l.cancelled) > 0 {
+			out = nil
+			for _, line := range bytes.SplitAfter(l.buf[:i+1], []byte("\n")) {
+				if !l.sawAnswer(bytes.TrimSuffix(line, []byte("\n"))) {
+					out = append(out, line...)
+				}
+			}
+		}
+		if _, err := l.w.Write(out); err != nil {
 			l.broken = true
 			l.notify()
 			return 0, err
 		}
-		if len(l.pending) > 0 {
-			for _, line := range bytes.Split(l.buf[:i], []byte("\n")) {
-				l.sawAnswer(line)
-			}
-		}
 		l.buf = append(l.buf[:0], l.buf[i+1:]...)
+		l.flushOwn()
 	}
 	return len(p), nil
+}
+
+// writeOwn writes a whole line of the frame filter's: an answer to a line the SDK never
+// saw, so it answers none of the requests the SDK holds (a refused duplicate id is not
+// the answer to the request with that id still running).
+func (l *lineWriter) writeOwn(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.own = append(l.own, line...)
+	l.flushOwn()
+}
+
+// flushOwn writes the filter's lines, unless a message of the SDK's is half written.
+func (l *lineWriter) flushOwn() {
+	if len(l.buf) > 0 || len(l.own) == 0 {
+		return
+	}
+	if _, err := l.w.Write(l.own); err != nil {
+		l.broken = true
+		l.notify()
+	}
+	l.own = l.own[:0]
 }
 
 // expect records a request passed on; false when one with that id is still pending.
@@ -243,6 +274,7 @@ func (l *lineWriter) expect(key string) bool {
 		l.pending = map[string]int{}
 	}
 	l.pending[key]++
+	delete(l.cancelled, key) // a new request of an old id is answered
 	return true
 }
 
@@ -250,25 +282,40 @@ func (l *lineWriter) expect(key string) bool {
 func (l *lineWriter) forget(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.pending[key] > 0 {
+		if l.cancelled == nil {
+			l.cancelled = map[string]bool{}
+		}
+		l.cancelled[key] = true
+	}
 	delete(l.pending, key)
 	l.notify()
 }
 
 // sawAnswer takes the request a written line answers off the pending ones.
-func (l *lineWriter) sawAnswer(line []byte) {
+// It reports whether the line is to be dropped: the answer to a request the client
+// cancelled, which the specification says goes unanswered (the SDK sometimes sent an
+// error with code 0, which JSON-RPC has not, and sometimes nothing).
+func (l *lineWriter) sawAnswer(line []byte) (drop bool) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if json.Unmarshal(line, &msg) != nil || msg.Method != "" {
-		return // not an answer: a notification or a request of the server's own
+		return false // not an answer: a notification or a request of the server's own
 	}
-	if key := idKey(msg.ID); l.pending[key] > 0 {
+	key := idKey(msg.ID)
+	if l.cancelled[key] {
+		delete(l.cancelled, key)
+		return true
+	}
+	if l.pending[key] > 0 {
 		if l.pending[key]--; l.pending[key] == 0 {
 			delete(l.pending, key)
 		}
 		l.notify()
 	}
+	return false
 }
 
 // answered is closed once every request passed on has been answered, or no answer

@@ -113,6 +113,7 @@ func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 0.3; echo slow-done"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`, // refused while 2 runs, and no answer to 2 (the server quit before 2's)
 		`[]`,
 		`[1,2]`,
 		`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":"four","method":"ping"}]`,
@@ -157,6 +158,9 @@ func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
 		if answered[id] == "" {
 			t.Errorf("request %s got no answer; output:\n%s", id, out.String())
 		}
+	}
+	if a := answered[`"c"`]; a != "" {
+		t.Errorf("the cancelled request was answered (the specification says it is not): %s", a)
 	}
 	if !strings.Contains(answered["2"], "slow-done") {
 		t.Errorf("the slow call was not answered with its output: %.300s", answered["2"])
