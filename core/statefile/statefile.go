@@ -5,16 +5,22 @@
 package statefile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"syscall"
 )
 
-// Read reads the regular file at path whole. Anything else there is an error that says
-// what to do; a missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
+// Read reads the regular file at path whole, never through a symlink. Anything else
+// there is an error that says what to do; a missing file is an error satisfying errors.Is(err, fs.ErrNotExist).
 func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Nor through a link: a state file is agentbox's own, and a link put in its place
+	// would have its error quote the file it leads to.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is not a regular file but a symlink; agentbox keeps its state in regular files: remove it and call again", path)
+	}
 	if err != nil {
 		return nil, err
 	}

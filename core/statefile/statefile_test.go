@@ -36,6 +36,13 @@ func TestRead(t *testing.T) {
 	if b, err := Read(file); err != nil || string(b) != `{"a":1}` {
 		t.Errorf("regular file: %q %v", b, err)
 	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := Read(link); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a link is followed: %q %v", b, err)
+	}
 	if _, err := Read(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
