@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/agentbox/agentbox/core/textedit"
-	"github.com/agentbox/agentbox/core/textfmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/agentbox/agentbox/core/textedit"
+	"github.com/agentbox/agentbox/core/textfmt"
 )
 
 // FS is the file system a patch is applied to. The caller provides it, so an application
@@ -692,6 +695,10 @@ func locate(fp *FilePatch, idx int, h *Hunk, t text, cursor, delta int) (int, st
 		Msg: "the hunk's context and removed lines are not in the file (also tried ignoring whitespace and Unicode punctuation); re-read the file and regenerate the hunk from its current content"}
 	if h.AtEOF {
 		e.Msg = "the hunk is marked `*** End of File` but its lines are not the file's last lines; re-read the end of the file"
+	}
+	if slices.ContainsFunc(old, func(l string) bool { return strings.ContainsRune(l, utf8.RuneError) }) &&
+		slices.ContainsFunc(t.lines, func(l line) bool { return !utf8.ValidString(l.text) }) {
+		e.Msg += ". Its lines hold U+FFFD, which read shows for each byte of the file that is not UTF-8 (Latin-1, Shift-JIS): such bytes cannot be matched from a copy; change those lines with edit, starting and ending old_string at the text around them"
 	}
 	e.Nearest = nearest(t, old, lo, len(t.lines))
 	return 0, "", e

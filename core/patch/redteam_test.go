@@ -168,3 +168,13 @@ func TestRedTeamPatchesApplyAsGitOrNotAtAll(t *testing.T) {
 		})
 	}
 }
+
+// TestHunkOfReplacementCharactersIsExplained: a hunk copied from read's view of a line
+// with bytes that are not UTF-8 (each shown as U+FFFD) cannot match, and the error says
+// why instead of only "re-read the file" (a second red team).
+func TestHunkOfReplacementCharactersIsExplained(t *testing.T) {
+	_, _, err := apply(t, map[string]string{"f": "int x;\nHerr M\xfcller sagt\n"}, "*** Begin Patch\n*** Update File: f\n@@\n-Herr M\uFFFDller sagt\n+Herr Mueller sagt\n*** End Patch\n")
+	if err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Fatalf("got %v; want an error that explains U+FFFD", err)
+	}
+}
