@@ -214,7 +214,8 @@ func bashProcess(t *testing.T, bin, command string) *exec.Cmd {
 	return cmd
 }
 
-// TestSignalStopsTheCommandTree: SIGTERM, SIGINT or SIGHUP to agentbox while a command
+// TestSignalStopsTheCommandTree: SIGTERM, SIGINT, SIGHUP or SIGQUIT (Go's own answer to
+// which was a stack dump, leaving the command running) to agentbox while a command
 // runs stops the command's whole tree (a background grandchild too) and ends the call
 // with an error envelope and exit status 130; the envelope keeps what the command had
 // written (a red team found it dropped).
@@ -223,7 +224,7 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 		t.Skip("needs /proc")
 	}
 	bin := agentboxBinary(t)
-	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
 		bg, fg := fmt.Sprintf("%d.5", 9700+i), fmt.Sprintf("%d.25", 9700+i)
 		cmd := bashProcess(t, bin, "echo written-before-the-signal; sleep "+bg+" & sleep "+fg)
 		var out bytes.Buffer

@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,7 +106,10 @@ func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	case "output":
 		return b.output(jobs, out)
 	case "wait":
-		job, err = jobs.Wait(b.JobID, time.Duration(b.WaitMs)*time.Millisecond)
+		job, err = jobs.WaitContext(ctx, b.JobID, time.Duration(b.WaitMs)*time.Millisecond)
+		if ctx.Err() != nil {
+			return nil, core.Errorf(core.CodeInterrupted, "the wait for job %s was interrupted; the job keeps running (wait, output or kill it with job_id %s)", b.JobID, b.JobID)
+		}
 		if err == nil {
 			b.Offset = nil
 			return b.output(jobs, out)
@@ -308,18 +312,25 @@ func interruptedRun(out *BashResult, took time.Duration) error {
 		}
 		fmt.Fprintf(&b, "\n%s so far", s.name)
 		if s.path != "" {
-			fmt.Fprintf(&b, " (cut; the whole of it is in %s)", s.path)
+			// The line inside the text says what was left out and how much of it the
+			// sidecar holds (at most its first 64 MiB).
+			fmt.Fprintf(&b, " (cut; the sidecar is %s)", s.path)
 		}
 		b.WriteString(":\n" + s.text)
 	}
 	details := map[string]any{"stdout": out.Stdout, "stderr": out.Stderr, "duration_ms": took.Milliseconds()}
+	e := &core.Error{Code: core.CodeInterrupted, Details: details}
 	if out.StdoutPath != "" {
 		details["stdout_path"] = out.StdoutPath
 	}
 	if out.StderrPath != "" {
 		details["stderr_path"] = out.StderrPath
 	}
-	return &core.Error{Code: core.CodeInterrupted, Message: b.String(), Details: details}
+	if path := cmp.Or(out.StdoutPath, out.StderrPath); path != "" {
+		e.Meta = map[string]any{"truncated": true, "output_path": path}
+	}
+	e.Message = b.String()
+	return e
 }
 
 // checkNUL refuses a command or environment holding a NUL byte, which no program can

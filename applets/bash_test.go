@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
@@ -249,5 +250,28 @@ func TestBashTimeoutUnits(t *testing.T) {
 	}
 	if _, _, err := bashCall(t, env, `{"command":"true","timeout_ms":120}`); err == nil || err.Code != core.CodeInvalidParams {
 		t.Errorf("timeout_ms 120 must be refused (below the 1000 ms minimum): %v", err)
+	}
+}
+
+// TestBashWaitEndsOnASignal: a wait for a background job ends when the call is
+// interrupted, saying the job keeps running (a red team's SIGTERM was ignored until
+// wait_ms ran out, up to ten minutes).
+func TestBashWaitEndsOnASignal(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, _, err := bashCall(t, env, `{"command":"sleep 30","run_in_background":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bashCall(t, env, `{"action":"kill","job_id":"`+r.Job.ID+`"}`)
+	b := newBash()
+	if err := core.DecodeRequest(strings.NewReader(`{"action":"wait","job_id":"`+r.Job.ID+`","wait_ms":20000}`), b); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, werr := b.Run(ctx, env)
+	if e := core.AsError(werr); e == nil || e.Code != core.CodeInterrupted || !strings.Contains(e.Message, "keeps running") || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), werr)
 	}
 }

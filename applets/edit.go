@@ -123,6 +123,13 @@ func (e *Edit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if newText == text {
+			// Each edit changed something, and together they change nothing (sequential
+			// edits that undo each other): rewriting the file would report a change.
+			return nil, core.Errorf(core.CodeInvalidParams, "the %d edits together change nothing: the file would read as it does now; it was not rewritten", len(ops))
+		}
+		// As the file will end: an edit may take its final newline away or add one.
+		res.FinalNewline = strings.HasSuffix(newText, "\n")
 		newRaw := format.Encode(newText)
 		res.BytesDelta = len(newRaw) - len(raw)
 		result := &core.Result{}

@@ -116,8 +116,11 @@ func (p *Permit) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		if err != nil {
 			return nil, core.Errorf(core.CodeIOError, "%v", err)
 		}
-		if len(gone) == 0 {
+		if len(gone) == 0 && ids != nil {
 			return nil, core.Errorf(core.CodeNotFound, "no grant with id %s; run permit list to see the grants", strings.Join(ids, ", "))
+		}
+		if gone == nil {
+			gone = []policy.Grant{} // all of none: nothing to revoke is no error
 		}
 		return &core.Result{Data: PermitRevoke{Revoked: gone}}, nil
 	}
@@ -194,6 +197,16 @@ func (p *Permit) would(env *core.Env, ttype, level string) (policy.Request, erro
 	}
 	if p.Applet != "" && !slices.ContainsFunc(specs, func(s core.Spec) bool { return s.Name == p.Applet }) {
 		return policy.Request{}, core.Errorf(core.CodeInvalidParams, "there is no applet %q; name one of agentbox's applets (read, write, edit, bash, fetch, ...: agentbox --list), or leave applet out to take it from target_type and level", p.Applet)
+	}
+	if strings.ContainsRune(p.Target, 0) {
+		// The call itself is refused (a NUL cannot be in a path or a command line); check
+		// must not decide a target other than the one given.
+		return policy.Request{}, core.Errorf(core.CodeInvalidParams, "target holds a NUL byte, which no path or command line can carry; remove it")
+	}
+	for k, v := range p.Env {
+		if strings.ContainsRune(k, 0) || strings.ContainsRune(v, 0) {
+			return policy.Request{}, core.Errorf(core.CodeInvalidParams, "env %q holds a NUL byte, which an environment variable cannot carry; remove it", strings.ReplaceAll(k, "\x00", `\0`))
+		}
 	}
 	req := policy.Request{Applet: p.Applet, Target: p.Target, Cwd: env.Cwd}
 	if ttype == "command" {

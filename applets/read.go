@@ -114,7 +114,11 @@ func (r *Read) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	result := &core.Result{Data: res}
 	if w.cut || w.full != nil {
 		if w.cut {
-			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, res.EndLine)
+			next := res.EndLine // lines to skip; Claude Code's offset is the line itself
+			if w.offsetIsLine {
+				next++
+			}
+			res.Note += fmt.Sprintf(" (Output capped at %d bytes after line %d; read from offset=%d for the rest.)", r.MaxBytes, res.EndLine, next)
 		}
 		result.Data = res
 		result.Spilled(env.Session.Spill("read", w.full.Bytes()))

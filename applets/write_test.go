@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentbox/agentbox/core/coretest"
@@ -50,5 +51,28 @@ func TestWriteKeepsTheFileFormat(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != "x\n" {
 		t.Errorf("keep_format false: %q", got)
+	}
+}
+
+// TestEditReportsTheFileItLeaves: final_newline describes the edited file (removing the
+// last line break said true), and sequential edits that undo each other are refused
+// instead of rewriting the file unchanged (a third red team).
+func TestEditReportsTheFileItLeaves(t *testing.T) {
+	env := coretest.Env(t, "edit")
+	p := filepath.Join(coretest.Root(env), "nl.txt")
+	if err := os.WriteFile(p, []byte("x\ny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := coretest.Call(t, env, &Edit{}, `{"file_path":"nl.txt","old_string":"y\n","new_string":"z"}`)
+	if err != nil || res.Data.(EditResult).FinalNewline {
+		t.Fatalf("final_newline after removing it: %+v %v", res, err)
+	}
+	before, _ := os.Stat(p)
+	_, err = coretest.Call(t, env, &Edit{}, `{"file_path":"nl.txt","sequential":true,"edits":[{"old_string":"z","new_string":"Z"},{"old_string":"Z","new_string":"z"}]}`)
+	if err == nil || !strings.Contains(err.Message, "together change nothing") {
+		t.Fatalf("edits that undo each other: %v", err)
+	}
+	if after, _ := os.Stat(p); !os.SameFile(before, after) {
+		t.Error("the file was rewritten")
 	}
 }

@@ -527,7 +527,9 @@ func callContext(host Host) (context.Context, <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		// SIGQUIT too (Ctrl-\ at a terminal): Go's own answer is a stack dump and an
+		// exit that leaves a command running.
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		close(ready)
 		<-sigs
 		cancel()

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -374,13 +375,25 @@ func readAt(name string, off int64, max int) (string, int64, bool) {
 
 // Wait waits up to timeout for the job to finish and returns its state.
 func (j *Jobs) Wait(id string, timeout time.Duration) (*Job, error) {
+	return j.WaitContext(context.Background(), id, timeout)
+}
+
+// WaitContext is Wait that also ends when ctx does (a signal to the caller), returning
+// the job as it is then and ctx's error.
+func (j *Jobs) WaitContext(ctx context.Context, id string, timeout time.Duration) (*Job, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		job, err := j.Get(id)
 		if err != nil || job.State != "running" && job.State != "starting" || !time.Now().Before(deadline) {
 			return job, err
 		}
-		time.Sleep(min(25*time.Millisecond, time.Until(deadline)))
+		if ctx.Err() != nil {
+			return job, ctx.Err()
+		}
+		select {
+		case <-time.After(min(25*time.Millisecond, time.Until(deadline))):
+		case <-ctx.Done():
+		}
 	}
 }
 
@@ -582,7 +595,7 @@ func supervise(dir string) int {
 	}
 	becomeSubreaper()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	c, err := startChild(cmd)
 	if err != nil {
 		return fail(err)

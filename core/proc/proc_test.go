@@ -134,6 +134,33 @@ func TestBackgroundChildDoesNotHang(t *testing.T) {
 	syscall.Kill(r.LingeringPIDs[0], syscall.SIGKILL)
 }
 
+// TestLingeringIsSeenOutsideTheGroup: a process that left the command's group and
+// session (setsid -f, a daemon's double fork) with its output elsewhere is reported too
+// (a third red team found it was not); and a cancel that comes while leftovers are
+// looked for stops them and makes the run cancelled (the signal was lost).
+func TestLingeringIsSeenOutsideTheGroup(t *testing.T) {
+	r := run(t, Options{Command: `setsid -f sleep 4.75 >/dev/null 2>&1 </dev/null; echo ok`})
+	if !r.Lingering || len(r.LingeringPIDs) != 1 {
+		t.Fatalf("a detached process left running is not reported: %+v", r)
+	}
+	syscall.Kill(r.LingeringPIDs[0], syscall.SIGKILL)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	r, err := Run(ctx, Options{Command: `sleep 4.5 & echo hi`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Canceled {
+		t.Errorf("a cancel during the leftovers' check was lost: %+v", r)
+	}
+	for _, p := range r.LingeringPIDs {
+		if alive(p) {
+			syscall.Kill(p, syscall.SIGKILL)
+			t.Errorf("process %d outlived a cancelled run", p)
+		}
+	}
+}
+
 // TestLingeringIsSeenWithoutTheOutput: a process left behind with its output sent
 // elsewhere is reported too (a red team found only the ones holding the pipes were);
 // a background child that ends with the command is not.

@@ -210,10 +210,20 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	drain.Stop()
 	// A process left behind with its output elsewhere (`sleep 60 >/dev/null &`) still
 	// shows in the group; one signal on the happy path finds the group empty.
-	if res.Lingering || syscall.Kill(-pgid, 0) == nil {
+	// One that left the group too (setsid, a daemon's double fork) was handed to this
+	// process, the subreaper, when its parent exited: it is a child this process did not
+	// start. Either way the /proc scan runs only when something was left.
+	if res.Lingering || syscall.Kill(-pgid, 0) == nil || adoptedChildren() {
 		if res.LingeringPIDs = t.noteLingering(); len(res.LingeringPIDs) > 0 {
 			res.Lingering = true
 		}
+	}
+	if ctx.Err() != nil && res.Lingering {
+		// A signal came while the command's leftovers were looked for: they are stopped
+		// as the command would have been, and the call is interrupted.
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		t.killRest(time.Now(), orDefaultDur(opts.Grace, DefaultGrace))
+		res.Canceled = true
 	}
 	// The EXIT trap wrote the directory before bash exited: it is in the pipe now,
 	// whoever else still holds the pipe open.
@@ -438,6 +448,32 @@ func killGroup(pgid int, grace time.Duration, waitErr <-chan exited) exited {
 			return werr
 		}
 	}
+}
+
+// adoptedChildren reports whether this process has a child it did not start (an orphan
+// of a command, handed to it as the subreaper). One read per thread of
+// /proc/self/task/*/children; false where the kernel does not keep that list.
+func adoptedChildren() bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			if _, mine := own.Load(pid); !mine {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // groupAlive reports whether a process group has a member that is not a zombie
