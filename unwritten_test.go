@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,4 +101,40 @@ func exitCode(t *testing.T, err error) int {
 		t.Fatal(err)
 	}
 	return 0
+}
+
+// TestReaderGoneIsAnError: a JSON caller that closes its end of stdout before the
+// envelope is written gets exit 1 and a line on stderr, not a silent death by SIGPIPE
+// (141), which the README's "never 0 ... with a line on stderr" did not cover.
+func TestReaderGoneIsAnError(t *testing.T) {
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	var body strings.Builder
+	for i := 0; i < 300000; i++ {
+		body.WriteString("a line of the file to read\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "read")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "XDG_STATE_HOME="+filepath.Join(dir, "state"), "AGENTBOX_ROOT="+dir)
+	cmd.Stdin = strings.NewReader(`{"file_path":"big.txt","limit":300000,"max_bytes":20000000}`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	if _, err := io.ReadFull(out, buf); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	if code := exitCode(t, cmd.Wait()); code != 1 || !strings.Contains(stderr.String(), "could not be written to standard output") {
+		t.Errorf("exit %d, stderr %q; want 1 and a line saying the answer is cut", code, stderr.String())
+	}
 }

@@ -297,6 +297,12 @@ func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table,
 	c := &call{ref: ref, table: table, host: host, start: start}
 	c.jsonIn = len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
 	c.jsonOut = (c.jsonIn || g.JSON) && !g.Text
+	if c.jsonOut && host.Signals {
+		// A reader that goes away takes the envelope with it: that is a write error
+		// (exit 1 and a line on stderr), not a silent death by SIGPIPE. At a shell the
+		// silent death is what `agentbox grep … | head` wants, as grep does.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	c.color = !c.jsonOut && host.StdoutIsTerminal && host.Getenv("NO_COLOR") == "" && host.Getenv("TERM") != "dumb"
 	switch g.Color {
 	case "always":
