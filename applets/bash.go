@@ -336,6 +336,9 @@ func interruptedRun(out *BashResult, took time.Duration) error {
 // checkNUL refuses a command or environment holding a NUL byte, which no program can
 // be given (exec fails with a bare "invalid argument").
 func (b *Bash) checkNUL() error {
+	if strings.ContainsRune(b.WorkingDir, 0) {
+		return core.Errorf(core.CodeInvalidParams, "working_dir holds a NUL byte, which no path can carry; remove it")
+	}
 	if strings.ContainsRune(b.Command, 0) {
 		return core.Errorf(core.CodeInvalidParams, "command holds a NUL byte (\\u0000), which a command line cannot carry; remove it (printf '\\0' writes one)")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -89,6 +90,9 @@ func FillParams(obj map[string]any, cmd Command) error {
 	if err := json.Unmarshal(b, cmd); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
+			if k := ute.Type.Kind(); strings.HasPrefix(ute.Value, "number") && k >= reflect.Int && k <= reflect.Uint64 {
+				return Errorf(CodeInvalidParams, "field %q: %s is not a whole number in range; write it in digits (1000, not 1e3 or 1.5)", ute.Field, strings.TrimPrefix(ute.Value, "number "))
+			}
 			return Errorf(CodeInvalidParams, "field %q: %s does not fit a %s; pass a value of the right type", ute.Field, ute.Value, ute.Type)
 		}
 		return Errorf(CodeInvalidParams, "invalid parameters: %v", err)
