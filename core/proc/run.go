@@ -213,7 +213,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	// One that left the group too (setsid, a daemon's double fork) was handed to this
 	// process, the subreaper, when its parent exited: it is a child this process did not
 	// start. Either way the /proc scan runs only when something was left.
-	if res.Lingering || syscall.Kill(-pgid, 0) == nil || adoptedChildren() {
+	if res.Lingering || syscall.Kill(-pgid, 0) == nil || adoptedChildren(t.since) {
 		if res.LingeringPIDs = t.noteLingering(); len(res.LingeringPIDs) > 0 {
 			res.Lingering = true
 		}
@@ -450,10 +450,12 @@ func killGroup(pgid int, grace time.Duration, waitErr <-chan exited) exited {
 	}
 }
 
-// adoptedChildren reports whether this process has a child it did not start (an orphan
-// of a command, handed to it as the subreaper). One read per thread of
-// /proc/self/task/*/children; false where the kernel does not keep that list.
-func adoptedChildren() bool {
+// adoptedChildren reports whether this process has a child it did not start that began
+// after since (an orphan of the command, handed to it as the subreaper; not an index
+// helper a long-lived server started before). One read per thread of
+// /proc/self/task/*/children, and one stat per such child; false where the kernel does
+// not keep that list.
+func adoptedChildren(since uint64) bool {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		return false
@@ -468,7 +470,10 @@ func adoptedChildren() bool {
 			if err != nil {
 				continue
 			}
-			if _, mine := own.Load(pid); !mine {
+			if _, mine := own.Load(pid); mine {
+				continue
+			}
+			if st, ok := readStat(f); ok && st.start >= since {
 				return true
 			}
 		}
