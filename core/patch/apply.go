@@ -284,6 +284,12 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		*src = state{}
 		return fr, nil
 	}
+	if len(fp.Hunks) == 1 && fp.Hunks[0].OldEmpty && len(src.data) > 0 {
+		// git apply refuses it too: a diff written for a new or empty file would end up
+		// in front of the file's own lines.
+		return nil, &Error{Kind: KindConflict, Path: fp.Path, Hunk: 1, PatchLine: fp.Hunks[0].Line,
+			Msg: fmt.Sprintf("the hunk `@@ -0,0` describes an empty file, but this file has %d lines; to add lines at its top, give the hunk the file's first lines as context (` ` lines); to replace the whole file, use write", len(t.lines))}
+	}
 	nt, hunks, err := applyHunks(fp, t)
 	if err != nil {
 		return nil, err
@@ -334,16 +340,46 @@ func (fp *FilePatch) mode() fs.FileMode {
 }
 
 // applyHunks locates every hunk in the original lines (in order, without overlap) and
-// then splices the replacements in.
+// then splices the replacements in. A diff whose hunks do not apply in the order they
+// are written but whose line numbers put them in another order (hunks pasted out of
+// order) is tried once more in that order, as git apply and patch take hunks in any
+// order; a diff that applies as written is never reordered, since a model's line
+// numbers are often wrong.
 func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
+	order := make([]int, len(fp.Hunks))
+	for i := range order {
+		order[i] = i
+	}
+	out, results, err := applyHunksInOrder(fp, t, order)
+	var pe *Error
+	if err == nil || !errors.As(err, &pe) || pe.Kind != KindNoMatch {
+		return out, results, err
+	}
+	byLine := slices.Clone(order)
+	slices.SortStableFunc(byLine, func(a, b int) int { return fp.Hunks[a].OldStart - fp.Hunks[b].OldStart })
+	if fp.Hunks[byLine[0]].OldStart == 0 || slices.Equal(byLine, order) {
+		return out, results, err // no line numbers, or already in their order
+	}
+	if out, results, rerr := applyHunksInOrder(fp, t, byLine); rerr == nil {
+		return out, results, nil
+	}
+	return out, results, err
+}
+
+// applyHunksInOrder applies the hunks, taking them in the given order (indexes into
+// fp.Hunks); results are in the patch's order.
+func applyHunksInOrder(fp *FilePatch, t text, order []int) (text, []HunkResult, error) {
 	type placed struct {
 		pos, n int
 		stage  string
 		repl   []line
+		h      *Hunk
+		idx    int
 	}
 	var all []placed
 	cursor, delta := 0, 0
-	for i, h := range fp.Hunks {
+	for _, i := range order {
+		h := fp.Hunks[i]
 		pos, stage, err := locate(fp, i, h, t, cursor, delta)
 		if err != nil {
 			return text{}, nil, err
@@ -357,14 +393,14 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 		if err != nil {
 			return text{}, nil, &Error{Kind: KindAmbiguous, Path: fp.Path, Hunk: i + 1, PatchLine: h.Line, Msg: err.Error()}
 		}
-		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: repl})
+		all = append(all, placed{pos: pos, n: len(old), stage: stage, repl: repl, h: h, idx: i})
 		cursor = pos + len(old)
 	}
 	out := text{bom: t.bom, eol: t.eol}
 	prev := 0
-	results := make([]HunkResult, 0, len(all))
-	for i, p := range all {
-		h := fp.Hunks[i]
+	results := make([]HunkResult, len(all))
+	for _, p := range all {
+		h := p.h
 		out.lines = append(out.lines, t.lines[prev:p.pos]...)
 		repl := p.repl
 		atEnd := p.pos+p.n == len(t.lines)
@@ -392,7 +428,7 @@ func applyHunks(fp *FilePatch, t text) (text, []HunkResult, error) {
 			}
 		}
 		prev = p.pos + p.n
-		results = append(results, HunkResult{Stage: p.stage, Line: p.pos + 1})
+		results[p.idx] = HunkResult{Stage: p.stage, Line: p.pos + 1}
 	}
 	out.lines = append(out.lines, t.lines[prev:]...)
 	// A line that was last and had no ending but now has lines after it needs one.

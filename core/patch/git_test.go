@@ -232,6 +232,10 @@ func differentialRound(t *testing.T, seed uint64) {
 		return
 	}
 
+	if r.IntN(3) == 0 {
+		// Hunks pasted out of order: git apply takes them by their line numbers.
+		diff = shuffleHunks(r, diff)
+	}
 	viaGit := t.TempDir()
 	writeTree(t, viaGit, orig)
 	pf := filepath.Join(t.TempDir(), "p.diff")
@@ -291,4 +295,39 @@ func removeEmptyDirs(root string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		os.Remove(dirs[i])
 	}
+}
+
+// shuffleHunks puts the hunks of each file of a git diff in a random order.
+func shuffleHunks(r *rand.Rand, diff string) string {
+	var out, hunk []string
+	var hunks [][]string
+	flush := func() {
+		if hunk != nil {
+			hunks = append(hunks, hunk)
+			hunk = nil
+		}
+		r.Shuffle(len(hunks), func(i, j int) { hunks[i], hunks[j] = hunks[j], hunks[i] })
+		for _, h := range hunks {
+			out = append(out, h...)
+		}
+		hunks = nil
+	}
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+			out = append(out, l)
+		case strings.HasPrefix(l, "@@ "):
+			if hunk != nil {
+				hunks = append(hunks, hunk)
+			}
+			hunk = []string{l}
+		case hunk != nil:
+			hunk = append(hunk, l)
+		default:
+			out = append(out, l)
+		}
+	}
+	flush()
+	return strings.Join(out, "")
 }

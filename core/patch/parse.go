@@ -101,6 +101,9 @@ type Hunk struct {
 	// OldStart is the unified diff's 1-based old line number (0 = unknown). It is a hint
 	// that disambiguates, never a requirement: the text must still match.
 	OldStart int
+	// OldEmpty: the unified diff's old range is `-0,0`, an empty file's (or, from
+	// diff -U0, lines put before the first).
+	OldEmpty bool
 	// AtEOF anchors the hunk at the end of the file (`*** End of File`).
 	AtEOF bool
 	Lines []Line
@@ -621,7 +624,7 @@ func parseUnifiedHunk(lines []string, cr []bool, i int) (*Hunk, int, error) {
 	if !ok {
 		return nil, 0, errAt(i+1, "malformed hunk header %q: expected `@@ -start,count +start,count @@`", clip(lines[i]))
 	}
-	h := &Hunk{OldStart: oldStart, Line: i + 1}
+	h := &Hunk{OldStart: oldStart, OldEmpty: oldStart == 0 && oldCount == 0, Line: i + 1}
 	if oldCount == 0 {
 		// "-5,0" means "insert after line 5": the position is the line after it.
 		h.OldStart = oldStart + 1

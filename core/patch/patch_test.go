@@ -594,3 +594,50 @@ func TestLeadingStageKeepsNesting(t *testing.T) {
 		})
 	}
 }
+
+// A `@@ -0,0` hunk describes an empty file: on a file with lines it is refused, as git
+// apply refuses it, instead of putting its lines in front of the file's. With other
+// hunks beside it (diff -U0) it is lines put before the first, and an empty file takes it.
+func TestHunkForAnEmptyFile(t *testing.T) {
+	files := map[string]string{"f": "1\n2\n3\n"}
+	m, _, err := apply(t, files, "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+new1\n+new2\n")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind != KindConflict || !strings.Contains(pe.Msg, "3 lines") {
+		t.Fatalf("err = %v", err)
+	}
+	if m.files["f"] != files["f"] {
+		t.Fatalf("the file changed: %q", m.files["f"])
+	}
+	m, _ = mustApply(t, files, "--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n@@ -2 +3 @@\n-2\n+two\n")
+	if m.files["f"] != "top\n1\ntwo\n3\n" {
+		t.Fatalf("-U0 diff: got %q", m.files["f"])
+	}
+	m, _ = mustApply(t, map[string]string{"f": ""}, "--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+new1\n+new2\n")
+	if m.files["f"] != "new1\nnew2\n" {
+		t.Fatalf("empty file: got %q", m.files["f"])
+	}
+}
+
+// Hunks written out of order apply by their line numbers, as git apply takes them; a
+// patch that applies as written is not reordered by wrong line numbers.
+func TestHunksOutOfOrder(t *testing.T) {
+	files := map[string]string{"f": "a\nb\nc\nd\ne\nf\ng\nh\n"}
+	m, r := mustApply(t, files, "--- a/f\n+++ b/f\n@@ -6,3 +6,3 @@\n f\n-g\n+G\n h\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
+	if m.files["f"] != "a\nB\nc\nd\ne\nf\nG\nh\n" {
+		t.Fatalf("got %q", m.files["f"])
+	}
+	if h := r.Files[0].Hunks; len(h) != 2 || h[0].Line != 6 || h[1].Line != 1 {
+		t.Fatalf("hunk results %+v, want them in the patch's order", h)
+	}
+	// Wrong numbers, right order: applied as written.
+	m, _ = mustApply(t, files, "--- a/f\n+++ b/f\n@@ -7,3 +7,3 @@\n a\n-b\n+B\n c\n@@ -1,3 +1,3 @@\n f\n-g\n+G\n h\n")
+	if m.files["f"] != "a\nB\nc\nd\ne\nf\nG\nh\n" {
+		t.Fatalf("got %q", m.files["f"])
+	}
+	// Overlapping hunks apply in neither order.
+	_, _, err := apply(t, files, "--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n c\n-d\n+D\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind != KindNoMatch || pe.Hunk != 2 {
+		t.Fatalf("overlap: err = %v", err)
+	}
+}

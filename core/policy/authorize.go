@@ -240,6 +240,9 @@ func (p *Policy) NeedsInputText(req Request, d Decision, userConfig string) stri
 			ok = false
 			break
 		}
+		if slices.Contains(specs, s) {
+			continue // two checks of one target (patch reads and writes a file)
+		}
 		r, err := Compile(s.Permission, s.Pattern, Allow)
 		if err != nil {
 			ok = false
