@@ -229,7 +229,8 @@ func (p *Patch) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if p.Patch == "" && p.File != "" {
 		data, _, err := fsys.ReadFile(p.File)
 		if err != nil {
-			return nil, core.Errorf(core.CodeNotFound, "cannot read the patch file %s: %v", p.File, err)
+			// What went wrong decides the code: missing, outside, not a regular file.
+			return nil, core.Errorf(core.AsError(err).Code, "cannot read the patch file %s: %v", p.File, err)
 		}
 		p.Patch = string(data)
 	}

@@ -135,6 +135,9 @@ func dropNulls(obj map[string]any) {
 }
 
 func parseObject(data []byte) (map[string]any, error) {
+	// A UTF-8 byte order mark before the object (PowerShell and Notepad write one) is
+	// no part of it, as RFC 8259 lets a parser ignore it.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return map[string]any{}, nil

@@ -52,6 +52,11 @@ func TestDecodeRequest(t *testing.T) {
 				t.Errorf("opt = %v", p.Opt)
 			}
 		}},
+		{"byte order mark", "\ufeff{\"file_path\":\"a.go\"}", "", func(t *testing.T, p *testParams) {
+			if p.FilePath != "a.go" {
+				t.Errorf("got %+v", p)
+			}
+		}},
 		{"empty input is {}", ``, "file_path", nil},
 		{"whitespace only is {}", " \n\t", "file_path", nil},
 		{"missing required", `{}`, `missing properties: ["file_path"]`, nil},

@@ -62,6 +62,10 @@ func TestRunBasics(t *testing.T) {
 	if r := run(t, Options{Command: `if then`}); r.ExitCode != 2 || !strings.Contains(r.Stderr.Text, "syntax error") {
 		t.Errorf("syntax error: %+v", r)
 	}
+	// bash quotes the failing line: the command's own, without the prelude before it.
+	if r := run(t, Options{Command: `if then fi`}); !strings.Contains(r.Stderr.Text, "line 1: `if then fi'") || strings.Contains(r.Stderr.Text, "exec") {
+		t.Errorf("syntax error shows the wrapper: %q", r.Stderr.Text)
+	}
 }
 
 func TestRunFinalDir(t *testing.T) {

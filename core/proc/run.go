@@ -233,6 +233,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	pp.errR.Close()
 
 	res.Stdout, res.Stderr = capOut.result(), capErr.result()
+	if script := cmd.Args[len(cmd.Args)-1]; strings.HasSuffix(script, prelude+opts.Command) {
+		// bash quotes the line of a syntax error whole: the model should see its own
+		// line there, not this package's prelude.
+		res.Stderr.Text = strings.ReplaceAll(res.Stderr.Text, strings.TrimSuffix(script, opts.Command), "")
+	}
 	if pwd != "" && filepath.IsAbs(pwd) {
 		res.Dir = pwd
 	}
