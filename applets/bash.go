@@ -157,6 +157,9 @@ func (b *Bash) output(jobs *proc.Jobs, out *BashResult) (*core.Result, error) {
 	out.Job, out.Stdout, out.Stderr, out.More = c.Job, c.Stdout, c.Stderr, c.More
 	next := c.StdoutOffset
 	out.NextOffset = &next
+	if !since && off > next {
+		out.Note = fmt.Sprintf("offset %d is past the end of the job's stdout, which holds %d bytes so far; next_offset is its end now", off, next)
+	}
 	if c.Job.ExitCode != nil {
 		out.ExitCode = c.Job.ExitCode
 	}

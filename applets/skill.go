@@ -152,6 +152,12 @@ func discoverSkills(env *core.Env) SkillList {
 			}
 			f, _, err := ws.OpenRegular(p)
 			if err != nil {
+				if msg := err.Error(); core.AsError(err).Code != core.CodeNotFound { // a folder without one is no skill
+					if !strings.Contains(msg, p.Abs) {
+						msg = p.Abs + ": " + msg
+					}
+					out.Problems = append(out.Problems, msg)
+				}
 				continue
 			}
 			data, err := readLimited(f, 1<<20)
