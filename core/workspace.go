@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/statefile"
+	"github.com/agentbox/agentbox/core/textfmt"
 	"golang.org/x/sys/unix"
 )
 
@@ -92,6 +94,13 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 	if err := checkPathLength(abs); err != nil {
 		return Path{}, err
 	}
+	if _, ok := w.lexical(abs); ok && strings.ContainsRune(abs, utf8.RuneError) {
+		shown, err := byShownName(abs)
+		if err != nil {
+			return Path{}, err
+		}
+		abs = shown
+	}
 	if path, ok := w.lexical(abs); ok {
 		// Judge where the path really leads: a symlink on the way (leading or nested,
 		// relative or absolute) that lands inside a root gives that real location, which
@@ -116,6 +125,45 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 		}
 	}
 	return Path{}, Errorf(CodeOutsideWorkspace, "%s is outside the workspace (roots: %s); use a path inside a root, or start agentbox with --root to widen the workspace", abs, strings.Join(w.Roots, ", "))
+}
+
+// byShownName finds the file a listing showed. A name whose bytes are not UTF-8 is
+// shown with U+FFFD for each such byte (JSON carries nothing else), and a model names
+// the file as it was shown: a part of abs holding U+FFFD that does not exist as written
+// is matched against its folder's names as they are shown. One match is taken; more
+// than one cannot be told apart, which the error says. abs is clean and absolute.
+func byShownName(abs string) (string, error) {
+	if _, err := os.Lstat(abs); err == nil {
+		return abs, nil
+	}
+	cur := string(filepath.Separator)
+	for _, part := range strings.Split(abs, string(filepath.Separator)) {
+		if part == "" {
+			continue
+		}
+		next := filepath.Join(cur, part)
+		if _, err := os.Lstat(next); err != nil && strings.ContainsRune(part, utf8.RuneError) {
+			entries, _ := os.ReadDir(cur)
+			var found []string
+			for _, e := range entries {
+				if name := e.Name(); !utf8.ValidString(name) {
+					if shown, _ := textfmt.ShowInvalid(name); shown == part {
+						found = append(found, name)
+					}
+				}
+			}
+			switch len(found) {
+			case 0:
+				return abs, nil // not there: the caller says so, or creates it
+			case 1:
+				next = filepath.Join(cur, found[0])
+			default:
+				return "", Errorf(CodeInvalidParams, "%s names %d files in %s: their names hold different bytes that are not UTF-8, each shown as U+FFFD, so no path written here can tell them apart; rename them with bash first (ls -b %s shows their bytes)", abs, len(found), cur, cur)
+			}
+		}
+		cur = next
+	}
+	return cur, nil
 }
 
 // ResolveRead is Resolve for an applet that only reads: a path inside one of the

@@ -219,3 +219,44 @@ func TestFileOnThePathIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// A name whose bytes are not UTF-8 is listed with U+FFFD for each such byte: the path a
+// model copies from the listing names that file, folders included; names it cannot
+// tell apart are refused, never guessed; a name that exists as written is itself.
+func TestNamesAsShown(t *testing.T) {
+	base := realTemp(t)
+	root := filepath.Join(base, "proj")
+	outside := filepath.Join(base, "out")
+	for _, d := range []string{filepath.Join(root, "dir\xff"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"dir\xff/a\xe9.txt", "two\xfe.txt", "two\xff.txt", "lit\ufffd.txt", "lit\xff.txt"} {
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "s\xff"), nil, 0o644)
+	w := NewWorkspace(root)
+	defer w.Close()
+	for _, c := range []struct{ in, want, code string }{
+		{"dir\ufffd/a\ufffd.txt", "dir\xff/a\xe9.txt", ""},
+		{"lit\ufffd.txt", "lit\ufffd.txt", ""},       // exists as written
+		{"new\ufffd.txt", "new\ufffd.txt", ""},       // to be created
+		{"dir\ufffd/new.txt", "dir\xff/new.txt", ""}, // created in the shown folder
+		{"two\ufffd.txt", "", "invalid_params"},
+		{filepath.Join(outside, "s\ufffd"), "", "outside_workspace"},
+	} {
+		p, err := w.Resolve(root, c.in)
+		if c.code != "" {
+			if err == nil || string(AsError(err).Code) != c.code {
+				t.Errorf("%q: got %+v, %v; want %s", c.in, p, err, c.code)
+			}
+			continue
+		}
+		if err != nil || p.Rel != c.want {
+			t.Errorf("%q: got %q, %v; want %q", c.in, p.Rel, err, c.want)
+		}
+	}
+}
