@@ -16,8 +16,6 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/textfmt"
-	"golang.org/x/text/encoding/unicode"
-	"golang.org/x/text/transform"
 )
 
 // Limits of read, used by the code and quoted in the descriptions.
@@ -47,10 +45,11 @@ type ReadResult struct {
 	EndLine    int    `json:"end_line"` // last line returned; start_line-1 when none
 	TotalLines int    `json:"total_lines"`
 	LineEnding string `json:"line_ending"` // lf, crlf, mixed, cr, none
-	Encoding   string `json:"encoding"`    // utf-8, utf-8-bom, utf-16le, utf-16be
+	Encoding   string `json:"encoding"`    // utf-8, utf-8-bom, utf-16le, utf-16be, utf-32le, utf-32be
 	CutLines   int    `json:"cut_lines,omitempty"`
 	// InvalidBytes counts the bytes of the window that are not UTF-8 (an 8-bit encoding
-	// such as Latin-1), each shown as U+FFFD.
+	// such as Latin-1), or in UTF-16 and UTF-32 its code units that are not text, each
+	// shown as U+FFFD.
 	InvalidBytes int    `json:"invalid_bytes,omitempty"`
 	EOF          bool   `json:"eof"`
 	Note         string `json:"note"`
@@ -171,11 +170,9 @@ func decodeText(br *bufio.Reader, path string) (text *bufio.Reader, enc string, 
 		return nil, "", false, core.Errorf(core.CodeBinaryFile, "%s looks like a binary file (%s in its first 4 KB); read shows text only. Inspect it with bash (e.g. file, xxd) instead", path, why)
 	}
 	enc, bomLen := textfmt.Encoding(head)
-	switch enc {
-	case textfmt.UTF16LE:
-		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
-	case textfmt.UTF16BE:
-		text = bufio.NewReaderSize(transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), 256<<10)
+	switch {
+	case textfmt.Wide(enc):
+		text = bufio.NewReaderSize(textfmt.NewWideReader(br, enc), 256<<10)
 	default:
 		if bomLen > 0 {
 			_, _ = br.Discard(bomLen)
@@ -453,7 +450,14 @@ func readNote(res ReadResult, first int, offsetIsLine bool) string {
 	if res.CutLines > 0 {
 		note += fmt.Sprintf(" (%d lines were longer than %d characters and were cut.)", res.CutLines, ReadMaxLineChars)
 	}
-	if res.InvalidBytes > 0 {
+	switch {
+	case res.InvalidBytes > 0 && textfmt.Wide(res.Encoding):
+		units := plural(res.InvalidBytes, "code unit") + " are"
+		if res.InvalidBytes == 1 {
+			units = "1 code unit is"
+		}
+		note += fmt.Sprintf(" (%s not %s text (a lone surrogate, or a last unit cut short) and shown as \uFFFD each: edit refuses to change this file, since writing it back would change them; repair it with bash (iconv -c) or rewrite it with write.)", units, strings.ToUpper(res.Encoding[:6]))
+	case res.InvalidBytes > 0:
 		verb := "bytes are"
 		if res.InvalidBytes == 1 {
 			verb = "byte is"

@@ -244,7 +244,7 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
 				Msg: fmt.Sprintf("the file looks binary (%s in its first 4 KB); patch changes text files only", why)}
 		}
-		if enc, _ := textfmt.Encoding(src.data); enc == textfmt.UTF16LE || enc == textfmt.UTF16BE {
+		if enc, _ := textfmt.Encoding(src.data); textfmt.Wide(enc) {
 			return nil, &Error{Kind: KindBinary, Path: fp.Path, PatchLine: fp.Line,
 				Msg: fmt.Sprintf("the file is %s; patch changes UTF-8 files only, so change it with edit, which keeps its encoding", enc)}
 		}

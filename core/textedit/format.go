@@ -29,6 +29,8 @@ package textedit
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
 	"strings"
 	"unicode/utf16"
 
@@ -40,7 +42,7 @@ type Format struct {
 	BOM      bool   // a byte order mark (UTF-8's, or UTF-16's)
 	CRLF     bool   // every line ends in CRLF (converted to LF in Text, back on Encode)
 	CR       bool   // every line ends in a lone CR (classic Mac OS; the same conversion)
-	Encoding string // "utf-8", "utf-16le" or "utf-16be"
+	Encoding string // "utf-8", "utf-16le", "utf-16be", "utf-32le" or "utf-32be"
 	// LineEnding names what the file uses: "lf", "crlf", "cr", "mixed" (left as it is),
 	// or "none" for a file without line breaks.
 	LineEnding string
@@ -57,12 +59,13 @@ func Decode(b []byte) (string, Format) {
 	case textfmt.UTF8BOM:
 		f.BOM = true
 		b = b[bomLen:]
-	case textfmt.UTF16LE, textfmt.UTF16BE:
-		if len(b)%2 != 0 {
-			break // not UTF-16 after all: kept as bytes, so it round-trips
-		}
+	case textfmt.UTF16LE, textfmt.UTF16BE, textfmt.UTF32LE, textfmt.UTF32BE:
+		// A code unit that is not text (a lone surrogate, an odd last byte) becomes a
+		// byte that is not UTF-8, which Encode cannot give back: the caller, comparing,
+		// sees that the file does not round-trip.
 		f.BOM = true
-		f.Encoding, b = decodeUTF16(b)
+		f.Encoding = enc
+		b, _ = io.ReadAll(textfmt.NewWideReader(bytes.NewReader(b), enc))
 	}
 	crlf := bytes.Count(b, []byte("\r\n"))
 	lf := bytes.Count(b, []byte("\n"))
@@ -96,8 +99,8 @@ func (f Format) Encode(text string) []byte {
 	case f.CR:
 		text = strings.ReplaceAll(text, "\n", "\r")
 	}
-	if f.Encoding == "utf-16le" || f.Encoding == "utf-16be" {
-		return encodeUTF16(text, f.Encoding == "utf-16be")
+	if textfmt.Wide(f.Encoding) {
+		return encodeWide(text, f.Encoding)
 	}
 	if f.BOM {
 		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
@@ -119,38 +122,31 @@ func (f Format) Normalize(s string) string {
 	return s
 }
 
-// decodeUTF16 turns UTF-16 with a byte order mark into UTF-8 (without the mark).
-func decodeUTF16(b []byte) (string, []byte) {
-	big := b[0] == 0xFE
-	units := make([]uint16, 0, len(b)/2-1)
-	for i := 2; i+1 < len(b); i += 2 {
-		if big {
-			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
-		} else {
-			units = append(units, uint16(b[i+1])<<8|uint16(b[i]))
+// encodeWide writes text as UTF-16 or UTF-32 (enc) with a byte order mark.
+func encodeWide(text string, enc string) []byte {
+	big := enc == textfmt.UTF16BE || enc == textfmt.UTF32BE
+	var units []uint32
+	if enc == textfmt.UTF32LE || enc == textfmt.UTF32BE {
+		units = append(units, 0xFEFF)
+		for _, r := range text {
+			units = append(units, uint32(r))
 		}
+		out := make([]byte, 0, 4*len(units))
+		for _, u := range units {
+			if big {
+				out = binary.BigEndian.AppendUint32(out, u)
+			} else {
+				out = binary.LittleEndian.AppendUint32(out, u)
+			}
+		}
+		return out
 	}
-	enc := "utf-16le"
-	if big {
-		enc = "utf-16be"
-	}
-	return enc, []byte(string(utf16.Decode(units)))
-}
-
-// encodeUTF16 writes text as UTF-16 with a byte order mark.
-func encodeUTF16(text string, big bool) []byte {
-	units := utf16.Encode([]rune(text))
-	out := make([]byte, 0, 2+2*len(units))
-	if big {
-		out = append(out, 0xFE, 0xFF)
-	} else {
-		out = append(out, 0xFF, 0xFE)
-	}
-	for _, u := range units {
+	out := make([]byte, 0, 2+2*len(text))
+	for _, u := range utf16.Encode([]rune("\ufeff" + text)) {
 		if big {
-			out = append(out, byte(u>>8), byte(u))
+			out = binary.BigEndian.AppendUint16(out, u)
 		} else {
-			out = append(out, byte(u), byte(u>>8))
+			out = binary.LittleEndian.AppendUint16(out, u)
 		}
 	}
 	return out

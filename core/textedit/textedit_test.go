@@ -9,7 +9,7 @@ import (
 )
 
 func TestDecodeEncodeRoundTrip(t *testing.T) {
-	for _, raw := range []string{"", "a\nb\n", "a\r\nb\r\n", "a\r\nb\n", "\xef\xbb\xbfx\r\ny", "no newline", "\xff\xfe bad utf8 \xc3"} {
+	for _, raw := range []string{"", "a\nb\n", "a\r\nb\r\n", "a\r\nb\n", "\xef\xbb\xbfx\r\ny", "no newline", "bad utf8 \xc3\xff\xfe"} {
 		text, f := Decode([]byte(raw))
 		if got := string(f.Encode(text)); got != raw {
 			t.Errorf("round trip of %q gave %q", raw, got)
@@ -23,6 +23,22 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 	text, f = Decode(utf16le)
 	if text != "hö\n" || f.Encoding != "utf-16le" || !f.CRLF || string(f.Encode(text)) != string(utf16le) {
 		t.Errorf("UTF-16LE: %q %+v", text, f)
+	}
+	utf32be := []byte{0, 0, 0xFE, 0xFF, 0, 0, 0, 'h', 0, 1, 0xF6, 0x00, 0, 0, 0, '\n'}
+	text, f = Decode(utf32be)
+	if text != "h\U0001F600\n" || f.Encoding != "utf-32be" || string(f.Encode(text)) != string(utf32be) {
+		t.Errorf("UTF-32BE: %q %+v", text, f)
+	}
+	// Code units that are not text do not round-trip, so edit refuses the file rather
+	// than rewrite them: a lone surrogate, an odd last byte, a value past U+10FFFF.
+	for _, raw := range [][]byte{
+		{0xFF, 0xFE, 'a', 0, 0x00, 0xD8, '\n', 0},
+		{0xFF, 0xFE, 'a', 0, 'b'},
+		{0xFF, 0xFE, 0, 0, 'a', 0, 0x11, 0},
+	} {
+		if text, f := Decode(raw); string(f.Encode(text)) == string(raw) {
+			t.Errorf("%q (%s) round-trips as %q", raw, f.Encoding, text)
+		}
 	}
 	if _, f := Decode([]byte("a\r\nb\n")); f.CRLF {
 		t.Error("mixed endings must not be converted")

@@ -5,8 +5,9 @@
 //
 // Binary means what reference 000's read test means: in the first SniffBytes after the
 // byte order mark, a NUL byte, or more than 30% of the characters control characters
-// or invalid UTF-8. UTF-16 with a byte order mark is text (its NUL bytes are half of
-// its characters); UTF-16 without one, and every other encoding, is judged as bytes.
+// or invalid UTF-8. UTF-16 and UTF-32 with a byte order mark are text (NUL bytes are
+// half or more of their bytes); without one, and every other encoding, a file is judged
+// as bytes.
 package textfmt
 
 import (
@@ -25,14 +26,27 @@ const (
 	UTF8BOM = "utf-8-bom"
 	UTF16LE = "utf-16le"
 	UTF16BE = "utf-16be"
+	UTF32LE = "utf-32le"
+	UTF32BE = "utf-32be"
 )
 
+// Wide reports whether enc is UTF-16 or UTF-32: text of two- or four-byte code units
+// after a byte order mark, which only edit and write (besides read) can keep.
+func Wide(enc string) bool {
+	return enc == UTF16LE || enc == UTF16BE || enc == UTF32LE || enc == UTF32BE
+}
+
 // Encoding tells a file's encoding from its first bytes and how many of them are the
-// UTF-8 byte order mark (the UTF-16 decoders consume their own).
+// UTF-8 byte order mark (the UTF-16 and UTF-32 decoders consume their own). FF FE 00 00
+// is UTF-32's mark, not UTF-16's followed by a NUL character, which no text starts with.
 func Encoding(head []byte) (enc string, bomLen int) {
 	switch {
 	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
 		return UTF8BOM, 3
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE, 0, 0}):
+		return UTF32LE, 0
+	case bytes.HasPrefix(head, []byte{0, 0, 0xFE, 0xFF}):
+		return UTF32BE, 0
 	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
 		return UTF16LE, 0
 	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
@@ -45,7 +59,7 @@ func Encoding(head []byte) (enc string, bomLen int) {
 // "45% non-printable characters"), or "" for text. Only the first SniffBytes count.
 func BinaryReason(head []byte) string {
 	enc, bomLen := Encoding(head)
-	if enc == UTF16LE || enc == UTF16BE {
+	if Wide(enc) {
 		return ""
 	}
 	head = head[bomLen:min(len(head), bomLen+SniffBytes)]
