@@ -14,10 +14,10 @@ func TestPackageDependencies(t *testing.T) {
 		t.Skip("the go command is not on PATH; this test reads `go list -deps`")
 	}
 	forbidden := map[string][]string{
-		"./core":        {"github.com/alecthomas/kong", "github.com/landlock-lsm/", "mvdan.cc/sh/", "github.com/charlievieth/fastwalk", "github.com/modelcontextprotocol/", "agentbox/core/policy", "agentbox/core/shell", "agentbox/core/sandbox", "agentbox/core/walk", "agentbox/cli"},
-		"./prompt":      {"github.com/landlock-lsm/", "mvdan.cc/sh/", "github.com/charlievieth/fastwalk", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
-		"./man":         {"github.com/landlock-lsm/", "mvdan.cc/sh/", "github.com/charlievieth/fastwalk", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
-		"./completions": {"github.com/landlock-lsm/", "mvdan.cc/sh/", "github.com/charlievieth/fastwalk", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
+		"./core":        {"github.com/alecthomas/kong", "github.com/landlock-lsm/", "mvdan.cc/sh/", "github.com/modelcontextprotocol/", "agentbox/core/policy", "agentbox/core/shell", "agentbox/core/sandbox", "agentbox/core/walk", "agentbox/cli"},
+		"./prompt":      {"github.com/landlock-lsm/", "mvdan.cc/sh/", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
+		"./man":         {"github.com/landlock-lsm/", "mvdan.cc/sh/", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
+		"./completions": {"github.com/landlock-lsm/", "mvdan.cc/sh/", "agentbox/core/sandbox", "agentbox/core/shell", "agentbox/core/walk"},
 	}
 	for pkg, bad := range forbidden {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()

@@ -49,6 +49,13 @@ func walkOptions(env *core.Env, hidden, respect, follow bool, budget time.Durati
 	if g, ok := env.Gate.(*gate.PolicyGate); ok {
 		opt.Denied = g.ReadFilter(env)
 	}
+	// The root's real location is checked once it is open (a folder swapped for a
+	// link out since its path was resolved), and everything below it is opened
+	// beneath it (core/walk's tree.go).
+	opt.Inside = func(real string) bool {
+		_, err := env.WS.ResolveRead("/", real)
+		return err == nil
+	}
 	if follow {
 		// A followed link must not lead out of the workspace.
 		opt.Confine = func(target string) bool {

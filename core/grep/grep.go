@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"runtime/debug"
@@ -599,6 +600,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		stopped.CompareAndSwap(nil, &why)
 		return true
 	}
+	var anchor *walk.Anchor
 	searchOne := func(path, rel string, d fs.DirEntry) {
 		if halt() {
 			return
@@ -619,7 +621,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 			}
 		}
 		w := workers.Get().(*worker)
-		f, status := m.searchFile(w, path, kept.limitFor(path, mtime), halt)
+		f, status := m.searchFile(w, anchor, path, d, kept.limitFor(path, mtime), halt)
 		workers.Put(w)
 		switch status {
 		case statusBinary:
@@ -645,6 +647,17 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Files are opened beneath the search's folder (walk.Anchor): one swapped for a
+	// link out while the search runs is not read.
+	anchorDir := root
+	if !fi.IsDir() {
+		anchorDir = filepath.Dir(root)
+	}
+	anchor, err = walk.OpenAnchor(anchorDir, m.opt.Walk.Inside)
+	if err != nil {
+		return nil, err
+	}
+	defer anchor.Close()
 	if !fi.IsDir() {
 		searchOne(root, fi.Name(), nil)
 		if len(res.Files) == 1 && m.opt.SortModified {
@@ -722,8 +735,17 @@ const (
 )
 
 // searchFile reads and searches one file with raw system calls.
-func (m *Engine) searchFile(w *worker, path string, limit int, halt func() bool) (File, status) {
-	fd, err := openRead(path)
+func (m *Engine) searchFile(w *worker, anchor *walk.Anchor, path string, d fs.DirEntry, limit int, halt func() bool) (File, status) {
+	// A walk's file is opened in the folder being read; any other (the index's, the one
+	// file searched) beneath the search's folder. A file below a followed link is read
+	// where the link leads, if the walk's confinement allows it; any other path meets
+	// no link (the one file searched was resolved to its real path): a link there was
+	// swapped in since, and is not read.
+	fd, ok, err := walk.OpenEntry(d, syscall.O_RDONLY|syscall.O_NONBLOCK)
+	if !ok || err != nil && m.opt.Walk.Follow {
+		rel := strings.TrimPrefix(strings.TrimPrefix(path, anchor.Path()), "/")
+		fd, err = anchor.Open(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, m.opt.Walk.Follow, m.opt.Walk.Confine)
+	}
 	if err != nil {
 		return File{}, statusError
 	}
@@ -1255,16 +1277,6 @@ func (m *Engine) searchMultiline(w *worker, fd int, st *fileState) (File, status
 		m.emitTo(st, buf, len(buf), -1)
 	}
 	return st.file, statusOK
-}
-
-func openRead(path string) (int, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		return fd, err
-	}
 }
 
 func readFull(fd int, p []byte) (int, error) {

@@ -1,13 +1,14 @@
 // Package walk is the one directory walker that ls, glob, grep and read's "did you mean"
-// share. It walks in parallel with github.com/charlievieth/fastwalk and calls the
+// share. It walks in parallel (tree.go: every folder opened beneath the root, so that
+// nothing renamed into the tree while it runs takes the walk out of it) and calls the
 // visitor from the walking goroutines themselves (no channel between walking and
 // searching: measured faster), so a visitor must be safe for concurrent use.
 //
 // What it leaves out, in order: the always-skipped directory names (SkipDirs, reference
 // 001's list by default; names the caller spells out in Explicit are kept), hidden
 // entries (unless IncludeHidden), and whatever the ignore files say (core/ignore, unless
-// NoIgnore). Symbolic links are not followed unless Follow is set, and then fastwalk's
-// loop detection keeps a cycle from being entered twice.
+// NoIgnore). Symbolic links are not followed unless Follow is set, and then a folder
+// reached through links is entered once, so a cycle is not walked twice.
 //
 // Cancellation and the time budget stop the walk early; Walk then returns what was
 // visited with Stats.Truncated set and a reason a model can act on.
@@ -26,7 +27,6 @@ import (
 	"time"
 
 	"github.com/agentbox/agentbox/core/ignore"
-	"github.com/charlievieth/fastwalk"
 )
 
 // DefaultSkipDirs are the directory names no walk descends into unless asked: reference
@@ -78,11 +78,15 @@ type Options struct {
 	Follow        bool           // follow symbolic links (loop-safe)
 	// Confine, when set with Follow, is asked about the resolved target of every
 	// symbolic link; a link whose target it refuses is left out (workspace confinement).
-	Confine  func(target string) bool
+	Confine func(target string) bool
+	// Inside, when set, is asked about the real location of the walk's root once it is
+	// open: a root swapped for a link out since its path was checked is refused (see
+	// tree.go; everything below the root is opened beneath it).
+	Inside   func(real string) bool
 	Dirs     bool          // also call the visitor for directories (before their contents)
 	MaxDepth int           // 0: unlimited; 1: the root's entries only
 	Budget   time.Duration // 0: none; else stop after this long, truncated
-	Workers  int           // 0: fastwalk's default
+	Workers  int           // 0: four, or one per CPU where there are more
 	// IgnoreBase, when set to a folder above the root, makes the ignore files apply as
 	// in a walk from that folder that reached the root (grep's index walks changed
 	// folders alone, and must leave out what the search's own walk would): a nested
@@ -107,7 +111,7 @@ type Entry struct {
 	Rel   string      // slash-separated, relative to the root
 	Name  string      // last component
 	IsDir bool        // a directory (followed symlinks to directories included)
-	D     fs.DirEntry // a fastwalk.DirEntry: Info() and Stat() are cached
+	D     fs.DirEntry // Info() is cached, and taken beneath the folder's descriptor during the visit
 }
 
 // Stats describe a finished walk.
@@ -259,8 +263,13 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 			w.linked.Store(true)
 		}
 	}
-	conf := fastwalk.Config{Follow: opt.Follow, NumWorkers: opt.Workers, MaxDepth: opt.MaxDepth}
-	err := fastwalk.Walk(&conf, w.root, w.entry)
+	anchor, err := OpenAnchor(w.root, opt.Inside)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer anchor.Close()
+	eng := &engine{anchor: anchor, fn: w.entry, follow: opt.Follow, confine: opt.Confine, maxDepth: opt.MaxDepth}
+	err = eng.run(opt.Workers)
 	st := w.st
 	if r := w.reason.Load(); r != nil {
 		st.Truncated, st.Reason = true, r.(string)
@@ -297,7 +306,7 @@ func rootStack(root string, opt Options) (*ignore.Stack, string) {
 	return s, rel + "/"
 }
 
-// walker is one Walk: its options and the state fastwalk's workers share.
+// walker is one Walk: its options and the state the engine's workers share.
 type walker struct {
 	ctx       context.Context
 	root      string
@@ -342,7 +351,7 @@ func (w *walker) fail(err error) error {
 	return errHalt
 }
 
-// entry is fastwalk's callback for each entry, on any of its workers.
+// entry is the engine's callback for each entry, on any of its workers.
 func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	if err != nil {
 		if path == w.root {
@@ -356,7 +365,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 		return nil
 	}
 	if w.halted.Load() {
-		return errHalt // fastwalk's other workers drain their queues: visit nothing more
+		return errHalt // the other workers finish the folder they read: visit nothing more
 	}
 	// Checking the clock on every entry costs little next to the syscalls, but a
 	// counter keeps it off the hot path entirely.
@@ -390,12 +399,14 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 				return fs.SkipDir
 			}
 			if err != nil || (w.opt.Confine != nil && !w.opt.Confine(r)) {
-				return fs.SkipDir // fastwalk permits SkipDir on a link: not followed
+				return fs.SkipDir // not followed
 			}
 			real = r
 		}
-		if fi, err := fastwalk.StatDirEntry(path, d); err == nil {
-			isDir = fi.IsDir()
+		if de, ok := d.(*dirent); ok {
+			if fi, err := de.statFollow(); err == nil {
+				isDir = fi.IsDir()
+			}
 		}
 	} else if w.linked.Load() {
 		if r, ok := w.reals.Load(path[:len(path)-len(name)-1]); ok {
@@ -423,7 +434,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 	if isDir {
 		atomic.AddInt64(&w.st.Dirs, 1)
 		if real != "" && w.opt.Denied != nil {
-			w.reals.Store(path, real) // before fastwalk reads the folder: it is enqueued after this call
+			w.reals.Store(path, real) // before the engine reads the folder: it is enqueued after this call
 			w.linked.Store(true)
 		}
 		if stack != nil {
@@ -437,7 +448,7 @@ func (w *walker) entry(path string, d fs.DirEntry, err error) error {
 				return w.fail(err)
 			}
 		}
-		return nil // a followed link to a folder: fastwalk enqueues it itself
+		return nil // a followed link to a folder: the engine enqueues it itself
 	}
 	atomic.AddInt64(&w.st.Files, 1)
 	if err := w.visit(&Entry{Path: path, Rel: rel, Name: name, D: d}); err != nil {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func tree(t *testing.T, files ...string) string {
@@ -205,5 +207,105 @@ func TestUnlistableKeepsTheFirstPathsAndCountsAll(t *testing.T) {
 	}
 	if !slices.Equal(b.Why, []string{"file name too long", "permission denied"}) {
 		t.Fatalf("reasons %q", b.Why)
+	}
+}
+
+// swapLoop exchanges a and b (rename(2) with RENAME_EXCHANGE) until stop is closed:
+// a folder or file of the tree and a symbolic link to somewhere else trade places
+// while a walk runs, as a red team's process did.
+func swapLoop(t *testing.T, a, b string, stop chan struct{}) *sync.WaitGroup {
+	t.Helper()
+	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+		t.Skipf("rename with RENAME_EXCHANGE is not available here (%v)", err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+			}
+		}
+	})
+	return &wg
+}
+
+// A folder swapped for a link to a folder outside the tree while the tree is walked
+// is never listed, nor is an entry's Info taken from outside: every folder is opened
+// beneath the root (tree.go). A path-based walker lists the outside folder's names.
+func TestSwappedFolderIsNotFollowed(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	for _, f := range []string{filepath.Join(root, "d", "in.txt"), filepath.Join(outside, "d", "OUTSIDE.txt")} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		os.WriteFile(f, []byte("x\n"), 0o644)
+	}
+	if err := os.Symlink(filepath.Join(outside, "d"), filepath.Join(root, "alt")); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	wg := swapLoop(t, filepath.Join(root, "d"), filepath.Join(root, "alt"), stop)
+	defer wg.Wait()
+	defer close(stop)
+	leaks := 0
+	for range 400 {
+		_, err := Walk(context.Background(), root, Options{Dirs: true}, func(e *Entry) error {
+			if e.Name == "OUTSIDE.txt" {
+				leaks++
+			}
+			if fi, err := e.D.Info(); err == nil && fi.Name() == "OUTSIDE.txt" {
+				leaks++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if leaks > 0 {
+		t.Fatalf("the walk listed the folder outside %d times", leaks)
+	}
+}
+
+// A file opened beneath an anchor is never the target of a link swapped in its place,
+// nor is one below a folder swapped for a link; a root whose real location the caller
+// refuses is not opened.
+func TestOpenBeneathRefusesSwappedLinks(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte("inside\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "f.txt"), []byte("OUTSIDE\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(root, "flink"))
+	a, err := OpenAnchor(root, func(real string) bool { return strings.HasPrefix(real, root) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if fd, err := a.OpenBeneath("flink", unix.O_RDONLY); err == nil {
+		unix.Close(fd)
+		t.Fatal("a link was opened beneath the anchor")
+	}
+	stop := make(chan struct{})
+	wg := swapLoop(t, filepath.Join(root, "f.txt"), filepath.Join(root, "flink"), stop)
+	defer wg.Wait()
+	defer close(stop)
+	buf := make([]byte, 64)
+	for range 2000 {
+		fd, err := a.OpenBeneath("f.txt", unix.O_RDONLY)
+		if err != nil {
+			continue
+		}
+		n, _ := unix.Read(fd, buf)
+		unix.Close(fd)
+		if strings.Contains(string(buf[:n]), "OUTSIDE") {
+			t.Fatal("the file outside was read through a link swapped in")
+		}
+	}
+	if _, err := OpenAnchor(outside, func(real string) bool { return strings.HasPrefix(real, root) }); err == nil {
+		t.Fatal("an anchor outside what inside allows was opened")
 	}
 }

@@ -1,0 +1,571 @@
+package walk
+
+// The walking engine: folders read in parallel by a few workers, each folder opened
+// beneath the walk's root so that nothing swapped into the tree while it is walked can
+// take the walk out of it.
+//
+// A path-based walker opens "root/a/b" by name: if a, or b, is replaced by a symbolic
+// link to a folder elsewhere between the listing of its parent and its own opening (a
+// rename(2) exchange does it atomically), the walk lists that other folder under the
+// workspace's name. Here every folder, and every file a search opens (OpenBeneath), is
+// opened with openat2 relative to a descriptor of the root with RESOLVE_BENEATH and
+// RESOLVE_NO_SYMLINKS: the kernel refuses a path that meets a link or leaves the root,
+// whatever is renamed meanwhile. The root itself is opened once and its real location
+// checked (Options.Inside). Where openat2 is missing (Linux before 5.6, or a seccomp
+// filter), a folder is opened by path without following a link in its last part and
+// its real location, read back from /proc/self/fd, must be the one expected.
+// Followed links (Options.Follow) are opened through the link and their real
+// location checked with Options.Confine the same way.
+
+import (
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// resolveBeneath is how a walk opens what lies below its root: never through a link,
+// never out of the root.
+const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
+
+// noOpenat2 is set once openat2 has been found missing: every walk after uses the
+// fallback.
+var noOpenat2 atomic.Bool
+
+// errChanged is a folder that is not what its parent's listing named any more: a link,
+// or somewhere else, put in its place while the walk ran.
+var errChanged = errors.New("it changed while the walk read it (a symbolic link or another folder was put in its place)")
+
+// Anchor is an open folder that paths below it are opened beneath.
+type Anchor struct {
+	fd   int
+	path string // the path it was opened by
+	real string // where it really is ("" when /proc cannot say)
+}
+
+// OpenAnchor opens the folder at path to open things beneath it. inside, when not nil,
+// is asked about the folder's real location, read back from the open descriptor, so
+// that a folder swapped for a link out since its path was checked is refused.
+func OpenAnchor(path string, inside func(real string) bool) (*Anchor, error) {
+	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	a := &Anchor{fd: fd, path: path, real: fdPath(fd)}
+	if inside != nil && a.real != "" && !inside(a.real) {
+		a.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errOutside}
+	}
+	return a, nil
+}
+
+// errOutside is a walk root whose real location is outside what the caller allows.
+var errOutside = errors.New("it leads outside the workspace")
+
+// Close releases the anchor's descriptor.
+func (a *Anchor) Close() {
+	if a != nil && a.fd >= 0 {
+		unix.Close(a.fd)
+		a.fd = -1
+	}
+}
+
+// OpenBeneath opens rel (slash-separated, relative to the anchor, "" for the anchor
+// itself) with flags, meeting no symbolic link and staying beneath the anchor. Without
+// openat2 the path is opened by name (no link followed in its last part) and its real
+// location must be the anchor's joined with rel.
+func (a *Anchor) OpenBeneath(rel string, flags int) (int, error) {
+	if rel == "" {
+		rel = "."
+	}
+	if !noOpenat2.Load() {
+		how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
+		for tries := 0; ; tries++ {
+			fd, err := unix.Openat2(a.fd, rel, &how)
+			switch {
+			case err == nil:
+				return fd, nil
+			case err == unix.EINTR || err == unix.EAGAIN && tries < 8:
+				continue // EAGAIN: a rename raced the lookup
+			case err == unix.ENOSYS || err == unix.EPERM || err == unix.E2BIG:
+				noOpenat2.Store(true) // missing, or refused by a seccomp filter
+			case err == unix.ELOOP || err == unix.EXDEV:
+				return -1, errChanged
+			default:
+				return -1, err
+			}
+			break
+		}
+	}
+	path := a.path
+	if rel != "." {
+		path += "/" + rel
+	}
+	fd, err := openRetry(path, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC)
+	if err != nil {
+		if err == unix.ELOOP {
+			return -1, errChanged
+		}
+		return -1, err
+	}
+	if a.real != "" {
+		want := a.real
+		if rel != "." {
+			want += "/" + rel
+		}
+		if got := fdPath(fd); got != "" && got != want {
+			unix.Close(fd)
+			return -1, errChanged
+		}
+	}
+	return fd, nil
+}
+
+// Open is OpenBeneath that, with follow, also opens a path that meets a symbolic link
+// (a followed link's contents, a search's file named through a link): through the
+// link, then check, when not nil, is asked about where the open file really is.
+func (a *Anchor) Open(rel string, flags int, follow bool, check func(real string) bool) (int, error) {
+	fd, err := a.OpenBeneath(rel, flags)
+	if err != errChanged || !follow {
+		return fd, err
+	}
+	path := a.path
+	if rel != "" {
+		path += "/" + rel
+	}
+	if fd, err = openRetry(path, flags); err != nil {
+		return -1, err
+	}
+	if real := fdPath(fd); check != nil && real != "" && !check(real) {
+		unix.Close(fd)
+		return -1, errOutside
+	}
+	return fd, nil
+}
+
+// Path is the path the anchor was opened by.
+func (a *Anchor) Path() string { return a.path }
+
+func openRetry(path string, flags int) (int, error) {
+	for {
+		fd, err := unix.Open(path, flags|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// fdPath is where the open descriptor fd really is, or "" when /proc cannot say.
+func fdPath(fd int) string {
+	var buf [4096]byte
+	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf[:])
+	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
+		return ""
+	}
+	return string(buf[:n])
+}
+
+// walkFunc is the engine's callback, as filepath.WalkDir's: an error for a folder it
+// could not read (path is that folder), fs.SkipDir to not enter a folder, or another
+// error to stop the walk.
+type walkFunc func(path string, d fs.DirEntry, err error) error
+
+// dirJob is a folder to read.
+type dirJob struct {
+	path  string
+	rel   string // below the anchor; "" for the root
+	depth int    // of its entries: 1 for the root's
+	// followed: reached through a followed link, so opened through it and checked
+	// with confine, and so is everything below it.
+	followed bool
+	d        fs.DirEntry
+}
+
+// engine is one walk's shared state.
+type engine struct {
+	anchor   *Anchor
+	fn       walkFunc
+	follow   bool
+	confine  func(string) bool
+	maxDepth int
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []dirJob
+	active  int
+	stopped bool
+	err     error
+
+	idle atomic.Int32 // workers waiting for a folder
+
+	seenMu sync.Mutex
+	seen   map[[2]uint64]bool // folders entered, with Follow: no cycle is entered twice
+}
+
+// run walks the tree below the anchor with workers goroutines.
+func (e *engine) run(workers int) error {
+	root := &dirent{name: baseName(e.anchor.path), typ: fs.ModeDir, path: e.anchor.path}
+	if err := e.fn(e.anchor.path, root, nil); err != nil {
+		if err == fs.SkipDir {
+			return nil
+		}
+		return err
+	}
+	e.cond = sync.NewCond(&e.mu)
+	e.queue = []dirJob{{path: e.anchor.path, depth: 1, d: root}}
+	if e.follow {
+		e.seen = map[[2]uint64]bool{}
+		var st unix.Stat_t
+		if unix.Fstat(e.anchor.fd, &st) == nil {
+			e.seen[[2]uint64{st.Dev, st.Ino}] = true
+		}
+	}
+	if workers <= 0 {
+		workers = max(4, runtime.GOMAXPROCS(0))
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(e.work)
+	}
+	wg.Wait()
+	return e.err
+}
+
+// work reads folders until none is left or the walk stops.
+func (e *engine) work() {
+	buf := make([]byte, 16<<10)
+	for {
+		e.mu.Lock()
+		for len(e.queue) == 0 && e.active > 0 && !e.stopped {
+			e.idle.Add(1)
+			e.cond.Wait()
+			e.idle.Add(-1)
+		}
+		if len(e.queue) == 0 || e.stopped {
+			e.mu.Unlock()
+			e.cond.Broadcast()
+			return
+		}
+		job := e.queue[len(e.queue)-1]
+		e.queue = e.queue[:len(e.queue)-1]
+		e.active++
+		e.mu.Unlock()
+
+		err := e.readDir(job, buf)
+
+		e.mu.Lock()
+		e.active--
+		if err != nil && !e.stopped {
+			e.stopped, e.err = true, err
+		}
+		wake := e.active == 0 || e.stopped
+		e.mu.Unlock()
+		if wake {
+			e.cond.Broadcast()
+		}
+	}
+}
+
+// push hands the folders found to the other workers: at once while one is idle, else
+// when the folder being read is done (waking workers for each folder found cost more
+// than it gained, in context switches). It returns found emptied.
+func (e *engine) push(found []dirJob, done bool) []dirJob {
+	if len(found) == 0 || !done && e.idle.Load() == 0 {
+		return found
+	}
+	e.mu.Lock()
+	if !e.stopped {
+		e.queue = append(e.queue, found...)
+	}
+	e.mu.Unlock()
+	if len(found) == 1 {
+		e.cond.Signal()
+	} else {
+		e.cond.Broadcast()
+	}
+	return found[:0]
+}
+
+// openDir opens the folder of job.
+func (e *engine) openDir(job dirJob) (int, error) {
+	if job.rel == "" && !job.followed {
+		// The root is the anchor itself: opening "." beneath it would need leave to
+		// enter it (a folder that can be listed but not entered is still listed).
+		return unix.FcntlInt(uintptr(e.anchor.fd), unix.F_DUPFD_CLOEXEC, 0)
+	}
+	if !job.followed {
+		return e.anchor.OpenBeneath(job.rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	}
+	fd, err := openRetry(job.path, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return -1, err
+	}
+	if real := fdPath(fd); e.confine != nil && real != "" && !e.confine(real) {
+		unix.Close(fd)
+		return -1, errChanged
+	}
+	return fd, nil
+}
+
+// readDir lists one folder, calling fn for each entry and queueing the folders to
+// enter as it meets them (other workers start on them at once). Only an error that
+// stops the walk is returned.
+func (e *engine) readDir(job dirJob, buf []byte) error {
+	fd, err := e.openDir(job)
+	if err != nil {
+		if job.rel == "" && !job.followed {
+			return &fs.PathError{Op: "open", Path: job.path, Err: err}
+		}
+		return e.fn(job.path, job.d, &fs.PathError{Op: "open", Path: job.path, Err: err})
+	}
+	open := &openDir{fd: fd}
+	defer func() {
+		open.fd = -1 // an entry's Info after this stats by path
+		unix.Close(fd)
+	}()
+	if job.followed {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil {
+			key := [2]uint64{st.Dev, st.Ino}
+			e.seenMu.Lock()
+			seen := e.seen[key]
+			e.seen[key] = true
+			e.seenMu.Unlock()
+			if seen {
+				return nil // a cycle through links: entered once
+			}
+		}
+	}
+	var found []dirJob
+	defer func() { e.push(found, true) }()
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return e.fn(job.path, job.d, &fs.PathError{Op: "readdirent", Path: job.path, Err: err})
+		}
+		if n <= 0 {
+			return nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			rec := b[:reclen]
+			b = b[reclen:]
+			if binary.NativeEndian.Uint64(rec[0:8]) == 0 {
+				continue // a deleted entry
+			}
+			name := rec[19:]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			if len(name) == 0 || name[0] == '.' && (len(name) == 1 || len(name) == 2 && name[1] == '.') {
+				continue
+			}
+			d := &dirent{name: string(name), typ: direntType(rec[18]), dir: open}
+			if d.typ == ^fs.FileMode(0) {
+				var st unix.Stat_t
+				if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue // gone since the listing
+				}
+				d.typ = fileMode(st.Mode).Type()
+			}
+			d.path = job.path + "/" + d.name
+			if job.path == "/" {
+				d.path = "/" + d.name
+			}
+			err := e.fn(d.path, d, nil)
+			if err == fs.SkipDir {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if job.depth >= e.maxDepth && e.maxDepth > 0 {
+				continue
+			}
+			switch {
+			case d.typ.IsDir():
+				found = append(found, dirJob{path: d.path, rel: joinRel(job.rel, d.name), depth: job.depth + 1, followed: job.followed, d: d})
+			case d.typ&fs.ModeSymlink != 0 && e.follow:
+				var st unix.Stat_t
+				if unix.Fstatat(fd, d.name, &st, 0) == nil && fileMode(st.Mode).IsDir() {
+					found = append(found, dirJob{path: d.path, depth: job.depth + 1, followed: true, d: d})
+				}
+			}
+			found = e.push(found, false)
+		}
+	}
+}
+
+func joinRel(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
+
+func baseName(path string) string {
+	for i := len(path) - 1; i > 0; i-- {
+		if path[i] == '/' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+// openDir is a folder being read; fd is -1 once it is closed.
+type openDir struct{ fd int }
+
+// dirent is an entry of a folder the walk read: an fs.DirEntry whose Info is taken
+// relative to the folder's descriptor while the folder is being read (the entry the
+// listing named, whatever is renamed above it), by path after.
+type dirent struct {
+	name string
+	typ  fs.FileMode
+	path string
+	dir  *openDir
+
+	once sync.Once
+	info fs.FileInfo
+	err  error
+}
+
+func (d *dirent) Name() string      { return d.name }
+func (d *dirent) IsDir() bool       { return d.typ.IsDir() }
+func (d *dirent) Type() fs.FileMode { return d.typ }
+func (d *dirent) String() string    { return fs.FormatDirEntry(d) }
+
+// OpenEntry opens the file a walk's entry names relative to the folder being read,
+// never through a link, while the visit runs: the fastest open there is (no path to
+// look up) and as safe as OpenBeneath. ok is false for an entry that did not come from
+// a walk's visit in progress; the caller opens it some other way.
+func OpenEntry(d fs.DirEntry, flags int) (fd int, ok bool, err error) {
+	de, isOurs := d.(*dirent)
+	if !isOurs || de.dir == nil || de.dir.fd < 0 {
+		return -1, false, nil
+	}
+	for {
+		fd, err = unix.Openat(de.dir.fd, de.name, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.ELOOP {
+		return -1, true, errChanged
+	}
+	return fd, true, err
+}
+
+// statFollow stats d following a link (whether a followed link leads to a folder).
+func (d *dirent) statFollow() (fs.FileInfo, error) {
+	var st unix.Stat_t
+	var err error
+	if d.dir != nil && d.dir.fd >= 0 {
+		err = unix.Fstatat(d.dir.fd, d.name, &st, 0)
+	} else {
+		err = unix.Stat(d.path, &st)
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: d.path, Err: err}
+	}
+	return &fileInfo{name: d.name, st: st}, nil
+}
+
+func (d *dirent) Info() (fs.FileInfo, error) {
+	d.once.Do(func() {
+		if d.dir == nil || d.dir.fd < 0 {
+			d.info, d.err = os.Lstat(d.path)
+			return
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(d.dir.fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			d.err = &fs.PathError{Op: "lstat", Path: d.path, Err: err}
+			return
+		}
+		d.info = &fileInfo{name: d.name, st: st}
+	})
+	return d.info, d.err
+}
+
+// fileInfo is an fs.FileInfo from a stat(2) buffer, as os.Lstat makes it.
+type fileInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (f *fileInfo) Name() string       { return f.name }
+func (f *fileInfo) Size() int64        { return f.st.Size }
+func (f *fileInfo) Mode() fs.FileMode  { return fileMode(f.st.Mode) }
+func (f *fileInfo) ModTime() time.Time { return time.Unix(f.st.Mtim.Unix()) }
+func (f *fileInfo) IsDir() bool        { return f.Mode().IsDir() }
+
+// Sys is a *syscall.Stat_t, as os.Lstat's: x/sys/unix declares the same kernel
+// structure.
+func (f *fileInfo) Sys() any { return (*syscall.Stat_t)(unsafe.Pointer(&f.st)) }
+
+// fileMode converts a stat(2) mode as package os does.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		mode |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		mode |= fs.ModeDir
+	case syscall.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&syscall.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&syscall.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&syscall.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
+
+// direntType is the fs.FileMode type of a dirent's d_type; ^0 for DT_UNKNOWN.
+func direntType(t byte) fs.FileMode {
+	switch t {
+	case syscall.DT_REG:
+		return 0
+	case syscall.DT_DIR:
+		return fs.ModeDir
+	case syscall.DT_LNK:
+		return fs.ModeSymlink
+	case syscall.DT_FIFO:
+		return fs.ModeNamedPipe
+	case syscall.DT_SOCK:
+		return fs.ModeSocket
+	case syscall.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.DT_BLK:
+		return fs.ModeDevice
+	}
+	return ^fs.FileMode(0)
+}
