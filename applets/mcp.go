@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -28,24 +29,56 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if env.Stdin == nil || env.Stdout == nil {
 		return nil, core.Errorf(core.CodeInternal, "mcp needs the process's stdin and stdout")
 	}
-	server, err := NewMCPServer(env, m.Tools)
+	// A signal to agentbox (ctx) interrupts the calls running, which stop their
+	// commands' trees and answer as interrupted; the server stops once they have (or
+	// after mcpStopWait), so no command outlives it and no call goes unanswered.
+	calls := &runningCalls{}
+	server, err := newMCPServer(env, m.Tools, ctx, calls)
 	if err != nil {
 		return nil, err
 	}
+	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	stopAfter := context.AfterFunc(ctx, func() {
+		calls.wait(mcpStopWait)
+		time.Sleep(100 * time.Millisecond) // the answers just made are written
+		stopServing()
+	})
+	defer stopAfter()
 	out := &lineWriter{w: env.Stdout}
 	pr, pw := io.Pipe()
 	go (&frameFilter{ctx: ctx, in: env.Stdin, out: out, max: MCPMaxFrame}).run(pw)
-	transport := &mcp.IOTransport{Reader: pr, Writer: out}
-	if err := server.Run(ctx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	// The frame filter refuses longer lines itself; the SDK's own bound (16 MiB by
+	// default) would end the session on a line between the two.
+	transport := &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MCPMaxFrame + 1<<20}
+	if err := server.Run(serveCtx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return nil, core.Errorf(core.CodeIOError, "mcp server stopped: %v", err)
 	}
 	return nil, nil
+}
+
+// mcpStopWait bounds how long a signalled server waits for its calls to stop.
+const mcpStopWait = 15 * time.Second
+
+// runningCalls counts the tool calls in progress.
+type runningCalls struct{ n atomic.Int64 }
+
+// wait returns once no call runs, or after max.
+func (c *runningCalls) wait(max time.Duration) {
+	for deadline := time.Now().Add(max); c.n.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // NewMCPServer builds the server: one MCP tool per applet, with the applet's JSON Schema,
 // description and annotations. Calls go through the same decoding, validation and Run as
 // JSON mode, so an MCP client gets exactly what a subprocess caller gets.
 func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
+	return newMCPServer(env, only, nil, &runningCalls{})
+}
+
+// newMCPServer is NewMCPServer whose calls are also interrupted when stop is done.
+func newMCPServer(env *core.Env, only string, stop context.Context, calls *runningCalls) (*mcp.Server, error) {
 	var names []string // none: the whole catalog, which leaves servers out
 	if only != "" {
 		names = strings.Split(only, ",")
@@ -63,14 +96,22 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 				ReadOnlyHint: t.Annotations.ReadOnlyHint, DestructiveHint: &destructive,
 				IdempotentHint: t.Annotations.IdempotentHint, OpenWorldHint: &openWorld,
 			},
-		}, mcpHandler(env, t.Ref))
+		}, mcpHandler(env, t.Ref, stop, calls))
 	}
 	return server, nil
 }
 
-func mcpHandler(base *core.Env, ref core.ToolRef) mcp.ToolHandler {
+func mcpHandler(base *core.Env, ref core.ToolRef, stop context.Context, calls *runningCalls) mcp.ToolHandler {
 	spec := ref.Spec
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.n.Add(1)
+		defer calls.n.Add(-1)
+		if stop != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stop, cancel)()
+		}
 		env := *base
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false
 		if ss := req.Session; ss != nil {

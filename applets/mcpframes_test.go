@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +30,9 @@ func TestMCPBadFramesKeepServing(t *testing.T) {
 		`{"jsonrpc":"1.0","id":7,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":8}`,
 		huge,
+		// Under the server's bound but over the SDK's default (16 MiB): it ended the
+		// session (red team).
+		`{"jsonrpc":"2.0","id":98,"method":"ping","params":{"_meta":{"x":"` + strings.Repeat("a", 20<<20) + `"}}}`,
 		``,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 	}
@@ -78,6 +85,9 @@ func TestMCPBadFramesKeepServing(t *testing.T) {
 	}
 	if len(nullErrors) != 2 || nullErrors[0] != rpcParseError || nullErrors[1] != rpcInvalidRequest {
 		t.Errorf("not json / oversized: %v, want [-32700 -32600]", nullErrors)
+	}
+	if r := byID["98"]; r.Error != nil || r.Result == nil {
+		t.Errorf("a 20 MiB ping was not answered: %+v", r)
 	}
 	if r := byID["2"]; r.Error != nil || !strings.Contains(string(r.Result), `"name":"read"`) {
 		t.Errorf("tools/list after the bad lines: %.300s", r.Result)
@@ -167,5 +177,53 @@ func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
 	}
 	if nullErrors != 5 { // the empty batch, 1 and 2, id {} and id 1.5
 		t.Errorf("%d Invalid Request replies without an id, want 5; output:\n%s", nullErrors, out.String())
+	}
+}
+
+// A signal to a server (its context cancelled) while a bash call runs interrupts the
+// call: the command's tree is stopped, the call is answered as interrupted, and the
+// server ends at once (red team: it kept the command and itself running until the
+// command ended on its own, then exited without an answer).
+func TestMCPSignalStopsRunningCalls(t *testing.T) {
+	env := coretest.Env(t, "mcp")
+	env.Specs = All
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo $$ > ` + pidFile + `; exec sleep 60"}}}`,
+	}
+	pr, pw := io.Pipe() // stdin stays open: only the signal ends the server
+	defer pw.Close()
+	go pw.Write([]byte(strings.Join(lines, "\n") + "\n"))
+	out := &syncBuffer{}
+	env.Stdin, env.Stdout = pr, out
+	ctx, signal := context.WithCancel(context.Background())
+	go func() {
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if b, _ := os.ReadFile(pidFile); len(b) > 0 {
+				break
+			}
+		}
+		signal()
+	}()
+	start := time.Now()
+	if _, err := (&MCP{}).Run(ctx, env); err != nil {
+		t.Fatalf("the server stopped with an error: %v", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("the server took %v to stop after the signal", d)
+	}
+	if !strings.Contains(out.String(), `"id":2`) || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("the running call was not answered as interrupted:\n%s", out.String())
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if pid <= 0 {
+		t.Fatalf("the command never started: %q", b)
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the command (pid %d) outlived the server", pid)
 	}
 }
