@@ -1,7 +1,11 @@
 package applets
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -171,7 +175,11 @@ func (f *Fetch) get(ctx context.Context, client *http.Client, u *url.URL, timeou
 	if f.DownloadTo != "" {
 		limit = FetchMaxDownloadBytes
 	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := decodeContent(resp.Body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		return nil, core.Errorf(core.CodeIOError, "%s sent its body encoded as %q, which fetch cannot decode (%v); download it with bash (curl --compressed -o FILE URL) and read the file", res.FinalURL, resp.Header.Get("Content-Encoding"), err)
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, limit+1))
 	if err != nil {
 		return nil, fetchError(u.String(), timeout, err)
 	}
@@ -328,6 +336,43 @@ func decodeCharset(raw []byte, contentType string) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
+// decodeContent undoes the Content-Encoding a server applied that Go's transport left in
+// place (it decodes a lone gzip it asked for itself): gzip and deflate, in any stack, so
+// that compressed bytes are never passed off as text. The caller's limit on what it
+// reads bounds a bomb.
+func decodeContent(r io.Reader, encoding string) (io.Reader, error) {
+	codings := strings.Split(encoding, ",")
+	for i := len(codings) - 1; i >= 0; i-- { // listed in the order they were applied
+		switch c := strings.ToLower(strings.TrimSpace(codings[i])); c {
+		case "", "identity":
+		case "gzip", "x-gzip":
+			zr, err := gzip.NewReader(r)
+			if err != nil {
+				return nil, err
+			}
+			r = zr
+		case "deflate":
+			// HTTP's deflate is zlib's format; some servers send raw deflate.
+			br := bufio.NewReader(r)
+			if head, _ := br.Peek(2); len(head) == 2 && head[0]&0x0f == 8 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 {
+				zr, err := zlib.NewReader(br)
+				if err != nil {
+					return nil, err
+				}
+				r = zr
+			} else {
+				r = flate.NewReader(br)
+			}
+		default:
+			return nil, fmt.Errorf("%s is not supported", c)
+		}
+	}
+	return r, nil
+}
+
+// maxTitleBytes bounds the title a fetch reports.
+const maxTitleBytes = 512
+
 func htmlTitle(doc string) string {
 	z := html.NewTokenizer(strings.NewReader(doc))
 	for {
@@ -337,7 +382,9 @@ func htmlTitle(doc string) string {
 		case html.StartTagToken:
 			if name, _ := z.TagName(); string(name) == "title" {
 				if z.Next() == html.TextToken {
-					return strings.TrimSpace(string(z.Text()))
+					// A page's title is a line, not a body: a page that puts megabytes
+					// there must not carry them past max_bytes and the output cap.
+					return clipString(strings.Join(strings.Fields(string(z.Text())), " "), maxTitleBytes)
 				}
 				return ""
 			}

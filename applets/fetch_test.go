@@ -1,6 +1,9 @@
 package applets
 
 import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"fmt"
 	"net"
 	"net/http"
@@ -34,6 +37,33 @@ func fetchServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<html><head><title>The Title</title></head><body><h1>Hello</h1><p>Some <b>bold</b> text.</p><script>evil()</script></body></html>`)
+	})
+	mux.HandleFunc("/bigtitle", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>"+strings.Repeat("t", 2<<20)+"</title></head><body>x</body></html>")
+	})
+	mux.HandleFunc("/encoded", func(w http.ResponseWriter, r *http.Request) {
+		// Sent whatever the request accepted, as the red team's server did.
+		var body bytes.Buffer
+		switch enc := r.URL.Query().Get("as"); enc {
+		case "deflate":
+			zw := zlib.NewWriter(&body)
+			zw.Write([]byte("plain words here"))
+			zw.Close()
+		case "gzip, gzip":
+			var inner bytes.Buffer
+			g := gzip.NewWriter(&inner)
+			g.Write([]byte("plain words here"))
+			g.Close()
+			g = gzip.NewWriter(&body)
+			g.Write(inner.Bytes())
+			g.Close()
+		case "br":
+			body.WriteString("\x1b\x0b\x00\xf8\xa5")
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Encoding", r.URL.Query().Get("as"))
+		w.Write(body.Bytes())
 	})
 	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=iso-8859-1")
@@ -96,6 +126,20 @@ func TestFetch(t *testing.T) {
 	}
 	if len(r.Redirects) != 1 || !strings.HasSuffix(r.FinalURL, "/page") {
 		t.Errorf("redirect chain %v final %s", r.Redirects, r.FinalURL)
+	}
+	// A body the server compressed unasked is decoded, or refused: never passed off as
+	// text (red team: deflate and a doubled gzip came back as mojibake).
+	for _, as := range []string{"deflate", "gzip,%20gzip"} {
+		if res, err := call(fmt.Sprintf(`{"url":%q}`, srv.URL+"/encoded?as="+as)); err != nil || !strings.Contains(res.Data.(FetchResult).Content, "plain words here") {
+			t.Errorf("%s: %v %+v", as, err, res)
+		}
+	}
+	if _, err := call(fmt.Sprintf(`{"url":%q}`, srv.URL+"/encoded?as=br")); err == nil || !strings.Contains(err.Message, "cannot decode") {
+		t.Errorf("br: %v", err)
+	}
+	// A 2 MB title is a line, not a body carried past every cap (red team).
+	if res, err := call(fmt.Sprintf(`{"url":%q,"max_bytes":1024}`, srv.URL+"/bigtitle")); err != nil || len(res.Data.(FetchResult).Title) > maxTitleBytes+len("…") {
+		t.Errorf("big title: %v, %d bytes", err, len(res.Data.(FetchResult).Title))
 	}
 
 	res, err = call(fmt.Sprintf(`{"url":%q}`, srv.URL+"/latin1"))
