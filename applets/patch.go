@@ -88,6 +88,9 @@ func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
 
 func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
 
+// Link implements patch.Linker.
+func (w *workspaceFS) Link(name string) (string, bool) { return w.env.WS.LinkAt(w.env.Cwd, name) }
+
 // Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
 // later call from another directory still rolls back the right files.
 func (w *workspaceFS) Canonical(name string) (string, error) {
@@ -333,6 +336,7 @@ func patchError(err error) error {
 	code := map[string]core.ErrorCode{
 		patch.KindNotFound: core.CodeNotFound, patch.KindExists: core.CodeConflict, patch.KindNoMatch: core.CodeNoMatch,
 		patch.KindAmbiguous: core.CodeAmbiguousMatch, patch.KindConflict: core.CodeConflict, patch.KindIO: core.CodeIOError, patch.KindBinary: core.CodeBinaryFile,
+		patch.KindInvalid: core.CodeInvalidParams, patch.KindReadOnly: core.CodePermissionDenied,
 	}[pe.Kind]
 	if code == "" {
 		code = core.CodeIOError
@@ -341,9 +345,14 @@ func patchError(err error) error {
 	if pe.Kind == patch.KindNoMatch || pe.Kind == patch.KindAmbiguous {
 		advice = " Read the file again and fix that hunk."
 	}
-	if inner := core.AsError(pe.Err); pe.Err != nil && (inner.Code == core.CodeOutsideWorkspace || inner.Code == core.CodePermissionDenied || inner.Code == core.CodeTooLarge || inner.Code == core.CodeConflict || inner.Code == core.CodeInvalidParams) {
-		// The file was refused, not the hunk: the inner message says what to do.
+	var inner *core.Error
+	if errors.As(pe.Err, &inner) && inner.Code != core.CodeIOError && inner.Code != core.CodeInternal {
+		// The file was refused (outside, denied, needs approval, too large...), not the
+		// hunk: the inner error's code and message say what to do, and its metadata (the
+		// decision) goes along.
 		code, advice = inner.Code, ""
+	} else {
+		inner = nil
 	}
 	details := map[string]any{"path": pe.Path, "hunk": pe.Hunk, "patch_line": pe.PatchLine}
 	if len(pe.Candidates) > 0 {
@@ -353,7 +362,11 @@ func patchError(err error) error {
 		details["nearest"] = pe.Nearest
 	}
 	msg := pe.Error() + "\nNothing was written: a patch applies whole or not at all." + advice
-	return &core.Error{Code: code, Message: msg, Details: details}
+	ce := &core.Error{Code: code, Message: msg, Details: details}
+	if inner != nil {
+		ce.Meta = inner.Meta
+	}
+	return ce
 }
 
 // RenderText implements core.TextRenderer.

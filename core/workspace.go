@@ -166,6 +166,27 @@ func byShownName(abs string) (string, error) {
 	return cur, nil
 }
 
+// LinkAt reports whether p (relative to cwd), as written, names a symbolic link itself
+// rather than reaching a file through one, and where the link points. Resolve maps such
+// a path to the link's target; an applet that would remove or move the path (patch's
+// delete and move) must not do that to the target.
+func (w *Workspace) LinkAt(cwd, p string) (target string, ok bool) {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, abs)
+	}
+	abs = filepath.Clean(abs)
+	if _, inside := w.lexical(abs); !inside {
+		return "", false
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	target, err = os.Readlink(abs)
+	return target, err == nil
+}
+
 // ResolveRead is Resolve for an applet that only reads: a path inside one of the
 // ReadOnly roots (reached without a symlink) is accepted too.
 func (w *Workspace) ResolveRead(cwd, p string) (Path, error) {

@@ -52,7 +52,16 @@ const (
 	KindConflict  = "conflict"        // the file changed between Prepare and Commit, or a delete does not match
 	KindIO        = "io_error"        // the FS failed
 	KindBinary    = "binary_file"     // the file to update is binary or UTF-16 (see core/textfmt)
+	KindInvalid   = "invalid_params"  // the patch asks for what patch does not do (delete a file through a link)
+	KindReadOnly  = "read_only"       // the patch removes or moves a read-only file
 )
+
+// Linker is an optional FS method: whether name, as written, is a symbolic link (and
+// to what). Prepare refuses to delete or move a link: the FS reads and writes through
+// it, so the link's target would be removed and the link left dangling.
+type Linker interface {
+	Link(name string) (target string, ok bool)
+}
 
 // Error is a patch that could not be applied. Nothing was written when Prepare returns
 // one; Commit says in Msg whether its rollback succeeded.
@@ -237,6 +246,24 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		}
 		return nil, &Error{Kind: KindNotFound, Path: fp.Path, PatchLine: fp.Line,
 			Msg: fmt.Sprintf("the patch %s this file but it does not exist; check the path (to create a file use `*** Add File:`)", verb)}
+	}
+	moves := fp.NewPath != "" && filepath.Clean(fp.NewPath) != filepath.Clean(fp.Path)
+	if fp.Op == OpDelete || moves {
+		verb := "deletes"
+		if fp.Op != OpDelete {
+			verb = "moves"
+		}
+		if lk, ok := pr.fsys.(Linker); ok {
+			if target, isLink := lk.Link(fp.Path); isLink {
+				return nil, &Error{Kind: KindInvalid, Path: fp.Path, PatchLine: fp.Line,
+					Msg: fmt.Sprintf("the patch %s this path, which is a symbolic link to %s: patch reads and writes through links, so it would %s the file the link points to and leave the link dangling; remove or move the link itself with bash (rm, mv), or name the file", verb, target, strings.TrimSuffix(verb, "s"))}
+			}
+		}
+		if src.mode&0o222 == 0 {
+			// write and edit refuse such a file; removing it is no less a change.
+			return nil, &Error{Kind: KindReadOnly, Path: fp.Path, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the patch %s this file, which is read-only (mode %04o: no one may write it), so it was left untouched; if the change is intended, make it writable first (chmod u+w) and call again", verb, src.mode&fs.ModePerm)}
+		}
 	}
 	fr.Old = src.data
 	if fp.Op != OpDelete || len(fp.Hunks) > 0 {
