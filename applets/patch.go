@@ -88,6 +88,10 @@ func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
 
 func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
 
+// Reaches implements patch.Reacher: a journal of another workspace's patch is left for
+// a call there.
+func (w *workspaceFS) Reaches(path string) bool { return w.env.WS.Contains(path) }
+
 // Link implements patch.Linker.
 func (w *workspaceFS) Link(name string) (string, bool) { return w.env.WS.LinkAt(w.env.Cwd, name) }
 

@@ -176,6 +176,16 @@ func writeJournal(path string, writes []*write) error {
 type Recovery struct {
 	Restored []string // files put back to their content before the interrupted commit
 	Kept     []string // files changed by someone else since; left alone
+	// Elsewhere: a journal names files this FS does not reach (Reacher), and was left
+	// for a call that does.
+	Elsewhere bool
+}
+
+// Reacher is an optional FS method: whether the FS can change the file at path (an
+// absolute path from a journal). Recover leaves a journal with a file out of reach for
+// an FS that reaches them all.
+type Reacher interface {
+	Reaches(path string) bool
 }
 
 // Recover rolls back a commit that was interrupted (the process was killed between its
@@ -200,6 +210,16 @@ func Recover(journalPath string, fsys FS) (*Recovery, error) {
 		return &Recovery{}, nil
 	}
 	rec := &Recovery{}
+	if r, ok := fsys.(Reacher); ok {
+		for _, e := range j.Entries {
+			if !r.Reaches(e.Path) {
+				// Another workspace's patch (the journals are shared): rolled back by
+				// the next call there, never half here.
+				rec.Elsewhere = true
+				return rec, nil
+			}
+		}
+	}
 	var errs []error
 	for _, e := range j.Entries {
 		now, err := readState(fsys, e.Path)

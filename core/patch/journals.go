@@ -79,6 +79,7 @@ func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
 		if rec != nil {
 			total.Restored = append(total.Restored, rec.Restored...)
 			total.Kept = append(total.Kept, rec.Kept...)
+			total.Elsewhere = total.Elsewhere || rec.Elsewhere
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -639,5 +640,45 @@ func TestHunksOutOfOrder(t *testing.T) {
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Kind != KindNoMatch || pe.Hunk != 2 {
 		t.Fatalf("overlap: err = %v", err)
+	}
+}
+
+// reachFS is an OSFS that reaches only the files under its folder (one workspace).
+type reachFS struct{ OSFS }
+
+func (r reachFS) Reaches(path string) bool {
+	return strings.HasPrefix(r.abs(path), r.Dir+string(filepath.Separator))
+}
+
+// A journal of a patch killed in another workspace (the journals are shared) is left
+// for a call there: a call here neither fails on it nor rolls back half of it (red team:
+// every write in every other workspace failed until someone wrote in the first).
+func TestRecoverLeavesOtherWorkspacesJournals(t *testing.T) {
+	here, there := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(there, "a"), []byte("1\n"), 0o644)
+	p, _ := Parse("*** Begin Patch\n*** Update File: a\n-1\n+2\n*** End Patch")
+	r, err := Prepare(p, OSFS{Dir: there})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := Journals{Dir: t.TempDir()}
+	journalPath := filepath.Join(j.Dir, "x"+journalSuffix)
+	for i := range r.writes {
+		r.writes[i].path = filepath.Join(there, r.writes[i].path)
+	}
+	if err := writeJournal(journalPath, r.writes); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(there, "a"), []byte("2\n"), 0o644) // killed after the write
+	rec, err := j.RecoverAll(context.Background(), reachFS{OSFS{Dir: here}})
+	if err != nil || !rec.Elsewhere || len(rec.Restored) != 0 {
+		t.Fatalf("recovery from another workspace: %+v, %v", rec, err)
+	}
+	if _, err := os.Stat(journalPath); err != nil {
+		t.Fatalf("the other workspace's journal was removed: %v", err)
+	}
+	rec, err = j.RecoverAll(context.Background(), reachFS{OSFS{Dir: there}})
+	if got, _ := os.ReadFile(filepath.Join(there, "a")); err != nil || string(got) != "1\n" || len(rec.Restored) != 1 {
+		t.Fatalf("recovery in its own workspace: %+v, %v, a = %q", rec, err, got)
 	}
 }
