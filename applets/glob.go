@@ -152,7 +152,7 @@ func (g *Glob) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			}
 		}
 	}
-	result := &core.Result{Data: res}
+	result := &core.Result{Data: res, Interrupted: cancelled(res.Partial)}
 	if g.shell && res.Total == 0 {
 		result.ExitCode = 1 // nothing found, as fd and find-style tools report it
 	}

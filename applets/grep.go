@@ -472,7 +472,7 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 		}
 	}
 	res.quiet = g.Quiet
-	result := &core.Result{Data: res, ExitCode: res.shellExit(g)}
+	result := &core.Result{Data: res, ExitCode: res.shellExit(g), Interrupted: cancelled(res.Partial)}
 	// Cut or partial: the sidecar file holds every entry collected (README: whenever
 	// anything was cut, truncated and output_path say so).
 	if (res.More > 0 || res.Partial != "") && !g.Quiet {
@@ -863,7 +863,7 @@ func (g *Grep) runEach(ctx context.Context, env *core.Env) (*core.Result, error)
 			spill = append(spill, res.OutputPath)
 		}
 	}
-	result := &core.Result{Data: merged}
+	result := &core.Result{Data: merged, Interrupted: cancelled(merged.Partial)}
 	if len(spill) > 0 {
 		result.Truncated, result.OutputPath = true, strings.Join(spill, " ")
 	}

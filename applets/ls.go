@@ -200,7 +200,7 @@ func (l *Ls) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		res.Entries = append(res.Entries, n.entry(rel, level, depth > 1, l.LongFormat))
 		return true
 	})
-	r := &core.Result{Data: res}
+	r := &core.Result{Data: res, Interrupted: cancelled(res.Partial)}
 	if res.More > 0 || res.Partial != "" {
 		r.Spilled(t.spill(env, depth > 1))
 	}
@@ -537,7 +537,7 @@ func (l *Ls) runEach(ctx context.Context, env *core.Env) (*core.Result, error) {
 	}
 	merged.Total = len(merged.Entries)
 	merged.Sections = folders
-	result := &core.Result{Data: merged}
+	result := &core.Result{Data: merged, Interrupted: cancelled(merged.Partial)}
 	if failed {
 		result.ExitCode = 2
 	}

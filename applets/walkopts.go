@@ -1,6 +1,7 @@
 package applets
 
 import (
+	"strings"
 	"time"
 
 	"github.com/agentbox/agentbox/core"
@@ -75,3 +76,7 @@ func similarPaths(env *core.Env, abs string) []string {
 	}
 	return walk.SimilarPaths(env.WS.Roots, abs, 3, denied)
 }
+
+// cancelled reports whether a walk's partial reason is the call's cancellation (a
+// signal), which makes the result an interrupted one (core.Result.Interrupted).
+func cancelled(partial string) bool { return strings.HasPrefix(partial, "cancelled") }

@@ -460,7 +460,7 @@ func (c *call) finish(cmd core.Command, res *core.Result, err error, warnings []
 		core.RenderText(p, res)
 		werr = out.Flush()
 	}
-	if interrupted {
+	if interrupted && res.Interrupted {
 		return ExitInterrupted
 	}
 	if werr != nil {

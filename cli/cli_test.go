@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -260,6 +261,47 @@ func TestIndexCommand(t *testing.T) {
 		}
 		if code != ExitToolError || json.Unmarshal(out.Bytes(), &env) != nil || env.Type != "error" || !strings.Contains(env.ErrorText, "not a directory") {
 			t.Fatalf("index --json %s: exit %d, %s", bad, code, out.String())
+		}
+	}
+}
+
+// signalledCmd gets a SIGTERM while it runs and then finishes: its work done (a write
+// that completed) or cut short (partial).
+type signalledCmd struct {
+	Partial bool `json:"partial"`
+}
+
+func (c *signalledCmd) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
+	<-env.SignalsReady
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		return nil, core.Errorf(core.CodeInternal, "the signal did not cancel the call")
+	}
+	return &core.Result{Data: map[string]bool{"done": !c.Partial}, Interrupted: c.Partial}, nil
+}
+
+// A call that finished its work although a signal came answers with exit status 0, as
+// its envelope says (red team: a write that completed answered "output" with 130, so a
+// harness retried it); one whose output the signal cut short exits 130.
+func TestSignalAfterTheWorkIsDone(t *testing.T) {
+	specs := []core.Spec{{Name: "signalled", Summary: "signalled", New: func() core.Command { return &signalledCmd{} }}}
+	for _, c := range []struct {
+		req  string
+		want int
+	}{{`{}`, 0}, {`{"partial":true}`, ExitInterrupted}} {
+		dir := realTemp(t)
+		var out, errb bytes.Buffer
+		host := Host{
+			Stdin: strings.NewReader(c.req), Stdout: &out, Stderr: &errb, Signals: true,
+			Getenv: func(k string) string {
+				return map[string]string{"XDG_STATE_HOME": filepath.Join(dir, "state"), "HOME": dir}[k]
+			},
+			Getwd: func() (string, error) { return dir, nil }, Now: time.Now, Executable: "/bin/agentbox",
+		}
+		if code := Main([]string{"agentbox", "signalled"}, specs, host); code != c.want || !strings.Contains(out.String(), `"type":"output"`) {
+			t.Errorf("%s: exit %d, want %d; %s%s", c.req, code, c.want, out.String(), errb.String())
 		}
 	}
 }

@@ -107,6 +107,10 @@ type Result struct {
 	// 1 for no match, as grep and ripgrep exit); JSON mode always exits 0 with the
 	// envelope.
 	ExitCode int
+	// Interrupted: a signal cut the work short and the output is what was done by then
+	// (a search's partial result); the exit status is 130. A call that finished its work
+	// although a signal came (a write, a patch) answers as it would have, with status 0.
+	Interrupted bool
 }
 
 // Spilled marks r as cut, with the whole output in the sidecar file path (from
