@@ -115,8 +115,9 @@ func mcpHandler(base *core.Env, ref core.ToolRef, stop context.Context, calls *r
 		env := *base
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false
 		if ss := req.Session; ss != nil {
-			// The client's roots, when it offers them, are the workspace of the call.
-			if ws := clientWorkspace(ctx, ss); ws != nil {
+			// The client's roots, when it offers them, are the workspace of the call:
+			// within the host's --root or AGENTBOX_ROOT, when it set them.
+			if ws := base.WS.Within(clientWorkspace(ctx, ss)); ws != nil {
 				defer ws.Close()
 				env.WS = ws
 				if !ws.Contains(env.Cwd) {

@@ -615,6 +615,7 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 			roots = filepath.SplitList(r)
 		}
 	}
+	explicitRoots := len(roots) > 0
 	if len(roots) == 0 {
 		roots = []string{core.FindRoot(cwd)}
 	}
@@ -653,7 +654,7 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 	}
 	return &core.Env{
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
-		Cwd: cwd, WS: core.NewWorkspace(roots...), Session: sess,
+		Cwd: cwd, WS: core.NewWorkspace(roots...).WithExplicitRoots(explicitRoots), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
 		Gate:    &gate.PolicyGate{},
 		Dialect: dialect,

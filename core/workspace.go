@@ -31,8 +31,38 @@ type Workspace struct {
 	// every write uses, never returns a path in them.
 	ReadOnly []string
 
+	// Explicit: the host named the roots (--root, AGENTBOX_ROOT), so an MCP client's
+	// roots may narrow them but not add to them (Within).
+	Explicit bool
+
 	mu     sync.Mutex
 	opened map[string]*os.Root
+}
+
+// WithExplicitRoots marks w's roots as the host's (see Explicit) and returns w.
+func (w *Workspace) WithExplicitRoots(explicit bool) *Workspace {
+	w.Explicit = explicit
+	return w
+}
+
+// Within returns the part of other (an MCP client's roots) inside w when w's roots are
+// the host's: the roots of other inside w, or w itself when none is (the client does not
+// widen what the host set). Without explicit roots, other as it is.
+func (w *Workspace) Within(other *Workspace) *Workspace {
+	if !w.Explicit || other == nil {
+		return other
+	}
+	defer other.Close()
+	var keep []string
+	for _, r := range other.Roots {
+		if w.Contains(r) {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	return NewWorkspace(keep...).WithExplicitRoots(true)
 }
 
 // Path is a path inside the workspace.
@@ -1055,8 +1085,8 @@ func WorkspaceFromURIs(uris []string) *Workspace {
 	var dirs []string
 	for _, uri := range uris {
 		u, err := url.Parse(uri)
-		if err != nil || u.Scheme != "file" {
-			continue
+		if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" {
+			continue // not a local folder (file://otherhost/... names another machine's)
 		}
 		if fi, err := os.Stat(u.Path); err == nil && fi.IsDir() {
 			dirs = append(dirs, filepath.Clean(u.Path))

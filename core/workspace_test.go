@@ -260,3 +260,30 @@ func TestNamesAsShown(t *testing.T) {
 		}
 	}
 }
+
+// An MCP client's roots may narrow the roots the host named (--root, AGENTBOX_ROOT) but
+// not widen them (red team: roots file:/// made the whole file system the workspace);
+// a file URI naming another host is no local folder.
+func TestClientRootsWithinTheHosts(t *testing.T) {
+	base := realTemp(t)
+	proj, sub, other := filepath.Join(base, "proj"), filepath.Join(base, "proj", "sub"), filepath.Join(base, "other")
+	for _, d := range []string{sub, other} {
+		os.MkdirAll(d, 0o755)
+	}
+	host := NewWorkspace(proj).WithExplicitRoots(true)
+	if ws := host.Within(WorkspaceFromURIs([]string{"file:///", "file://" + sub})); ws == nil || len(ws.Roots) != 1 || ws.Roots[0] != sub {
+		t.Errorf("client roots / and sub within proj: %+v", ws)
+	}
+	if ws := host.Within(WorkspaceFromURIs([]string{"file:///", "file://" + other})); ws != nil {
+		t.Errorf("client roots outside proj widened the workspace: %+v", ws.Roots)
+	}
+	if ws := NewWorkspace(proj).Within(WorkspaceFromURIs([]string{"file://" + other})); ws == nil || ws.Roots[0] != other {
+		t.Errorf("without roots the host named, the client's are the workspace: %+v", ws)
+	}
+	if ws := WorkspaceFromURIs([]string{"file://evil" + proj}); ws != nil {
+		t.Errorf("a file URI of another host was taken as local: %+v", ws.Roots)
+	}
+	if ws := WorkspaceFromURIs([]string{"file://localhost" + proj}); ws == nil {
+		t.Error("file://localhost/... is local")
+	}
+}
