@@ -136,6 +136,12 @@ func (f *frameFilter) checkMessage(raw []byte) bool {
 		f.reply(id, rpcInvalidRequest, "Invalid Request: the message has no method (nor result or error)")
 		return false
 	}
+	if hasMethod && string(bytes.TrimSpace(id)) == "null" {
+		// MCP: a request's id is a string or an integer, never null; the SDK dropped it
+		// without a word.
+		f.reply(nil, rpcInvalidRequest, "Invalid Request: a request's id must be a string or an integer, not null (leave id out for a notification)")
+		return false
+	}
 	if string(msg["method"]) == `"notifications/cancelled"` {
 		// A cancelled request may go unanswered (the specification says it should).
 		var params struct {

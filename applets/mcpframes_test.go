@@ -129,6 +129,7 @@ func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
 		`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":"four","method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
 		`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 30"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`,
 		`{"jsonrpc":"2.0","id":5,"method":"ping"}`,
@@ -175,8 +176,8 @@ func TestMCPAnswersEveryRequestBeforeStdinEnds(t *testing.T) {
 	if !strings.Contains(answered["2"], "slow-done") {
 		t.Errorf("the slow call was not answered with its output: %.300s", answered["2"])
 	}
-	if nullErrors != 5 { // the empty batch, 1 and 2, id {} and id 1.5
-		t.Errorf("%d Invalid Request replies without an id, want 5; output:\n%s", nullErrors, out.String())
+	if nullErrors != 6 { // the empty batch, 1 and 2, id {}, id 1.5 and id null
+		t.Errorf("%d Invalid Request replies without an id, want 6; output:\n%s", nullErrors, out.String())
 	}
 }
 

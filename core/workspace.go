@@ -1023,7 +1023,7 @@ func fsError(p Path, err error) error {
 	}
 	switch {
 	case errors.Is(err, syscall.ELOOP):
-		return &Error{Code: code, Message: fmt.Sprintf("%s is a symlink loop (too many levels of symbolic links); fix or remove the link, or pass the path it should point to", p.Abs)}
+		return &Error{Code: code, Message: fmt.Sprintf("%s is a symbolic link that cannot be followed here (a loop, or a link put in its place while agentbox opened it); fix or remove the link, or pass the path it should point to", p.Abs)}
 	case errors.Is(err, syscall.ENXIO):
 		return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("%s is not a regular file (a socket or a device with nothing behind it); pass the path of a regular file", p.Abs)}
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):

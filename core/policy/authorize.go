@@ -287,6 +287,9 @@ func (p *Policy) modeThatAllows(req Request) Mode {
 		if p.Ceiling != "" && StricterMode(m, p.Ceiling) != m {
 			break // no --mode can go past the ceiling
 		}
+		if m == p.Mode {
+			continue // the mode it runs in is no advice (the call changed meanwhile)
+		}
 		q := *p
 		q.Mode = m
 		if q.Evaluate(req).Action == Allow {

@@ -702,3 +702,13 @@ func TestEvaluateRunsShellWatchdog(t *testing.T) {
 		t.Errorf("a clean line: %v %+v", d.Action, d.Watchdog)
 	}
 }
+
+// The advice of a needs_input text never names the mode the call already runs in (red
+// team: "running with --mode accept-edits would allow it" under accept-edits, when a
+// path changed between the decision and the text).
+func TestModeAdviceIsNotTheCurrentMode(t *testing.T) {
+	p := newPolicy(t, ModeAcceptEdits)
+	if m := p.modeThatAllows(file("write", CapFSWrite, ws+"/a")); m == ModeAcceptEdits {
+		t.Errorf("advised the current mode %s", m)
+	}
+}
