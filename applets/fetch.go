@@ -179,7 +179,14 @@ func (f *Fetch) get(ctx context.Context, client *http.Client, u *url.URL, timeou
 	if err != nil {
 		return nil, core.Errorf(core.CodeIOError, "%s sent its body encoded as %q, which fetch cannot decode (%v); download it with bash (curl --compressed -o FILE URL) and read the file", res.FinalURL, resp.Header.Get("Content-Encoding"), err)
 	}
-	raw, err := io.ReadAll(io.LimitReader(body, limit+1))
+	// A body of known length is read into one buffer of that size: growing one by
+	// doubling held two and a half times a 100 MB download (red team).
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= limit && resp.Header.Get("Content-Encoding") == "" {
+		buf.Grow(int(n) + 1)
+	}
+	_, err = buf.ReadFrom(io.LimitReader(body, limit+1))
+	raw := buf.Bytes()
 	if err != nil {
 		return nil, fetchError(u.String(), timeout, err)
 	}
