@@ -291,6 +291,7 @@ func privateAllowed(env *core.Env, d core.Decision, host, port string) bool {
 			}
 			pat = h
 		}
+		pat = strings.TrimSuffix(strings.TrimPrefix(pat, "["), "]") // [::1] as a URL writes it
 		switch {
 		case pat == "":
 		case pat == "*" || pat == host:

@@ -253,6 +253,12 @@ func TestFetchHostRuleWithPort(t *testing.T) {
 	if err := allow("127.0.0.1:1"); err == nil || err.Code != core.CodePermissionDenied {
 		t.Errorf("AGENTBOX_FETCH_ALLOW_HOSTS with another port allowed the call: %v", err)
 	}
+	// An IPv6 address written as a URL writes it (red team: [::1] was not recognised).
+	for _, list := range []string{"[::1]", "::1", "[::1]:8080"} {
+		if !privateAllowed(fetchEnv(t, map[string]string{"AGENTBOX_FETCH_ALLOW_HOSTS": list}), core.Decision{}, "::1", "8080") {
+			t.Errorf("AGENTBOX_FETCH_ALLOW_HOSTS=%s does not allow ::1", list)
+		}
+	}
 }
 
 // The redirect bound, and charsets that are wrong or only declared in the document.
