@@ -141,7 +141,9 @@ func CoreDecision(d policy.Decision) core.Decision {
 	case d.Rule != nil:
 		cd.Rule = d.Rule.String()
 		cd.Scope = string(d.Rule.Scope)
-		cd.Pattern = d.Rule.Pattern
+		if !d.Rule.Prompted {
+			cd.Pattern = d.Rule.Pattern // a prompt's grant names no host (Rule.Prompted)
+		}
 	case d.Guard != "":
 		cd.Rule = "protected: " + d.Guard
 		cd.Scope = "protected"

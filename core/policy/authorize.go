@@ -143,7 +143,7 @@ func (p *Policy) Authorize(ctx context.Context, req Request, res Resolver) (Deci
 				var gs []Grant
 				for _, c := range d.Asks {
 					if s, ok := suggest(c); ok {
-						gs = append(gs, Grant{Permission: s.Permission, Pattern: s.Pattern, Scope: "session", Description: req.Summary})
+						gs = append(gs, Grant{Permission: s.Permission, Pattern: s.Pattern, Scope: "session", Description: req.Summary, Prompted: true})
 					}
 				}
 				if _, err := res.Grants.Add(gs...); err != nil {

@@ -28,6 +28,7 @@ type Grant struct {
 	Created     time.Time `json:"created"`
 	Description string    `json:"description,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
+	Prompted    bool      `json:"prompted,omitempty"` // given by answering a prompt (Rule.Prompted)
 }
 
 // Rule compiles the grant into a session-scope allow rule.
@@ -36,7 +37,7 @@ func (g Grant) Rule() (*Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Scope, r.Grant, r.Once, r.Shallow = ScopeSession, g.ID, g.Scope == "once", g.Shallow
+	r.Scope, r.Grant, r.Once, r.Shallow, r.Prompted = ScopeSession, g.ID, g.Scope == "once", g.Shallow, g.Prompted
 	return r, nil
 }
 
@@ -112,8 +113,12 @@ func (s *Store) Add(gs ...Grant) ([]Grant, error) {
 	next:
 		for _, g := range gs {
 			if g.Scope == "session" {
-				for _, c := range cur {
+				for i, c := range cur {
 					if c.Scope == "session" && c.Permission == g.Permission && c.Pattern == g.Pattern && c.Shallow == g.Shallow {
+						if c.Prompted && !g.Prompted {
+							cur[i].Prompted = false // now named on purpose
+							c = cur[i]
+						}
 						added = append(added, c)
 						continue next
 					}

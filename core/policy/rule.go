@@ -31,6 +31,11 @@ type Rule struct {
 	// Shallow path rules match the path itself only, not what is below it (a
 	// non-recursive grant).
 	Shallow bool `json:"shallow,omitempty"`
+	// Prompted: a grant a person gave by answering a prompt ("allow for this session")
+	// rather than by naming the target (a rule, agentbox permit). It allows the calls
+	// the prompt asked about, but does not name a host for fetch's private addresses:
+	// the prompt did not say where the name leads, nor will it lead there tomorrow.
+	Prompted bool `json:"prompted,omitempty"`
 
 	permRank int // 2 applet, 1 capability, 0 "*"
 	any      bool
