@@ -87,7 +87,12 @@ func newMCPServer(env *core.Env, only string, stop context.Context, calls *runni
 	if err != nil {
 		return nil, err
 	}
-	server := mcp.NewServer(&mcp.Implementation{Name: "agentbox", Version: core.VersionString()}, nil)
+	// Protocol 2026-07-28 forbids a server's requests (roots/list, elicitation) while it
+	// serves a call, asking for multi round-trip answers instead, which these handlers
+	// do not make: a client on it would lose its roots and every permission prompt.
+	// The versions before it are negotiated instead (every client speaks one of them).
+	server := mcp.NewServer(&mcp.Implementation{Name: "agentbox", Version: core.VersionString()},
+		&mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}})
 	for _, t := range tools {
 		destructive, openWorld := t.Annotations.DestructiveHint, t.Annotations.OpenWorldHint
 		server.AddTool(&mcp.Tool{
@@ -116,7 +121,7 @@ func mcpHandler(base *core.Env, ref core.ToolRef, stop context.Context, calls *r
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false
 		if ss := req.Session; ss != nil {
 			// The client's roots, when it offers them, are the workspace of the call:
-			// within the host's --root or AGENTBOX_ROOT, when it set them.
+			// within the roots a calling agentbox pinned, when there are such.
 			if ws := base.WS.Within(clientWorkspace(ctx, ss)); ws != nil {
 				defer ws.Close()
 				env.WS = ws

@@ -2,6 +2,8 @@ package applets
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,4 +98,43 @@ func connectMCP(t *testing.T, env *core.Env) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// A client's roots are the workspace of its calls, but only inside roots a calling
+// agentbox pinned: a nested `agentbox mcp` a script of the model's spoke to, offering
+// roots file:///, wrote outside the workspace (red team, session 35).
+func TestMCPClientRootsWithinPinnedRoots(t *testing.T) {
+	for _, pinned := range []bool{false, true} {
+		env := coretest.Env(t, "mcp")
+		env.Specs = All
+		env.WS.Explicit = pinned
+		outside := filepath.Join(t.TempDir(), "escaped.txt")
+		server, err := NewMCPServer(env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		//lint:ignore SA1019 roots are what this test is about (see clientWorkspace)
+		client.AddRoots(&mcp.Root{URI: "file:///", Name: "everything"})
+		cs, err := client.Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": outside, "content": "x\n"}})
+		cs.Close()
+		ss.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(outside)
+		if written := statErr == nil; written == pinned {
+			t.Errorf("pinned %v: written %v: %s", pinned, written, res.Content[0].(*mcp.TextContent).Text)
+		}
+	}
 }

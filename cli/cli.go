@@ -615,7 +615,10 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 			roots = filepath.SplitList(r)
 		}
 	}
-	explicitRoots := len(roots) > 0
+	// Roots pinned by a calling agentbox (a command or subagent it started, or a host's
+	// ceiling) bound an MCP client's roots: a nested `agentbox mcp` must not let the
+	// model, speaking MCP to it from bash, name the whole disk as its workspace.
+	pinnedRoots := getenv("AGENTBOX_MODE_CEILING") != "" && getenv("AGENTBOX_ROOT") != ""
 	if len(roots) == 0 {
 		roots = []string{core.FindRoot(cwd)}
 	}
@@ -654,7 +657,7 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 	}
 	return &core.Env{
 		Applet: spec.Name, Stdin: stdin, Stderr: host.Stderr, Getenv: getenv, Now: host.Now,
-		Cwd: cwd, WS: core.NewWorkspace(roots...).WithExplicitRoots(explicitRoots), Session: sess,
+		Cwd: cwd, WS: core.NewWorkspace(roots...).WithExplicitRoots(pinnedRoots), Session: sess,
 		Interactive: !jsonIn && host.StdinIsTerminal, Executable: host.Executable,
 		Gate:    &gate.PolicyGate{},
 		Dialect: dialect,

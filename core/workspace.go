@@ -31,23 +31,23 @@ type Workspace struct {
 	// every write uses, never returns a path in them.
 	ReadOnly []string
 
-	// Explicit: the host named the roots (--root, AGENTBOX_ROOT), so an MCP client's
-	// roots may narrow them but not add to them (Within).
+	// Explicit: the roots are pinned (a calling agentbox's, or under a host's mode
+	// ceiling), so an MCP client's roots may narrow them but not add to them (Within).
 	Explicit bool
 
 	mu     sync.Mutex
 	opened map[string]*os.Root
 }
 
-// WithExplicitRoots marks w's roots as the host's (see Explicit) and returns w.
+// WithExplicitRoots marks w's roots as pinned (see Explicit) and returns w.
 func (w *Workspace) WithExplicitRoots(explicit bool) *Workspace {
 	w.Explicit = explicit
 	return w
 }
 
 // Within returns the part of other (an MCP client's roots) inside w when w's roots are
-// the host's: the roots of other inside w, or w itself when none is (the client does not
-// widen what the host set). Without explicit roots, other as it is.
+// pinned: the roots of other inside w, or nil (w itself) when none is, so the client
+// does not widen them. Without pinned roots, other as it is.
 func (w *Workspace) Within(other *Workspace) *Workspace {
 	if !w.Explicit || other == nil {
 		return other

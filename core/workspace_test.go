@@ -261,9 +261,9 @@ func TestNamesAsShown(t *testing.T) {
 	}
 }
 
-// An MCP client's roots may narrow the roots the host named (--root, AGENTBOX_ROOT) but
-// not widen them (red team: roots file:/// made the whole file system the workspace);
-// a file URI naming another host is no local folder.
+// An MCP client's roots may narrow pinned roots (a calling agentbox's) but not widen
+// them (red team: a nested agentbox mcp, offered roots file:/// by a script the model
+// ran, wrote outside the workspace); a file URI naming another host is no local folder.
 func TestClientRootsWithinTheHosts(t *testing.T) {
 	base := realTemp(t)
 	proj, sub, other := filepath.Join(base, "proj"), filepath.Join(base, "proj", "sub"), filepath.Join(base, "other")
@@ -278,7 +278,7 @@ func TestClientRootsWithinTheHosts(t *testing.T) {
 		t.Errorf("client roots outside proj widened the workspace: %+v", ws.Roots)
 	}
 	if ws := NewWorkspace(proj).Within(WorkspaceFromURIs([]string{"file://" + other})); ws == nil || ws.Roots[0] != other {
-		t.Errorf("without roots the host named, the client's are the workspace: %+v", ws)
+		t.Errorf("without pinned roots, the client's are the workspace: %+v", ws)
 	}
 	if ws := WorkspaceFromURIs([]string{"file://evil" + proj}); ws != nil {
 		t.Errorf("a file URI of another host was taken as local: %+v", ws.Roots)
