@@ -80,20 +80,53 @@ type workspaceFS struct {
 	// made are the folders this patch's writes created, by absolute path: a rollback
 	// that removes the file it created removes them too, when it leaves them empty.
 	made map[string]core.Path
+	// paths are the names resolved so far (path).
+	paths map[string]core.Path
 }
 
 func newWorkspaceFS(ctx context.Context, env *core.Env) *workspaceFS {
 	return &workspaceFS{ctx: ctx, env: env, seen: map[string]core.Expectation{}, gated: true}
 }
 
-func (w *workspaceFS) path(name string) (core.Path, error) { return w.env.Resolve(name) }
+// path resolves name once: the file the patch read and decided is the one it writes or
+// removes, even if a link is swapped in for it (or a folder on the way) meanwhile, which
+// a second resolution would follow (red team: a delete or move raced that way removed
+// the link's target, .git/config or a read-only file).
+func (w *workspaceFS) path(name string) (core.Path, error) {
+	if p, ok := w.paths[name]; ok {
+		return p, nil
+	}
+	p, err := w.env.Resolve(name)
+	if err == nil {
+		if w.paths == nil {
+			w.paths = map[string]core.Path{}
+		}
+		w.paths[name] = p
+	}
+	return p, err
+}
 
 // Reaches implements patch.Reacher: a journal of another workspace's patch is left for
 // a call there.
 func (w *workspaceFS) Reaches(path string) bool { return w.env.WS.Contains(path) }
 
-// Link implements patch.Linker.
-func (w *workspaceFS) Link(name string) (string, bool) { return w.env.WS.LinkAt(w.env.Cwd, name) }
+// Link implements patch.Linker. A name that is no link is pinned to the entry itself,
+// so reading it, checking it and removing it never follow a link swapped in later.
+func (w *workspaceFS) Link(name string) (string, bool) {
+	p, isLink, target, err := w.env.WS.ResolveEntry(w.env.Cwd, name)
+	if err != nil {
+		return "", false // the resolution that follows says what is wrong
+	}
+	if isLink {
+		return target, true
+	}
+	if w.paths == nil {
+		w.paths = map[string]core.Path{}
+	}
+	w.paths[name] = p
+	w.paths[p.Abs] = p // the engine reads and writes under the canonical name
+	return "", false
+}
 
 // Canonical implements patch.Canonicalizer: the journal then holds absolute paths, so a
 // later call from another directory still rolls back the right files.
@@ -145,7 +178,11 @@ func (w *workspaceFS) WriteFile(name string, data []byte, mode fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	info, err := w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, SetPerm: true, CreateDirs: true, Expect: w.seen[p.Abs], OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]})
+	want, ok := w.seen[p.Abs]
+	if !ok && w.gated {
+		return core.Errorf(core.CodeConflict, "%s is not the file this patch read; read it again and redo the patch", p.Abs)
+	}
+	info, err := w.env.WS.WriteAtomic(p, data, core.WriteOptions{Perm: mode, SetPerm: true, CreateDirs: true, Expect: want, OnWritten: recordWrite(w.env, data), Dir: w.dirs[name]})
 	if err != nil {
 		for _, d := range info.NewDirs { // deepest first; the patch takes back what it did
 			if w.env.WS.Remove(d) != nil {
@@ -169,7 +206,13 @@ func (w *workspaceFS) Remove(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.env.WS.RemoveExpect(p, w.seen[p.Abs]); err != nil {
+	want, ok := w.seen[p.Abs]
+	if !ok && w.gated {
+		// Every file a patch removes was read first: one it did not read is not the
+		// file it decided.
+		return core.Errorf(core.CodeConflict, "%s is not the file this patch read; read it again and redo the patch", p.Abs)
+	}
+	if err := w.env.WS.RemoveExpect(p, want); err != nil {
 		return err
 	}
 	w.seen[p.Abs] = core.ExpectContent(nil)

@@ -2,6 +2,7 @@ package applets
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
+	"golang.org/x/sys/unix"
 )
 
 // swapGate denies writing protected.txt, and when the patch reads its file swaps the
@@ -63,5 +65,88 @@ func TestPatchDecidesTheFilesItWrites(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "protected.txt")); !strings.Contains(string(b), "PROTECTED") {
 		t.Errorf("the denied file was written: %q", b)
+	}
+}
+
+// linkSwapGate allows everything, and at the first request of capability at it puts a
+// link to keep.txt in the place of victim.txt (the file moves to vfile), as a process
+// racing the patch with rename(2) exchanges did.
+type linkSwapGate struct {
+	dir     string
+	at      string
+	swapped bool
+}
+
+func (g *linkSwapGate) Authorize(_ context.Context, _ *core.Env, req core.Request) (core.Decision, error) {
+	if req.Capability == g.at && !g.swapped {
+		g.swapped = true
+		victim := filepath.Join(g.dir, "victim.txt")
+		os.Rename(victim, filepath.Join(g.dir, "vfile"))
+		os.Symlink("keep.txt", victim)
+	}
+	return core.Decision{Action: "allow"}, nil
+}
+
+// A delete or move whose file is swapped for a link to another file, before the patch
+// reads it or between reading and writing, removes neither that other file nor a file it
+// was not given (red team: the link's target, .git/config or a read-only file, was
+// deleted or moved away and the patch reported success).
+func TestPatchDeleteNeverFollowsASwappedLink(t *testing.T) {
+	for _, at := range []string{core.CapFSRead, core.CapFSWrite} {
+		for _, op := range []string{"*** Delete File: victim.txt", "*** Update File: victim.txt\n*** Move to: moved.txt\n@@\n-AAA\n+BBB"} {
+			env := coretest.Env(t, "patch")
+			dir := env.WS.Roots[0]
+			writeFile(t, env, "victim.txt", "AAA\n")
+			writeFile(t, env, "keep.txt", "KEEP\n")
+			env.Gate = &linkSwapGate{dir: dir, at: at}
+			req, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n" + op + "\n*** End Patch\n"})
+			_, err := coretest.Call(t, env, &Patch{}, string(req))
+			if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "KEEP\n" {
+				t.Errorf("swap at %s, %q: keep.txt is %q (err %v)", at, strings.SplitN(op, "\n", 2)[0], got, err)
+			}
+			if err == nil {
+				t.Errorf("swap at %s, %q: the patch reported success", at, strings.SplitN(op, "\n", 2)[0])
+			}
+		}
+	}
+}
+
+// The same under a real race: a process exchanges victim.txt with a link to keep.txt in
+// a loop (rename(2) with RENAME_EXCHANGE) while patches delete or move victim.txt; the
+// link's target is never removed or moved away (red team: 8 to 28 in 60 deletes lost it).
+func TestPatchDeleteRacingALinkSwap(t *testing.T) {
+	for _, op := range []string{"*** Delete File: victim.txt", "*** Update File: victim.txt\n*** Move to: moved.txt\n@@\n-AAA\n+BBB"} {
+		env := coretest.Env(t, "patch")
+		dir := env.WS.Roots[0]
+		req, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n" + op + "\n*** End Patch\n"})
+		for i := range 40 {
+			for _, f := range []string{"victim.txt", "vlink", "moved.txt"} {
+				os.Remove(filepath.Join(dir, f))
+			}
+			os.WriteFile(filepath.Join(dir, "victim.txt"), []byte("AAA\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("KEEP\n"), 0o644)
+			os.Symlink("keep.txt", filepath.Join(dir, "vlink"))
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						if unix.Renameat2(unix.AT_FDCWD, filepath.Join(dir, "victim.txt"), unix.AT_FDCWD, filepath.Join(dir, "vlink"), unix.RENAME_EXCHANGE) != nil {
+							return // one of them is gone: the patch removed or moved it
+						}
+					}
+				}
+			}()
+			coretest.Call(t, env, &Patch{}, string(req))
+			close(stop)
+			<-done
+			if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "KEEP\n" {
+				t.Fatalf("%q, round %d: keep.txt is %q", strings.SplitN(op, "\n", 2)[0], i, got)
+			}
+		}
 	}
 }

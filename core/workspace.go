@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/agentbox/agentbox/core/beneath"
 	"github.com/agentbox/agentbox/core/statefile"
 	"github.com/agentbox/agentbox/core/textfmt"
 	"golang.org/x/sys/unix"
@@ -35,8 +36,9 @@ type Workspace struct {
 	// ceiling), so an MCP client's roots may narrow them but not add to them (Within).
 	Explicit bool
 
-	mu     sync.Mutex
-	opened map[string]*os.Root
+	mu      sync.Mutex
+	opened  map[string]*os.Root
+	anchors map[string]*beneath.Anchor // for reads that must meet no link (OpenRegular)
 }
 
 // WithExplicitRoots marks w's roots as pinned (see Explicit) and returns w.
@@ -163,16 +165,13 @@ func (w *Workspace) Resolve(cwd, p string) (Path, error) {
 // is matched against its folder's names as they are shown. One match is taken; more
 // than one cannot be told apart, which the error says. abs is clean and absolute.
 func byShownName(abs string) (string, error) {
-	if _, err := os.Lstat(abs); err == nil {
-		return abs, nil
-	}
 	cur := string(filepath.Separator)
 	for _, part := range strings.Split(abs, string(filepath.Separator)) {
 		if part == "" {
 			continue
 		}
 		next := filepath.Join(cur, part)
-		if _, err := os.Lstat(next); err != nil && strings.ContainsRune(part, utf8.RuneError) {
+		if strings.ContainsRune(part, utf8.RuneError) {
 			entries, _ := os.ReadDir(cur)
 			var found []string
 			for _, e := range entries {
@@ -182,13 +181,20 @@ func byShownName(abs string) (string, error) {
 					}
 				}
 			}
-			switch len(found) {
-			case 0:
-				return abs, nil // not there: the caller says so, or creates it
-			case 1:
+			_, err := os.Lstat(next)
+			literal := err == nil
+			switch {
+			case len(found) == 0:
+			case len(found) == 1 && !literal:
 				next = filepath.Join(cur, found[0])
 			default:
-				return "", Errorf(CodeInvalidParams, "%s names %d files in %s: their names hold different bytes that are not UTF-8, each shown as U+FFFD, so no path written here can tell them apart; rename them with bash first (ls -b %s shows their bytes)", abs, len(found), cur, cur)
+				// Listings show these names alike (a name really holding U+FFFD among
+				// them): which one is meant cannot be told, so none is guessed.
+				n := len(found)
+				if literal {
+					n++
+				}
+				return "", Errorf(CodeInvalidParams, "%s names %d files in %s that listings show alike: their names hold different bytes that are not UTF-8 (or U+FFFD itself), each shown as U+FFFD, so no path written here can tell them apart; rename them with bash first (ls -b %s shows their bytes)", abs, n, cur, cur)
 			}
 		}
 		cur = next
@@ -196,25 +202,31 @@ func byShownName(abs string) (string, error) {
 	return cur, nil
 }
 
-// LinkAt reports whether p (relative to cwd), as written, names a symbolic link itself
-// rather than reaching a file through one, and where the link points. Resolve maps such
-// a path to the link's target; an applet that would remove or move the path (patch's
-// delete and move) must not do that to the target.
-func (w *Workspace) LinkAt(cwd, p string) (target string, ok bool) {
+// ResolveEntry is Resolve for an applet that removes or moves the entry p names: the
+// folders on the way are resolved, the last part is not followed, so the Path is the
+// entry itself. When the entry is a symbolic link, isLink is set with where it points:
+// Resolve would give the link's target, which the applet must not remove (patch's delete
+// and move refuse it).
+func (w *Workspace) ResolveEntry(cwd, p string) (path Path, isLink bool, target string, err error) {
 	abs := p
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(cwd, abs)
 	}
 	abs = filepath.Clean(abs)
-	if _, inside := w.lexical(abs); !inside {
-		return "", false
+	dir, err := w.Resolve(cwd, filepath.Dir(abs))
+	if err != nil {
+		return Path{}, false, "", err
 	}
-	fi, err := os.Lstat(abs)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return "", false
+	name := filepath.Base(abs)
+	path = Path{Abs: filepath.Join(dir.Abs, name), Root: dir.Root, Rel: filepath.Join(dir.Rel, name)}
+	if dir.Rel == "." {
+		path.Rel = name
 	}
-	target, err = os.Readlink(abs)
-	return target, err == nil
+	if fi, err := os.Lstat(path.Abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ = os.Readlink(path.Abs)
+		return path, true, target, nil
+	}
+	return path, false, "", nil
 }
 
 // ResolveRead is Resolve for an applet that only reads: a path inside one of the
@@ -307,6 +319,28 @@ func (w *Workspace) Close() {
 		rt.Close()
 		delete(w.opened, k)
 	}
+	for k, a := range w.anchors {
+		a.Close()
+		delete(w.anchors, k)
+	}
+}
+
+// anchor is the open root r to open paths beneath without meeting a link.
+func (w *Workspace) anchor(r string) (*beneath.Anchor, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if a, ok := w.anchors[r]; ok {
+		return a, nil
+	}
+	a, err := beneath.OpenAnchor(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	if w.anchors == nil {
+		w.anchors = map[string]*beneath.Anchor{}
+	}
+	w.anchors[r] = a
+	return a, nil
 }
 
 func (w *Workspace) do(p Path, op func(rt *os.Root) error) error {
@@ -359,14 +393,27 @@ func (w *Workspace) Open(p Path) (f *os.File, err error) {
 // FIFOs, devices, sockets) without blocking: a FIFO is opened non-blocking and closed
 // again, so reading it can never hang.
 func (w *Workspace) OpenRegular(p Path) (*os.File, fs.FileInfo, error) {
-	var f *os.File
-	err := w.do(p, func(rt *os.Root) (err error) {
-		f, err = rt.OpenFile(p.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		return err
-	})
+	// Resolve gave p's real path, so no link lies on it: one met now was swapped in
+	// since the path was decided (a read-denied file's, or one outside) and is not
+	// followed, as os.Root would follow a link that stays inside the root.
+	a, err := w.anchor(p.Root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fsError(p, err)
 	}
+	fd, err := a.OpenBeneath(filepath.ToSlash(p.Rel), unix.O_RDONLY|unix.O_NONBLOCK)
+	if err != nil {
+		if errors.Is(err, beneath.ErrChanged) {
+			// A link on the way: tell a loop, or one that leads out, from one swapped in.
+			if _, serr := os.Stat(p.Abs); errors.Is(serr, syscall.ELOOP) {
+				return nil, nil, fsError(p, serr)
+			}
+			if _, inside := w.lexical(realPrefix(p.Abs)); !inside {
+				return nil, nil, Errorf(CodeOutsideWorkspace, "%s leads outside the workspace through a symlink; use a path inside the workspace (roots: %s)", p.Abs, strings.Join(w.Roots, ", "))
+			}
+		}
+		return nil, nil, fsError(p, &fs.PathError{Op: "open", Path: p.Abs, Err: err})
+	}
+	f := os.NewFile(uintptr(fd), p.Abs)
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -412,17 +459,35 @@ func (w *Workspace) Remove(p Path) error {
 // RemoveExpect removes p if it still holds what the caller expects (see Expectation),
 // under the same directory lock WriteAtomic takes.
 func (w *Workspace) RemoveExpect(p Path, want Expectation) error {
-	return w.do(p, func(rt *os.Root) error {
-		unlock, err := lockDir(rt, filepath.Dir(p.Rel))
-		if err != nil {
-			return err
+	// The folder is opened beneath the root without meeting a link, and the file is
+	// checked and removed in it by name: a link swapped in for the file or a folder on
+	// the way since the change was decided cannot make this remove another file.
+	a, err := w.anchor(p.Root)
+	if err != nil {
+		return fsError(p, err)
+	}
+	dfd, err := a.OpenBeneath(filepath.ToSlash(filepath.Dir(p.Rel)), unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return fsError(p, &fs.PathError{Op: "open", Path: filepath.Dir(p.Abs), Err: err})
+	}
+	defer unix.Close(dfd)
+	for {
+		err = unix.Flock(dfd, unix.LOCK_EX) // the lock lockDir takes: the folder's
+		if err != unix.EINTR {
+			break
 		}
-		defer unlock()
-		if err := checkExpectation(rt, p, want); err != nil {
-			return err
-		}
-		return rt.Remove(p.Rel)
-	})
+	}
+	if err != nil {
+		return Errorf(CodeIOError, "could not lock the directory %s for writing: %v", filepath.Dir(p.Abs), err)
+	}
+	base := filepath.Base(p.Rel)
+	if err := expectAt(dfd, base, p, want); err != nil {
+		return err
+	}
+	if err := unix.Unlinkat(dfd, base, 0); err != nil {
+		return fsError(p, &fs.PathError{Op: "remove", Path: p.Abs, Err: err})
+	}
+	return nil
 }
 
 // SweepTemp removes the temporary file an interrupted WriteAtomic of p may have left,
@@ -610,7 +675,7 @@ func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInf
 				perm = perm&^fs.ModePerm | opt.Perm&fs.ModePerm
 			}
 		}
-		if err := checkExpectation(rt, target, opt.Expect); err != nil {
+		if err := w.expectIn(drt, outer, opt.Expect); err != nil {
 			return err
 		}
 		// Writers of this directory are serialised, so one fixed temporary name per
@@ -932,20 +997,56 @@ func tempName(base string) string {
 }
 
 // checkExpectation compares the file's current state with what the caller expects.
-func checkExpectation(rt *os.Root, target Path, want Expectation) error {
+// expectIn checks want on target in its folder, open as drt: the folder is opened again
+// beneath the root, without meeting a link, and must be drt's, and the file is opened in
+// it without following a link, so a link swapped in for it is a change.
+func (w *Workspace) expectIn(drt *os.Root, target Path, want Expectation) error {
 	if !want.Set {
 		return nil
 	}
-	f, err := rt.Open(target.Rel)
-	if errors.Is(err, fs.ErrNotExist) {
+	a, err := w.anchor(target.Root)
+	if err != nil {
+		return err
+	}
+	dfd, err := a.OpenBeneath(filepath.ToSlash(filepath.Dir(target.Rel)), unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return fsError(target, &fs.PathError{Op: "open", Path: filepath.Dir(target.Abs), Err: err})
+	}
+	defer unix.Close(dfd)
+	var st unix.Stat_t
+	fi, err := drt.Stat(".")
+	if err != nil || unix.Fstat(dfd, &st) != nil {
+		return fsError(target, err)
+	}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); !ok || uint64(sys.Dev) != st.Dev || sys.Ino != st.Ino {
+		return Errorf(CodeConflict, "the folder of %s changed while it was written (a link on the way was swapped); nothing was written: check the path and try again", target.Abs)
+	}
+	return expectAt(dfd, filepath.Base(target.Rel), target, want)
+}
+
+// expectAt checks that the file name in the open folder dfd is what want says (never
+// following a link there: a link put in its place is a change).
+func expectAt(dfd int, name string, target Path, want Expectation) error {
+	if !want.Set {
+		return nil
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
+	switch {
+	case err == unix.ENOENT:
 		if want.Absent {
 			return nil
 		}
 		return Errorf(CodeConflict, "%s was deleted while this change was being prepared; read the directory again and redo the change", target.Abs)
+	case err == unix.ELOOP:
+		return Errorf(CodeConflict, "%s was replaced by a symbolic link while this change was being prepared; look at it again and redo the change", target.Abs).
+			WithDetails(ConcurrentChange{Path: target.Abs})
+	case err != nil:
+		return fsError(target, &fs.PathError{Op: "open", Path: target.Abs, Err: err})
 	}
-	if err != nil {
-		return err
-	}
+	f := os.NewFile(uintptr(fd), target.Abs)
 	defer f.Close()
 	if want.Absent {
 		return Errorf(CodeConflict, "%s was created by someone else while this change was being prepared; read it and redo the change", target.Abs)
@@ -1022,6 +1123,8 @@ func fsError(p Path, err error) error {
 		return &Error{Code: code, Message: fmt.Sprintf("%s is a directory", p.Abs)}
 	}
 	switch {
+	case errors.Is(err, beneath.ErrChanged):
+		return &Error{Code: CodeConflict, Message: fmt.Sprintf("%s changed while agentbox opened it (a symbolic link or another folder was put in its place); look at it again and call again", p.Abs)}
 	case errors.Is(err, syscall.ELOOP):
 		return &Error{Code: code, Message: fmt.Sprintf("%s is a symbolic link that cannot be followed here (a loop, or a link put in its place while agentbox opened it); fix or remove the link, or pass the path it should point to", p.Abs)}
 	case errors.Is(err, syscall.ENXIO):

@@ -222,7 +222,7 @@ func TestFileOnThePathIsNamed(t *testing.T) {
 
 // A name whose bytes are not UTF-8 is listed with U+FFFD for each such byte: the path a
 // model copies from the listing names that file, folders included; names it cannot
-// tell apart are refused, never guessed; a name that exists as written is itself.
+// tell apart are refused, never guessed, also when one of them really holds U+FFFD.
 func TestNamesAsShown(t *testing.T) {
 	base := realTemp(t)
 	root := filepath.Join(base, "proj")
@@ -242,7 +242,7 @@ func TestNamesAsShown(t *testing.T) {
 	defer w.Close()
 	for _, c := range []struct{ in, want, code string }{
 		{"dir\ufffd/a\ufffd.txt", "dir\xff/a\xe9.txt", ""},
-		{"lit\ufffd.txt", "lit\ufffd.txt", ""},       // exists as written
+		{"lit\ufffd.txt", "", "invalid_params"},      // exists as written, and lit\xff.txt shows alike
 		{"new\ufffd.txt", "new\ufffd.txt", ""},       // to be created
 		{"dir\ufffd/new.txt", "dir\xff/new.txt", ""}, // created in the shown folder
 		{"two\ufffd.txt", "", "invalid_params"},

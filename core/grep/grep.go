@@ -65,6 +65,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/agentbox/agentbox/core/beneath"
 	"github.com/agentbox/agentbox/core/walk"
 )
 
@@ -600,7 +601,7 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		stopped.CompareAndSwap(nil, &why)
 		return true
 	}
-	var anchor *walk.Anchor
+	var anchor *beneath.Anchor
 	searchOne := func(path, rel string, d fs.DirEntry) {
 		if halt() {
 			return
@@ -647,13 +648,13 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Files are opened beneath the search's folder (walk.Anchor): one swapped for a
+	// Files are opened beneath the search's folder (core/beneath): one swapped for a
 	// link out while the search runs is not read.
 	anchorDir := root
 	if !fi.IsDir() {
 		anchorDir = filepath.Dir(root)
 	}
-	anchor, err = walk.OpenAnchor(anchorDir, m.opt.Walk.Inside)
+	anchor, err = beneath.OpenAnchor(anchorDir, m.opt.Walk.Inside)
 	if err != nil {
 		return nil, err
 	}
@@ -735,7 +736,7 @@ const (
 )
 
 // searchFile reads and searches one file with raw system calls.
-func (m *Engine) searchFile(w *worker, anchor *walk.Anchor, path string, d fs.DirEntry, limit int, halt func() bool) (File, status) {
+func (m *Engine) searchFile(w *worker, anchor *beneath.Anchor, path string, d fs.DirEntry, limit int, halt func() bool) (File, status) {
 	// A walk's file is opened in the folder being read; any other (the index's, the one
 	// file searched) beneath the search's folder. A file below a followed link is read
 	// where the link leads, if the walk's confinement allows it; any other path meets
@@ -744,7 +745,7 @@ func (m *Engine) searchFile(w *worker, anchor *walk.Anchor, path string, d fs.Di
 	fd, ok, err := walk.OpenEntry(d, syscall.O_RDONLY|syscall.O_NONBLOCK)
 	if !ok || err != nil && m.opt.Walk.Follow {
 		rel := strings.TrimPrefix(strings.TrimPrefix(path, anchor.Path()), "/")
-		fd, err = anchor.Open(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, m.opt.Walk.Follow, m.opt.Walk.Confine)
+		fd, err = anchor.Open(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, m.opt.Walk.Follow, m.opt.Walk.FollowedAllowed(false))
 	}
 	if err != nil {
 		return File{}, statusError

@@ -58,7 +58,8 @@ const (
 
 // Linker is an optional FS method: whether name, as written, is a symbolic link (and
 // to what). Prepare refuses to delete or move a link: the FS reads and writes through
-// it, so the link's target would be removed and the link left dangling.
+// it, so the link's target would be removed and the link left dangling. Prepare asks
+// before it reads the file, so that an FS may pin the name to the entry it found.
 type Linker interface {
 	Link(name string) (target string, ok bool)
 }
@@ -212,6 +213,19 @@ func (pr *preparer) load(path string) (*state, error) {
 
 func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 	fr := &FileResult{Op: fp.Op, Path: fp.Path, NewPath: fp.NewPath}
+	moves := fp.NewPath != "" && filepath.Clean(fp.NewPath) != filepath.Clean(fp.Path)
+	if lk, ok := pr.fsys.(Linker); ok && (fp.Op == OpDelete || moves) {
+		// Asked before the file is read: the FS then reads, checks and removes the
+		// entry the name gives, never a link's target.
+		if target, isLink := lk.Link(fp.Path); isLink {
+			verb := "deletes"
+			if fp.Op != OpDelete {
+				verb = "moves"
+			}
+			return nil, &Error{Kind: KindInvalid, Path: fp.Path, PatchLine: fp.Line,
+				Msg: fmt.Sprintf("the patch %s this path, which is a symbolic link to %s: patch reads and writes through links, so it would %s the file the link points to and leave the link dangling; remove or move the link itself with bash (rm, mv), or name the file", verb, target, strings.TrimSuffix(verb, "s"))}
+		}
+	}
 	src, err := pr.load(fp.Path)
 	if err != nil {
 		return nil, err
@@ -247,17 +261,10 @@ func (pr *preparer) file(fp *FilePatch) (*FileResult, error) {
 		return nil, &Error{Kind: KindNotFound, Path: fp.Path, PatchLine: fp.Line,
 			Msg: fmt.Sprintf("the patch %s this file but it does not exist; check the path (to create a file use `*** Add File:`)", verb)}
 	}
-	moves := fp.NewPath != "" && filepath.Clean(fp.NewPath) != filepath.Clean(fp.Path)
 	if fp.Op == OpDelete || moves {
 		verb := "deletes"
 		if fp.Op != OpDelete {
 			verb = "moves"
-		}
-		if lk, ok := pr.fsys.(Linker); ok {
-			if target, isLink := lk.Link(fp.Path); isLink {
-				return nil, &Error{Kind: KindInvalid, Path: fp.Path, PatchLine: fp.Line,
-					Msg: fmt.Sprintf("the patch %s this path, which is a symbolic link to %s: patch reads and writes through links, so it would %s the file the link points to and leave the link dangling; remove or move the link itself with bash (rm, mv), or name the file", verb, target, strings.TrimSuffix(verb, "s"))}
-			}
 		}
 		if src.mode&0o222 == 0 {
 			// write and edit refuse such a file; removing it is no less a change.

@@ -92,6 +92,11 @@ func TestPathPatterns(t *testing.T) {
 		{"*.pem", ws + "/certs/k.pem", true},
 		{"*.pem", ws + "/certs/k.pem.txt", false},
 		{"**/secret/**", ws + "/a/secret/b", true},
+		// "**/x" sees the root's own folders too: a root that is, or is inside, a
+		// denied folder (a narrower --root, an MCP client's root) is still in it (red team).
+		{"**/proj", ws + "/a/b.txt", true},
+		{"**/w", ws + "/a/b.txt", true},
+		{"**/other", ws + "/a/b.txt", false},
 		{"/w/proj/a[bc].txt", ws + "/ab.txt", true},
 		{"/w/proj/\\*.txt", ws + "/*.txt", true},
 		{"/w/proj/\\*.txt", ws + "/a.txt", false},

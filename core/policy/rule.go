@@ -418,6 +418,16 @@ func (pp *pathPattern) match(abs string, env *Env, shallow bool) (bool, int) {
 				cand = ""
 			}
 		}
+		if pp.anchor == anchorWorkspace && strings.HasPrefix(pp.glob, "**/") {
+			// "**/.env" is any .env on the way: the root's own folders count too,
+			// so a root that is (or is inside) such a folder, a narrower --root or an
+			// MCP client's root, does not put what is in it out of the rule's reach.
+			for cand := strings.TrimPrefix(path.Dir(abs), "/"); cand != "" && cand != "."; cand = path.Dir(cand) {
+				if len(cand)+1 <= len(base) && matchGlob(pp.glob, cand) {
+					return true, pp.literal + len(base)
+				}
+			}
+		}
 	}
 	return false, 0
 }

@@ -1,178 +1,25 @@
 package walk
 
 // The walking engine: folders read in parallel by a few workers, each folder opened
-// beneath the walk's root so that nothing swapped into the tree while it is walked can
-// take the walk out of it.
-//
-// A path-based walker opens "root/a/b" by name: if a, or b, is replaced by a symbolic
-// link to a folder elsewhere between the listing of its parent and its own opening (a
-// rename(2) exchange does it atomically), the walk lists that other folder under the
-// workspace's name. Here every folder, and every file a search opens (OpenBeneath), is
-// opened with openat2 relative to a descriptor of the root with RESOLVE_BENEATH and
-// RESOLVE_NO_SYMLINKS: the kernel refuses a path that meets a link or leaves the root,
-// whatever is renamed meanwhile. The root itself is opened once and its real location
-// checked (Options.Inside). Where openat2 is missing (Linux before 5.6, or a seccomp
-// filter), a folder is opened by path without following a link in its last part and
-// its real location, read back from /proc/self/fd, must be the one expected.
-// Followed links (Options.Follow) are opened through the link and their real
-// location checked with Options.Confine the same way.
+// beneath the walk's root (core/beneath) so that nothing swapped into the tree while it
+// is walked can take the walk out of it, and each entry's file opened and stat'ed in the
+// folder being read. Followed links (Options.Follow) are opened through the link and
+// where they really lead is checked with Options.Confine and Options.Denied.
 
 import (
 	"encoding/binary"
-	"errors"
 	"io/fs"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 
+	"github.com/agentbox/agentbox/core/beneath"
 	"golang.org/x/sys/unix"
 )
-
-// resolveBeneath is how a walk opens what lies below its root: never through a link,
-// never out of the root.
-const resolveBeneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
-
-// noOpenat2 is set once openat2 has been found missing: every walk after uses the
-// fallback.
-var noOpenat2 atomic.Bool
-
-// errChanged is a folder that is not what its parent's listing named any more: a link,
-// or somewhere else, put in its place while the walk ran.
-var errChanged = errors.New("it changed while the walk read it (a symbolic link or another folder was put in its place)")
-
-// Anchor is an open folder that paths below it are opened beneath.
-type Anchor struct {
-	fd   int
-	path string // the path it was opened by
-	real string // where it really is ("" when /proc cannot say)
-}
-
-// OpenAnchor opens the folder at path to open things beneath it. inside, when not nil,
-// is asked about the folder's real location, read back from the open descriptor, so
-// that a folder swapped for a link out since its path was checked is refused.
-func OpenAnchor(path string, inside func(real string) bool) (*Anchor, error) {
-	fd, err := openRetry(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	a := &Anchor{fd: fd, path: path, real: fdPath(fd)}
-	if inside != nil && a.real != "" && !inside(a.real) {
-		a.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errOutside}
-	}
-	return a, nil
-}
-
-// errOutside is a walk root whose real location is outside what the caller allows.
-var errOutside = errors.New("it leads outside the workspace")
-
-// Close releases the anchor's descriptor.
-func (a *Anchor) Close() {
-	if a != nil && a.fd >= 0 {
-		unix.Close(a.fd)
-		a.fd = -1
-	}
-}
-
-// OpenBeneath opens rel (slash-separated, relative to the anchor, "" for the anchor
-// itself) with flags, meeting no symbolic link and staying beneath the anchor. Without
-// openat2 the path is opened by name (no link followed in its last part) and its real
-// location must be the anchor's joined with rel.
-func (a *Anchor) OpenBeneath(rel string, flags int) (int, error) {
-	if rel == "" {
-		rel = "."
-	}
-	if !noOpenat2.Load() {
-		how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: resolveBeneath}
-		for tries := 0; ; tries++ {
-			fd, err := unix.Openat2(a.fd, rel, &how)
-			switch {
-			case err == nil:
-				return fd, nil
-			case err == unix.EINTR || err == unix.EAGAIN && tries < 8:
-				continue // EAGAIN: a rename raced the lookup
-			case err == unix.ENOSYS || err == unix.EPERM || err == unix.E2BIG:
-				noOpenat2.Store(true) // missing, or refused by a seccomp filter
-			case err == unix.ELOOP || err == unix.EXDEV:
-				return -1, errChanged
-			default:
-				return -1, err
-			}
-			break
-		}
-	}
-	path := a.path
-	if rel != "." {
-		path += "/" + rel
-	}
-	fd, err := openRetry(path, flags|unix.O_NOFOLLOW|unix.O_CLOEXEC)
-	if err != nil {
-		if err == unix.ELOOP {
-			return -1, errChanged
-		}
-		return -1, err
-	}
-	if a.real != "" {
-		want := a.real
-		if rel != "." {
-			want += "/" + rel
-		}
-		if got := fdPath(fd); got != "" && got != want {
-			unix.Close(fd)
-			return -1, errChanged
-		}
-	}
-	return fd, nil
-}
-
-// Open is OpenBeneath that, with follow, also opens a path that meets a symbolic link
-// (a followed link's contents, a search's file named through a link): through the
-// link, then check, when not nil, is asked about where the open file really is.
-func (a *Anchor) Open(rel string, flags int, follow bool, check func(real string) bool) (int, error) {
-	fd, err := a.OpenBeneath(rel, flags)
-	if err != errChanged || !follow {
-		return fd, err
-	}
-	path := a.path
-	if rel != "" {
-		path += "/" + rel
-	}
-	if fd, err = openRetry(path, flags); err != nil {
-		return -1, err
-	}
-	if real := fdPath(fd); check != nil && real != "" && !check(real) {
-		unix.Close(fd)
-		return -1, errOutside
-	}
-	return fd, nil
-}
-
-// Path is the path the anchor was opened by.
-func (a *Anchor) Path() string { return a.path }
-
-func openRetry(path string, flags int) (int, error) {
-	for {
-		fd, err := unix.Open(path, flags|unix.O_CLOEXEC, 0)
-		if err != unix.EINTR {
-			return fd, err
-		}
-	}
-}
-
-// fdPath is where the open descriptor fd really is, or "" when /proc cannot say.
-func fdPath(fd int) string {
-	var buf [4096]byte
-	n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), buf[:])
-	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
-		return ""
-	}
-	return string(buf[:n])
-}
 
 // walkFunc is the engine's callback, as filepath.WalkDir's: an error for a folder it
 // could not read (path is that folder), fs.SkipDir to not enter a folder, or another
@@ -192,10 +39,10 @@ type dirJob struct {
 
 // engine is one walk's shared state.
 type engine struct {
-	anchor   *Anchor
+	anchor   *beneath.Anchor
 	fn       walkFunc
 	follow   bool
-	confine  func(string) bool
+	followed func(real string) bool // may a followed link's folder be read (Confine, Denied)
 	maxDepth int
 
 	mu      sync.Mutex
@@ -213,19 +60,19 @@ type engine struct {
 
 // run walks the tree below the anchor with workers goroutines.
 func (e *engine) run(workers int) error {
-	root := &dirent{name: baseName(e.anchor.path), typ: fs.ModeDir, path: e.anchor.path}
-	if err := e.fn(e.anchor.path, root, nil); err != nil {
+	root := &dirent{name: baseName(e.anchor.Path()), typ: fs.ModeDir, path: e.anchor.Path()}
+	if err := e.fn(e.anchor.Path(), root, nil); err != nil {
 		if err == fs.SkipDir {
 			return nil
 		}
 		return err
 	}
 	e.cond = sync.NewCond(&e.mu)
-	e.queue = []dirJob{{path: e.anchor.path, depth: 1, d: root}}
+	e.queue = []dirJob{{path: e.anchor.Path(), depth: 1, d: root}}
 	if e.follow {
 		e.seen = map[[2]uint64]bool{}
 		var st unix.Stat_t
-		if unix.Fstat(e.anchor.fd, &st) == nil {
+		if unix.Fstat(e.anchor.Fd(), &st) == nil {
 			e.seen[[2]uint64{st.Dev, st.Ino}] = true
 		}
 	}
@@ -297,23 +144,15 @@ func (e *engine) push(found []dirJob, done bool) []dirJob {
 
 // openDir opens the folder of job.
 func (e *engine) openDir(job dirJob) (int, error) {
-	if job.rel == "" && !job.followed {
+	switch {
+	case job.rel == "" && !job.followed:
 		// The root is the anchor itself: opening "." beneath it would need leave to
 		// enter it (a folder that can be listed but not entered is still listed).
-		return unix.FcntlInt(uintptr(e.anchor.fd), unix.F_DUPFD_CLOEXEC, 0)
+		return e.anchor.Dup()
+	case job.followed:
+		return beneath.OpenFollowing(job.path, unix.O_RDONLY|unix.O_DIRECTORY, e.followed)
 	}
-	if !job.followed {
-		return e.anchor.OpenBeneath(job.rel, unix.O_RDONLY|unix.O_DIRECTORY)
-	}
-	fd, err := openRetry(job.path, unix.O_RDONLY|unix.O_DIRECTORY)
-	if err != nil {
-		return -1, err
-	}
-	if real := fdPath(fd); e.confine != nil && real != "" && !e.confine(real) {
-		unix.Close(fd)
-		return -1, errChanged
-	}
-	return fd, nil
+	return e.anchor.OpenBeneath(job.rel, unix.O_RDONLY|unix.O_DIRECTORY)
 }
 
 // readDir lists one folder, calling fn for each entry and queueing the folders to
@@ -454,8 +293,8 @@ func (d *dirent) String() string    { return fs.FormatDirEntry(d) }
 
 // OpenEntry opens the file a walk's entry names relative to the folder being read,
 // never through a link, while the visit runs: the fastest open there is (no path to
-// look up) and as safe as OpenBeneath. ok is false for an entry that did not come from
-// a walk's visit in progress; the caller opens it some other way.
+// look up) and as safe as beneath.OpenBeneath. ok is false for an entry that did not
+// come from a walk's visit in progress; the caller opens it some other way.
 func OpenEntry(d fs.DirEntry, flags int) (fd int, ok bool, err error) {
 	de, isOurs := d.(*dirent)
 	if !isOurs || de.dir == nil || de.dir.fd < 0 {
@@ -468,7 +307,7 @@ func OpenEntry(d fs.DirEntry, flags int) (fd int, ok bool, err error) {
 		}
 	}
 	if err == unix.ELOOP {
-		return -1, true, errChanged
+		return -1, true, beneath.ErrChanged
 	}
 	return fd, true, err
 }

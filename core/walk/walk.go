@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentbox/agentbox/core/beneath"
 	"github.com/agentbox/agentbox/core/ignore"
 )
 
@@ -103,6 +104,19 @@ type Options struct {
 	// (Denied included): a folder it refuses is not entered, nor counted or reported,
 	// as if an ignore file left it out (grep's negated globs, as ripgrep prunes them).
 	PruneDir func(abs, name string) bool
+}
+
+// FollowedAllowed is whether what a followed link leads to (its real path, a folder
+// with isDir) may be read: Confine and Denied, asked again about where an open through
+// the link really landed (the link may have changed since the walk decided it). nil
+// when neither is set.
+func (opt Options) FollowedAllowed(isDir bool) func(real string) bool {
+	if opt.Confine == nil && opt.Denied == nil {
+		return nil
+	}
+	return func(real string) bool {
+		return (opt.Confine == nil || opt.Confine(real)) && (opt.Denied == nil || !opt.Denied(real, isDir))
+	}
 }
 
 // Entry is what the visitor sees.
@@ -263,12 +277,12 @@ func Walk(ctx context.Context, root string, opt Options, visit func(*Entry) erro
 			w.linked.Store(true)
 		}
 	}
-	anchor, err := OpenAnchor(w.root, opt.Inside)
+	anchor, err := beneath.OpenAnchor(w.root, opt.Inside)
 	if err != nil {
 		return Stats{}, err
 	}
 	defer anchor.Close()
-	eng := &engine{anchor: anchor, fn: w.entry, follow: opt.Follow, confine: opt.Confine, maxDepth: opt.MaxDepth}
+	eng := &engine{anchor: anchor, fn: w.entry, follow: opt.Follow, followed: opt.FollowedAllowed(true), maxDepth: opt.MaxDepth}
 	err = eng.run(opt.Workers)
 	st := w.st
 	if r := w.reason.Load(); r != nil {
