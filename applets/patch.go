@@ -101,7 +101,12 @@ func (w *workspaceFS) path(name string) (core.Path, error) {
 		if w.paths == nil {
 			w.paths = map[string]core.Path{}
 		}
+		// The engine goes on under the canonical name (Canonical gives p.Abs): it must
+		// find this same resolution there, not make a second one.
 		w.paths[name] = p
+		if _, ok := w.paths[p.Abs]; !ok {
+			w.paths[p.Abs] = p
+		}
 	}
 	return p, err
 }

@@ -141,12 +141,100 @@ func TestPatchDeleteRacingALinkSwap(t *testing.T) {
 					}
 				}
 			}()
-			coretest.Call(t, env, &Patch{}, string(req))
+			_, err := coretest.Call(t, env, &Patch{}, string(req))
 			close(stop)
 			<-done
 			if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "KEEP\n" {
 				t.Fatalf("%q, round %d: keep.txt is %q", strings.SplitN(op, "\n", 2)[0], i, got)
 			}
+			// A success means the file itself went, not the link beside it (red team:
+			// the link was removed and success reported).
+			for _, name := range []string{"victim.txt", "vlink"} {
+				if fi, lerr := os.Lstat(filepath.Join(dir, name)); err == nil && lerr == nil && fi.Mode().IsRegular() {
+					if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) == "AAA\n" {
+						t.Fatalf("%q, round %d: reported done, but the file is still there as %s", strings.SplitN(op, "\n", 2)[0], i, name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The patch engine names a file by Canonical and then reads and writes it under that
+// key: the key must give the resolution Canonical made, not a second one. A link swapped
+// in between made the red team's patch read and rewrite .git/config while the gate had
+// decided victim.txt.
+func TestPatchFSResolvesANameOnce(t *testing.T) {
+	env := coretest.Env(t, "patch")
+	dir := env.WS.Roots[0]
+	writeFile(t, env, "victim.txt", "AAA\n")
+	writeFile(t, env, "keep.txt", "KEEP\n")
+	fsys := newWorkspaceFS(context.Background(), env)
+	key, err := fsys.Canonical("victim.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(filepath.Join(dir, "victim.txt"), filepath.Join(dir, "vfile"))
+	os.Symlink("keep.txt", filepath.Join(dir, "victim.txt"))
+	data, _, err := fsys.ReadFile(key)
+	if strings.Contains(string(data), "KEEP") {
+		t.Fatalf("read under the canonical key followed the link swapped in: %q", data)
+	}
+	if err == nil {
+		t.Fatalf("reading a file swapped for a link succeeded: %q", data)
+	}
+	if werr := fsys.WriteFile(key, []byte("NEW\n"), 0o644); werr == nil {
+		t.Fatal("writing a file swapped for a link succeeded")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "KEEP\n" {
+		t.Fatalf("keep.txt became %q", got)
+	}
+}
+
+// decidingGate allows everything and records what it was asked to let write.
+type decidingGate struct{ decided map[string]bool }
+
+func (g *decidingGate) Authorize(_ context.Context, _ *core.Env, req core.Request) (core.Decision, error) {
+	if req.Capability == core.CapFSWrite {
+		for _, t := range append([]string{req.Target}, req.Targets...) {
+			g.decided[filepath.Clean(t)] = true
+		}
+	}
+	return core.Decision{Action: "allow"}, nil
+}
+
+// An update racing a swap writes only files the gate decided: the red team's patch
+// was decided on victim.txt and rewrote the link's target, .git/config, because the
+// file was read under a second resolution of its name.
+func TestPatchUpdateWritesOnlyWhatWasDecided(t *testing.T) {
+	env := coretest.Env(t, "patch")
+	dir := env.WS.Roots[0]
+	req, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Update File: victim.txt\n@@\n-SAME\n+CHANGED\n*** End Patch\n"})
+	for i := range 60 {
+		os.Remove(filepath.Join(dir, "victim.txt"))
+		os.Remove(filepath.Join(dir, "vlink"))
+		os.WriteFile(filepath.Join(dir, "victim.txt"), []byte("SAME\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("SAME\n"), 0o644) // the hunk fits both
+		os.Symlink("keep.txt", filepath.Join(dir, "vlink"))
+		g := &decidingGate{decided: map[string]bool{}}
+		env.Gate = g
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					unix.Renameat2(unix.AT_FDCWD, filepath.Join(dir, "victim.txt"), unix.AT_FDCWD, filepath.Join(dir, "vlink"), unix.RENAME_EXCHANGE)
+				}
+			}
+		}()
+		coretest.Call(t, env, &Patch{}, string(req))
+		close(stop)
+		<-done
+		if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "SAME\n" && !g.decided[filepath.Join(dir, "keep.txt")] {
+			t.Fatalf("round %d: keep.txt was written (%q) but the gate decided only %v", i, got, g.decided)
 		}
 	}
 }

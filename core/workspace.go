@@ -213,6 +213,13 @@ func (w *Workspace) ResolveEntry(cwd, p string) (path Path, isLink bool, target 
 		abs = filepath.Join(cwd, abs)
 	}
 	abs = filepath.Clean(abs)
+	if _, ok := w.lexical(abs); ok && strings.ContainsRune(abs, utf8.RuneError) {
+		// The last part too is matched as listings show names (Resolve does it for
+		// the folders): one name that shows alike is taken, two are refused.
+		if abs, err = byShownName(abs); err != nil {
+			return Path{}, false, "", err
+		}
+	}
 	dir, err := w.Resolve(cwd, filepath.Dir(abs))
 	if err != nil {
 		return Path{}, false, "", err
@@ -484,7 +491,30 @@ func (w *Workspace) RemoveExpect(p Path, want Expectation) error {
 	if err := expectAt(dfd, base, p, want); err != nil {
 		return err
 	}
-	if err := unix.Unlinkat(dfd, base, 0); err != nil {
+	if !want.Set {
+		if err := unix.Unlinkat(dfd, base, 0); err != nil {
+			return fsError(p, &fs.PathError{Op: "remove", Path: p.Abs, Err: err})
+		}
+		return nil
+	}
+	// There is no compare-and-unlink: the entry is first renamed aside (whatever it is
+	// at that instant), checked there, and removed only if it is the file expected;
+	// anything else (a link swapped in since the check above) is put back.
+	aside := tempName(base + "-rm")
+	if err := unix.Renameat(dfd, base, dfd, aside); err != nil {
+		if err == unix.ENOENT && want.Absent {
+			return nil
+		}
+		return fsError(p, &fs.PathError{Op: "remove", Path: p.Abs, Err: err})
+	}
+	if err := expectAt(dfd, aside, p, want); err != nil {
+		if unix.Renameat2(dfd, aside, dfd, base, unix.RENAME_NOREPLACE) != nil {
+			return Errorf(CodeConflict, "%s changed while it was being removed, and another file took its name meanwhile; nothing was removed: what was there is now %s", p.Abs, filepath.Join(filepath.Dir(p.Abs), aside))
+		}
+		return err
+	}
+	if err := unix.Unlinkat(dfd, aside, 0); err != nil {
+		unix.Renameat(dfd, aside, dfd, base)
 		return fsError(p, &fs.PathError{Op: "remove", Path: p.Abs, Err: err})
 	}
 	return nil
@@ -613,17 +643,23 @@ type WriteInfo struct {
 // The target is checked once more right before the rename; if it changed while the
 // temporary file was written (another program saved it), the write is a conflict.
 func (w *Workspace) WriteAtomic(p Path, data []byte, opt WriteOptions) (WriteInfo, error) {
-	target, err := w.followLinks(p)
-	if err != nil {
-		return WriteInfo{}, err
+	// p is what Resolve decided, its links already followed: a link there now was put in
+	// its place since, and following it would write a file nobody decided (a racing
+	// rename exchange made a patch rewrite .git/config that way).
+	if fi, err := os.Lstat(p.Abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if _, err := w.followLinks(p); err != nil {
+			return WriteInfo{}, err // a link out is outside_workspace, as it always was
+		}
+		return WriteInfo{}, Errorf(CodeConflict, "%s is a symbolic link now: one was put in its place after the path was decided, so nothing was written; look at it again and redo the change", p.Abs)
 	}
+	target := p
 	info := WriteInfo{Target: target}
 	perm := opt.Perm
 	if perm == 0 {
 		perm = 0o644
 	}
 	dir := filepath.Dir(target.Rel)
-	err = w.do(target, func(rt *os.Root) error {
+	err := w.do(target, func(rt *os.Root) error {
 		if _, err := rt.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 			if !opt.CreateDirs {
 				return Errorf(CodeNotFound, "the directory %s does not exist; create it first or pass create_directories=true", filepath.Join(target.Root, dir))

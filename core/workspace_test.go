@@ -264,6 +264,24 @@ func TestNamesAsShown(t *testing.T) {
 // An MCP client's roots may narrow pinned roots (a calling agentbox's) but not widen
 // them (red team: a nested agentbox mcp, offered roots file:/// by a script the model
 // ran, wrote outside the workspace); a file URI naming another host is no local folder.
+// ResolveEntry (patch's delete and move) matches the last part as listings show names
+// too: names that show alike are refused, one that does is taken (red team: a delete of
+// a\ufffd.txt removed the real U+FFFD file beside a\xff.txt).
+func TestResolveEntryNamesAsShown(t *testing.T) {
+	root := realTemp(t)
+	for _, f := range []string{"a\ufffd.txt", "a\xff.txt", "b\xfe.txt"} {
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	w := NewWorkspace(root)
+	defer w.Close()
+	if _, _, _, err := w.ResolveEntry(root, "a\ufffd.txt"); err == nil || AsError(err).Code != CodeInvalidParams {
+		t.Errorf("two names shown alike: %v", err)
+	}
+	if p, _, _, err := w.ResolveEntry(root, "b\ufffd.txt"); err != nil || p.Rel != "b\xfe.txt" {
+		t.Errorf("one name shown alike: %q %v", p.Rel, err)
+	}
+}
+
 func TestClientRootsWithinTheHosts(t *testing.T) {
 	base := realTemp(t)
 	proj, sub, other := filepath.Join(base, "proj"), filepath.Join(base, "proj", "sub"), filepath.Join(base, "other")
