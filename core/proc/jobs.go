@@ -615,6 +615,13 @@ func supervise(dir string) int {
 
 	go pumpStdin(jio.fifo, jio.inW)
 	ef := awaitJob(c, t, spec, sigs)
+	if _, err := os.Stat(filepath.Join(dir, "killed")); err == nil {
+		// Jobs.Kill marks the kill before it signals this process and the job's group:
+		// bash may have died of the group's signal before this process acted on its
+		// own, so what escaped the group is stopped here, before the exit is recorded
+		// (CI saw setsid'd processes outlive a killed job that way).
+		t.killRest(time.Now(), orDefaultDur(spec.Grace, DefaultGrace))
+	}
 	// Let the copiers finish what the job wrote; a process that escaped the tree and
 	// still holds a pipe does not hold up the exit record for long (the timer fires
 	// once: after it, nothing more is waited for).
