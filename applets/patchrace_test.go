@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/coretest"
-	"golang.org/x/sys/unix"
+	"github.com/agentbox/agentbox/core/swaptest"
 )
 
 // swapGate denies writing protected.txt, and when the patch reads its file swaps the
@@ -126,24 +126,9 @@ func TestPatchDeleteRacingALinkSwap(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "victim.txt"), []byte("AAA\n"), 0o644)
 			os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("KEEP\n"), 0o644)
 			os.Symlink("keep.txt", filepath.Join(dir, "vlink"))
-			stop := make(chan struct{})
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-						if unix.Renameat2(unix.AT_FDCWD, filepath.Join(dir, "victim.txt"), unix.AT_FDCWD, filepath.Join(dir, "vlink"), unix.RENAME_EXCHANGE) != nil {
-							return // one of them is gone: the patch removed or moved it
-						}
-					}
-				}
-			}()
+			stop := swaptest.Loop(t, filepath.Join(dir, "victim.txt"), filepath.Join(dir, "vlink"))
 			_, err := coretest.Call(t, env, &Patch{}, string(req))
-			close(stop)
-			<-done
+			stop()
 			if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "KEEP\n" {
 				t.Fatalf("%q, round %d: keep.txt is %q", strings.SplitN(op, "\n", 2)[0], i, got)
 			}
@@ -218,21 +203,9 @@ func TestPatchUpdateWritesOnlyWhatWasDecided(t *testing.T) {
 		os.Symlink("keep.txt", filepath.Join(dir, "vlink"))
 		g := &decidingGate{decided: map[string]bool{}}
 		env.Gate = g
-		stop, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					unix.Renameat2(unix.AT_FDCWD, filepath.Join(dir, "victim.txt"), unix.AT_FDCWD, filepath.Join(dir, "vlink"), unix.RENAME_EXCHANGE)
-				}
-			}
-		}()
+		stop := swaptest.Loop(t, filepath.Join(dir, "victim.txt"), filepath.Join(dir, "vlink"))
 		coretest.Call(t, env, &Patch{}, string(req))
-		close(stop)
-		<-done
+		stop()
 		if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "SAME\n" && !g.decided[filepath.Join(dir, "keep.txt")] {
 			t.Fatalf("round %d: keep.txt was written (%q) but the gate decided only %v", i, got, g.decided)
 		}

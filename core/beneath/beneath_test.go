@@ -4,32 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/agentbox/agentbox/core/swaptest"
 	"golang.org/x/sys/unix"
 )
-
-// swap exchanges a and b (rename(2) with RENAME_EXCHANGE) until stop is closed, as a
-// red team's process did.
-func swap(t *testing.T, a, b string, stop chan struct{}) *sync.WaitGroup {
-	t.Helper()
-	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-		t.Skipf("rename with RENAME_EXCHANGE is not available here (%v)", err)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
-			}
-		}
-	})
-	return &wg
-}
 
 // A file opened beneath an anchor is never the target of a link swapped in its place,
 // nor is one below a folder swapped for a link; a root whose real location the caller
@@ -51,10 +30,7 @@ func TestOpenBeneathRefusesSwappedLinks(t *testing.T) {
 		unix.Close(fd)
 		t.Fatal("a link was opened beneath the anchor")
 	}
-	stop := make(chan struct{})
-	wg := swap(t, filepath.Join(root, "f.txt"), filepath.Join(root, "flink"), stop)
-	defer wg.Wait()
-	defer close(stop)
+	defer swaptest.Loop(t, filepath.Join(root, "f.txt"), filepath.Join(root, "flink"))()
 	buf := make([]byte, 64)
 	for range 2000 {
 		fd, err := a.OpenBeneath("f.txt", unix.O_RDONLY)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/agentbox/agentbox/core/swaptest"
 )
 
 func tree(t *testing.T, files ...string) string {
@@ -210,28 +210,6 @@ func TestUnlistableKeepsTheFirstPathsAndCountsAll(t *testing.T) {
 	}
 }
 
-// swapLoop exchanges a and b (rename(2) with RENAME_EXCHANGE) until stop is closed:
-// a folder or file of the tree and a symbolic link to somewhere else trade places
-// while a walk runs, as a red team's process did.
-func swapLoop(t *testing.T, a, b string, stop chan struct{}) *sync.WaitGroup {
-	t.Helper()
-	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-		t.Skipf("rename with RENAME_EXCHANGE is not available here (%v)", err)
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
-			}
-		}
-	})
-	return &wg
-}
-
 // A folder swapped for a link to a folder outside the tree while the tree is walked
 // is never listed, nor is an entry's Info taken from outside: every folder is opened
 // beneath the root (tree.go). A path-based walker lists the outside folder's names.
@@ -245,10 +223,7 @@ func TestSwappedFolderIsNotFollowed(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "d"), filepath.Join(root, "alt")); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	wg := swapLoop(t, filepath.Join(root, "d"), filepath.Join(root, "alt"), stop)
-	defer wg.Wait()
-	defer close(stop)
+	defer swaptest.Loop(t, filepath.Join(root, "d"), filepath.Join(root, "alt"))()
 	leaks := 0
 	for range 400 {
 		_, err := Walk(context.Background(), root, Options{Dirs: true}, func(e *Entry) error {
