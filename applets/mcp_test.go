@@ -81,6 +81,12 @@ func TestMCPToolSearch(t *testing.T) {
 // client session; both ends close when the test ends.
 func connectMCP(t *testing.T, env *core.Env) *mcp.ClientSession {
 	t.Helper()
+	return connectMCPClient(t, env, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil))
+}
+
+// connectMCPClient is connectMCP with the caller's client (one that offers roots).
+func connectMCPClient(t *testing.T, env *core.Env, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	server, err := NewMCPServer(env, "")
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +98,7 @@ func connectMCP(t *testing.T, env *core.Env) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,26 +115,11 @@ func TestMCPClientRootsWithinPinnedRoots(t *testing.T) {
 		env.Specs = All
 		env.WS.Explicit = pinned
 		outside := filepath.Join(t.TempDir(), "escaped.txt")
-		server, err := NewMCPServer(env, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := context.Background()
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := server.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 		//lint:ignore SA1019 roots are what this test is about (see clientWorkspace)
 		client.AddRoots(&mcp.Root{URI: "file:///", Name: "everything"})
-		cs, err := client.Connect(ctx, ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": outside, "content": "x\n"}})
-		cs.Close()
-		ss.Close()
+		cs := connectMCPClient(t, env, client)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "write", Arguments: map[string]any{"file_path": outside, "content": "x\n"}})
 		if err != nil {
 			t.Fatal(err)
 		}
