@@ -134,6 +134,23 @@ func TestBypassSuite(t *testing.T) {
 		{"ansi-c quoting", sh(`$'\x72\x6d' x`)},
 		{"brace expansion name", sh("{rm,x} y")},
 		{"tilde in redirect", sh("echo x > ~/../../etc/passwd")},
+		// Session 36's red team: what a subshell sets is lost, a loop's values come one
+		// at a time, arithmetic runs quoted subscripts, declare -l lowers, copies run as
+		// what they copy.
+		{"subshell assignment", sh("x=rm; (x=ls); $x y")},
+		{"substitution assignment", sh("x=rm; echo $(x=ls); $x y")},
+		{"pipeline stage assignment", sh("x=rm; x=ls | cat; $x y")},
+		{"last stage assignment", sh("x=rm; echo | x=ls; $x y")},
+		{"background assignment", sh("x=rm; x=ls & $x y")},
+		{"child shell assignment", sh("x=rm; sh -c 'x=ls'; $x y")},
+		{"loop values", sh("for x in echo rm; do $x y; done")},
+		{"loop values under sudo", sh("for x in ls rm; do sudo $x y; done")},
+		{"quoted subscript in [[ -v", sh("echo x; [[ -v 'a[$(rm y)]' ]]")},
+		{"arithmetic comparison operand", sh("[[ 1 -eq 'a[$(rm y)]' ]]; echo x")},
+		{"slice offset", sh("y=1; echo ${y:'a[$(rm y)]'}")},
+		{"array subscript assignment", sh("a=(); a['$(rm y)']=1; echo x")},
+		{"lowercase attribute", sh("declare -l x=RM; $x y")},
+		{"copied program", sh("cp /bin/rm ./t; ./t y")},
 		{"second file of a multi-file patch", Request{Applet: "patch", Capability: CapFSWrite, Target: root + "/src/ok.go", Targets: []string{strings.Repeat("../", 30) + "etc/passwd"}, Cwd: root + "/src"}},
 		{"one of many files", Request{Applet: "patch", Capability: CapFSWrite, Target: "src/a", Targets: []string{"src/b", "/etc/x", "src/c"}, Cwd: root}},
 	}
@@ -147,6 +164,14 @@ func TestBypassSuite(t *testing.T) {
 		// The deny rules, not something else, must be what stops each attempt.
 		if d := control.Evaluate(c.req); d.Action == Deny && d.Rule == nil && d.Mode == "" && c.name != "and chain" {
 			t.Errorf("%s: without the deny rules it is still denied (%s): the case tests nothing", c.name, d.Reason)
+		}
+	}
+
+	// A value the line cannot know, evaluated as arithmetic, could run anything: no
+	// allow rule covers the line.
+	for _, line := range []string{"read x; [[ $x -eq 0 ]]; echo y", "n=$(cat f); (( n > 1 )) && echo y", "read i; echo ${a[$i]}"} {
+		if d := control.Evaluate(sh(line)); d.Action == Allow {
+			t.Errorf("%q allowed by %s", line, d.Source())
 		}
 	}
 

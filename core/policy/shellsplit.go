@@ -38,6 +38,15 @@ func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, 
 			sc.Redirects = append(sc.Redirects, Redirect{Op: "<", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
 		}
 		out.Commands = append(out.Commands, sc)
+		if len(c.Argv) == 0 {
+			continue
+		}
+		if copied, ok := a.Copies[c.Argv[0]]; ok {
+			// cp /usr/bin/touch ./t; ./t f runs touch: decided as touch too.
+			twin := sc
+			twin.Argv = append([]string{copied}, c.Argv[1:]...)
+			out.Commands = append(out.Commands, twin)
+		}
 	}
 	return out, nil
 }

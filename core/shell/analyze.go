@@ -148,16 +148,20 @@ const (
 type word struct {
 	s     string
 	known bool
+	// numeric: not known, but a number (what arithmetic stored): arithmetic evaluating
+	// it again runs nothing.
+	numeric bool
 }
 
 type analyzer struct {
 	a          *Analysis
 	ctx        Context
-	cwd        string            // the working directory so far ("" unknown)
-	cwdLost    bool              // a cd on the line went somewhere that cannot be known
-	exported   []string          // NAME=VALUE the line exported: the environment of every later command
-	lastParam  []word            // the values of the last ${x:=v}, which x takes
-	vars       map[string][]word // what each variable may hold, as far as the line says
+	cwd        string             // the working directory so far ("" unknown)
+	cwdLost    bool               // a cd on the line went somewhere that cannot be known
+	exported   []string           // NAME=VALUE the line exported: the environment of every later command
+	lastParam  []word             // the values of the last ${x:=v}, which x takes
+	vars       map[string][]word  // what each variable may hold, as far as the line says
+	attrs      map[string]varAttr // declare -i, -l, -u, -c: what an assignment to the variable stores
 	depth      int
 	pipes      int
 	inherit    frame         // pipeline and function a nested script's commands belong to
@@ -167,9 +171,15 @@ type analyzer struct {
 	aliasSpace map[string]bool     // aliases whose value ends in a space: the next word is expanded too
 	inFunc     bool                // analysing a body no call reached: it runs later, after assignments still to come
 	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
+	defined    []namedFunc         // every function defined, in a subshell too: one never called is judged at the end
 	written    map[string]word     // files the line wrote, by path: their text when it is known
 	envSeen    map[string]bool     // command-valued variables already analysed (CommandVariable)
 	fetched    []string            // folders the line filled from the network (curl | tar x, git clone URL)
+}
+
+type namedFunc struct {
+	name string
+	def  *funcDef
 }
 
 // funcDef is a function the line defines: its body is analysed at each call, with what
@@ -196,14 +206,14 @@ func AnalyzeIn(line string, ctx Context) (*Analysis, error) {
 	}
 	// Functions no call reached may still run (trap, export -f, a later line): their
 	// bodies are judged with nothing known of the variables they use.
-	names := make([]string, 0, len(z.funcs))
-	for name := range z.funcs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if f := z.funcs[name]; f.calls == 0 {
-			z.callFunc(name, frame{ctx: "function", fn: name, later: true})
+	sort.SliceStable(z.defined, func(i, j int) bool { return z.defined[i].name < z.defined[j].name })
+	for _, f := range z.defined {
+		if f.def.calls == 0 {
+			if z.funcs == nil {
+				z.funcs = map[string]*funcDef{}
+			}
+			z.funcs[f.name] = f.def // defined in a subshell: gone by now, judged all the same
+			z.callFunc(f.name, frame{ctx: "function", fn: f.name, later: true})
 		}
 	}
 	return z.a, nil
@@ -290,6 +300,11 @@ type frame struct {
 	loop   bool   // inside a loop that does not end by itself
 	bg     bool   // inside a statement run with & (each stage of a | b & runs in the background)
 	later  bool   // a function body no call on the line reached (analysed at the end)
+	// pipeY is the last stage of the pipe operator this node is (the Y of a | b).
+	pipeY *syntax.Stmt
+	// scope is the state saved where the subshell this node starts began; it is put
+	// back when the node ends.
+	scope *scope
 }
 
 // walk visits every node under root, keeping a stack of frames so each statement
@@ -298,16 +313,19 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 	stack := []frame{top}
 	syntax.Walk(root, func(n syntax.Node) bool {
 		if n == nil {
+			if s := stack[len(stack)-1].scope; s != nil {
+				z.leaveScope(s)
+			}
 			stack = stack[:len(stack)-1]
 			return true
 		}
 		cur := stack[len(stack)-1]
 		next := cur
-		next.inPipe = false
+		next.inPipe, next.pipeY, next.scope = false, nil, nil
 		switch n := n.(type) {
 		case *syntax.BinaryCmd:
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				next.ctx, next.inPipe = "pipe", true
+				next.ctx, next.inPipe, next.pipeY = "pipe", true, n.Y
 				// a | b | c nests pipe operators; they form one pipeline.
 				if len(stack) < 2 || !stack[len(stack)-2].inPipe {
 					z.pipes++
@@ -315,22 +333,24 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 				}
 			}
 		case *syntax.Subshell:
-			next.ctx = "subshell"
+			next.ctx, next.scope = "subshell", z.enterScope(false)
 		case *syntax.CmdSubst:
-			next.ctx, next.pipe = "cmdsubst", 0
+			next.ctx, next.pipe, next.scope = "cmdsubst", 0, z.enterScope(false)
 		case *syntax.ProcSubst:
-			next.ctx, next.pipe = "procsubst", 0
+			next.ctx, next.pipe, next.scope = "procsubst", 0, z.enterScope(false)
 		case *syntax.FuncDecl:
 			if n.Name != nil && n.Body != nil {
 				if z.funcs == nil {
 					z.funcs = map[string]*funcDef{}
 				}
-				z.funcs[n.Name.Value] = &funcDef{body: n.Body}
+				def := &funcDef{body: n.Body}
+				z.funcs[n.Name.Value] = def
+				z.defined = append(z.defined, namedFunc{n.Name.Value, def})
 				return false // analysed where it is called, or at the end
 			}
 			next.ctx, next.pipe, next.fn = "function", 0, ""
 		case *syntax.CoprocClause:
-			next.ctx = "coproc"
+			next.ctx, next.scope = "coproc", z.enterScope(false)
 		case *syntax.WhileClause:
 			if endless(n) {
 				next.loop = true
@@ -353,18 +373,50 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			// let x=1, ((x=1)), $((x+=1)), for ((x=1;...)): x takes a value computed at
 			// run time. A quoted word in arithmetic is evaluated again: the command
 			// substitution in let 'a[$(cmd)]=1' runs.
+			z.arith(n)
 			z.arithAssigns(n)
-			syntax.Walk(n, func(m syntax.Node) bool {
-				if w, ok := m.(*syntax.Word); ok && quotedPart(w) {
-					if v := z.word(w, false); v.known && strings.ContainsAny(v.s, "$`") {
-						z.latent(v.s)
-					}
-				}
-				return true
-			})
 		case *syntax.TestClause:
 			// [[ s =~ re ]] sets BASH_REMATCH, which value() already leaves unknown.
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				// [[ x -eq y ]] evaluates both sides as arithmetic.
+				z.arith(n.X)
+				z.arith(n.Y)
+			}
+		case *syntax.UnaryTest:
+			if w, ok := n.X.(*syntax.Word); ok && (n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar) {
+				// [[ -v 'a[i]' ]] evaluates the subscript.
+				for _, v := range z.cands(w, false) {
+					z.subscriptArg(v)
+				}
+			}
+		case *syntax.Assign:
+			// a[i]=v, ([i]=v): an indexed array's subscript is arithmetic.
+			z.arith(n.Index)
+			if n.Array != nil {
+				for _, e := range n.Array.Elems {
+					z.arith(e.Index)
+				}
+			}
+		case *syntax.ParamExp:
+			// ${a[i]}, ${x:off:len}: arithmetic too.
+			if n.Index != nil {
+				z.arith(n.Index)
+			}
+			if n.Slice != nil {
+				z.arith(n.Slice.Offset)
+				z.arith(n.Slice.Length)
+			}
 		case *syntax.Stmt:
+			switch {
+			case cur.inPipe:
+				// Every stage of a pipeline runs in a subshell; the last may run in
+				// the shell itself (shopt -s lastpipe).
+				next.scope = z.enterScope(n == cur.pipeY)
+			case n.Background:
+				next.scope = z.enterScope(false) // x=1 & runs in a subshell
+			}
 			z.stmt(n, cur)
 			if n.Background {
 				next.bg = true
@@ -384,44 +436,10 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 	proto.Env = z.exportedEnv()
 	switch cmd := st.Cmd.(type) {
 	case *syntax.CallExpr:
-		var argv []word
-		for _, w := range cmd.Args {
-			argv = append(argv, z.words(w)...)
-		}
-		if len(argv) == 0 {
-			// X=value on its own sets X for the rest of the line; a variable already in
-			// the environment stays exported, so later commands get the new value.
-			for _, as := range cmd.Assigns {
-				z.setVar(as)
-				if as.Name != nil && z.inherited(as.Name.Value) {
-					entry := as.Name.Value
-					if vals := z.vars[entry]; len(vals) == 1 && vals[0].known && !as.Append {
-						entry += "=" + vals[0].s
-					}
-					z.exported = append(z.exported, entry)
-				}
-			}
-			if len(reds) > 0 {
-				z.add(proto)
-			}
+		if names := z.multiValued(cmd.Args); len(names) > 0 && z.eachValue(names, func() { z.callExpr(cmd, proto, reds, stdin) }) {
 			return
 		}
-		for _, as := range cmd.Assigns {
-			if as.Name == nil {
-				continue
-			}
-			entry := as.Name.Value
-			if as.Value == nil {
-				entry += "="
-			} else if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
-				entry += "=" + vals[0].s
-			}
-			proto.Env = append(slices.Clip(proto.Env), entry)
-			if (as.Name.Value == "HOME" || as.Name.Value == "CDPATH" || as.Name.Value == "OLDPWD") && len(argv) > 0 && (base(argv[0].s) == "cd" || base(argv[0].s) == "pushd") {
-				defer z.loseCwd()
-			}
-		}
-		z.command(argv, proto, stdin)
+		z.callExpr(cmd, proto, reds, stdin)
 	case *syntax.DeclClause:
 		z.declClause(cmd, proto, stdin)
 	default: // compound commands, or a statement that is only redirections (> f)
@@ -430,6 +448,48 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			z.add(proto)
 		}
 	}
+}
+
+// callExpr records a simple command: its assignments, and the command its words make.
+func (z *analyzer) callExpr(cmd *syntax.CallExpr, proto SimpleCommand, reds []Redirect, stdin *word) {
+	var argv []word
+	for _, w := range cmd.Args {
+		argv = append(argv, z.words(w)...)
+	}
+	if len(argv) == 0 {
+		// X=value on its own sets X for the rest of the line; a variable already in
+		// the environment stays exported, so later commands get the new value.
+		for _, as := range cmd.Assigns {
+			z.setVar(as)
+			if as.Name != nil && z.inherited(as.Name.Value) {
+				entry := as.Name.Value
+				if vals := z.vars[entry]; len(vals) == 1 && vals[0].known && !as.Append {
+					entry += "=" + vals[0].s
+				}
+				z.exported = append(z.exported, entry)
+			}
+		}
+		if len(reds) > 0 {
+			z.add(proto)
+		}
+		return
+	}
+	for _, as := range cmd.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		entry := as.Name.Value
+		if as.Value == nil {
+			entry += "="
+		} else if vals := z.cands(as.Value, false); len(vals) == 1 && vals[0].known {
+			entry += "=" + vals[0].s
+		}
+		proto.Env = append(slices.Clip(proto.Env), entry)
+		if (as.Name.Value == "HOME" || as.Name.Value == "CDPATH" || as.Name.Value == "OLDPWD") && len(argv) > 0 && (base(argv[0].s) == "cd" || base(argv[0].s) == "pushd") {
+			defer z.loseCwd()
+		}
+	}
+	z.command(argv, proto, stdin)
 }
 
 // redirects are a statement's redirections, each value a target may take a target of
@@ -494,9 +554,23 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 		}
 	}
 	integer, unexport := false, false
+	var letterCase byte
+	caseOff := false
 	for _, w := range argv[1:] {
 		if w.known && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "i") {
 			integer = true // declare -i x=0+1: the value is arithmetic
+		}
+		if w.known && cmd.Variant.Value != "export" && cmd.Variant.Value != "readonly" && len(w.s) > 1 && (w.s[0] == '-' || w.s[0] == '+') && !strings.Contains(w.s, "=") {
+			// declare -l x=TOUCH stores touch; -u upper case, -c capitalised; +l off.
+			for _, c := range []byte(w.s[1:]) {
+				if c == attrLower || c == attrUpper || c == attrCapitalize {
+					if w.s[0] == '+' {
+						caseOff = true
+					} else {
+						letterCase = c
+					}
+				}
+			}
 		}
 		if w.known && (exported && strings.HasPrefix(w.s, "-") && strings.Contains(w.s, "n") || strings.HasPrefix(w.s, "+") && strings.Contains(w.s, "x")) {
 			unexport = true // export -n X, declare +x X: X leaves the environment
@@ -510,10 +584,20 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 		}
 	}
 	for _, as := range cmd.Args {
-		z.setVar(as)
-		if integer && as.Name != nil {
-			z.vars[as.Name.Value] = []word{{}}
+		if as.Name != nil && (integer || letterCase != 0 || caseOff) {
+			if z.attrs == nil {
+				z.attrs = map[string]varAttr{}
+			}
+			a := z.attrs[as.Name.Value]
+			a.integer = a.integer || integer
+			if letterCase != 0 {
+				a.letterCase = letterCase
+			} else if caseOff {
+				a.letterCase = 0
+			}
+			z.attrs[as.Name.Value] = a
 		}
+		z.setVar(as)
 		if exported && as.Name == nil && as.Value != nil {
 			// export $x=v, export AGENTBOX${IFS}MODE=v: the name is what the word
 			// expands to; a name the line cannot know is recorded as "*".
@@ -648,6 +732,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 			z.latent(a.s)
 		}
 	}
+	z.nameArgs(argv)
 	sc := proto
 	if def, ok := z.funcs[argv[0].s]; ok && argv[0].known && def.active {
 		// A call back into a function still running (f calls g calls f): recursion,
@@ -739,6 +824,11 @@ func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 	}
 	if w.s == "" {
 		return
+	}
+	if !inCurrentShell(wrapper) {
+		// sh -c, ssh, a tool's own shell: a child process, whose variables and cd
+		// are its own.
+		defer z.leaveScope(z.enterScope(false))
 	}
 	saved := z.inherit
 	z.inherit = frame{pipe: proto.Pipeline, fn: proto.Func}
@@ -1270,13 +1360,13 @@ func (z *analyzer) arithAssigns(n syntax.Node) {
 				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
 				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
 				if w, ok := m.X.(*syntax.Word); ok {
-					z.vars[strings.SplitN(w.Lit(), "[", 2)[0]] = []word{{}}
+					z.vars[strings.SplitN(w.Lit(), "[", 2)[0]] = []word{{numeric: true}}
 				}
 			}
 		case *syntax.UnaryArithm:
 			if m.Op == syntax.Inc || m.Op == syntax.Dec {
 				if w, ok := m.X.(*syntax.Word); ok {
-					z.vars[w.Lit()] = []word{{}}
+					z.vars[w.Lit()] = []word{{numeric: true}}
 				}
 			}
 		}
@@ -1366,15 +1456,22 @@ func (z *analyzer) setVar(as *syntax.Assign) {
 		return
 	}
 	name := as.Name.Value
+	attr := z.attrs[name]
 	switch {
 	case as.Naked:
 		return
+	case attr.integer:
+		// declare -i x; x=$v: the value is evaluated as arithmetic, and a number is stored.
+		if as.Value != nil {
+			z.arith(as.Value)
+		}
+		z.vars[name] = []word{{numeric: true}}
 	case as.Index != nil || as.Array != nil || as.Append:
 		z.vars[name] = []word{{}}
 	case as.Value == nil:
 		z.vars[name] = []word{{known: true}}
 	default:
-		z.vars[name] = z.cands(as.Value, false)
+		z.vars[name] = caseValues(attr.letterCase, z.cands(as.Value, false))
 		// A value that spells a command substitution runs it wherever bash evaluates
 		// the value again: arithmetic on an array subscript ($((x)) with x='a[$(cmd)]'),
 		// ${x@P}, PS4 under set -x, eval.

@@ -1,0 +1,106 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A subshell's assignments and cd are lost when it ends (red team: x=rm; (x=ls); $x
+// ran rm while the analysis saw ls); a pipeline's last stage may keep them.
+func TestSubshellScope(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string // the commands whose argv starts with x's value, in order
+	}{
+		{`x=rm; (x=ls); $x f`, []string{"rm f"}},
+		{`x=rm; echo $(x=ls); $x f`, []string{"echo ", "rm f"}},
+		{"x=rm; echo `x=ls`; $x f", []string{"echo ", "rm f"}},
+		{`x=rm; x=ls | true; $x f`, []string{"true", "rm f"}},
+		{`x=rm; true | x=ls; $x f`, []string{"true", "rm f", "ls f"}}, // lastpipe: either
+		{`x=rm; x=ls & $x f`, []string{"rm f"}},
+		{`x=rm; coproc { x=ls; }; $x f`, []string{"rm f"}},
+		{`x=rm; bash -c 'x=ls'; $x f`, []string{"bash -c x=ls", "rm f"}},
+		{`x=rm; eval 'x=ls'; $x f`, []string{"eval x=ls", "ls f"}}, // eval runs in the shell itself
+		{`x=rm; (x=ls; $x f); $x g`, []string{"ls f", "rm g"}},
+		{`for x in echo rm; do $x f; done`, []string{"echo f", "rm f"}},
+		{`declare -l x=RM; $x f`, []string{"declare -l x=RM", "rm f"}},
+		{`declare -u x; x=ls; $x f`, []string{"declare -u x", "LS f"}},
+		{`declare -l x; declare +l x; x=RM; $x f`, []string{"declare -l x", "declare +l x", "RM f"}},
+	}
+	for _, tc := range tests {
+		a, err := Analyze(tc.line)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		var got []string
+		for _, c := range a.Commands {
+			got = append(got, strings.Join(c.Argv, " "))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// cd in a subshell leaves the line where it was; one that may or may not happen leaves
+// it unknown.
+func TestSubshellCd(t *testing.T) {
+	for line, want := range map[string]string{
+		`cd .git; (cd ..); touch config`:        "/w/.git",
+		`cd .git; echo $(cd ..); touch config`:  "/w/.git",
+		`(cd sub && make); touch x`:             "/w",
+		`cd sub | true; touch x`:                "/w",
+		`true | cd sub; touch x`:                "", // lastpipe may have moved
+		`for d in a b; do cd $d; done; touch x`: "",
+	} {
+		a, _ := AnalyzeIn(line, Context{Dir: "/w"})
+		last := a.Commands[len(a.Commands)-1]
+		if last.Dir != want || (want == "") != last.DirUnknown {
+			t.Errorf("%q: touch runs in %q (unknown %v), want %q", line, last.Dir, last.DirUnknown, want)
+		}
+	}
+}
+
+// Arithmetic evaluates a subscript in quoted text or in a variable's value, and the
+// command substitution there runs: it is analysed, and a value the line cannot know
+// makes the analysis uncertain (bash: [[ 'a[$(rm v)]' -eq 0 ]] removes v).
+func TestArithmeticSubscripts(t *testing.T) {
+	runs := []string{
+		`[[ -v 'a[$(rm v)]' ]]`, `[[ 'a[$(rm v)]' -eq 0 ]]`, `[[ 1 -eq "a[\$(rm v)]" ]]`, `y=1; echo ${y:'a[$(rm v)]'}`,
+		`a=(); a['$(rm v)']=1`, `x=([ 'a[$(rm v)]' ]=1)`, `declare 'a[$(rm v)]=1'`, `declare -i n; n='a[$(rm v)]'`,
+		`(( 'a[$(rm v)]' ))`, `let 'a[$(rm v)]'`, `x='a[$(rm v)]'; (( x ))`, `x='a[$(rm v)]'; y=x; [[ y -gt 0 ]]`,
+		`read 'a[$(rm v)]' < /dev/null`, `printf -v 'a[$(rm v)]' x`, `test -v 'a[$(rm v)]'`, `unset 'a[$(rm v)]'`,
+		`getopts ab 'a[$(rm v)]'`, `echo ${a['$(rm v)']}`,
+	}
+	for _, line := range runs {
+		a, _ := Analyze(line)
+		if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return slices.Equal(c.Argv, []string{"rm", "v"}) }) {
+			t.Errorf("%q: rm v not found in %q", line, render(a))
+		}
+	}
+	unknown := []string{
+		`read x; (( x ))`, `read x; [[ $x -eq 0 ]]`, `read x; [[ x -lt 1 ]]`, `n=$(cat f); (( n > 3 ))`,
+		`read i; echo ${a[$i]}`, `read o; echo ${s:$o}`, `read n; declare -i m; m=$n`, `read name; read "$name"`,
+		`read x; a[x]=1`,
+	}
+	for _, line := range unknown {
+		a, _ := Analyze(line)
+		if !slices.Contains(a.Uncertain, arithUnknown) {
+			t.Errorf("%q: not uncertain: %q", line, a.Uncertain)
+		}
+	}
+	// What arithmetic computed, the loop's own counters and literal numbers are
+	// numbers: nothing to run.
+	plain := []string{
+		`for ((i=0;i<3;i++)); do echo $i; done; (( i > 2 ))`, `(( $# > 0 )) && echo args`, `x=5; [[ $x -gt 3 ]]`,
+		`n=0; (( n++ )); [[ n -eq 1 ]]`, `[[ 0x1f -eq 31 ]]`, `echo ${a[@]} ${b[0]} ${s:1:2}`, `read -p "go [y/n]? " ans`,
+		`declare -i n=4; n=n+1`, `[[ $? -eq 0 ]]`, `(( RANDOM % 2 ))`, `read -r line`,
+	}
+	for _, line := range plain {
+		a, _ := Analyze(line)
+		if slices.Contains(a.Uncertain, arithUnknown) {
+			t.Errorf("%q: uncertain", line)
+		}
+	}
+}
