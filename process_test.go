@@ -258,6 +258,37 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 	}
 }
 
+// TestSigkillEndsTheLine: agentbox killed with SIGKILL (a harness's own timeout, the
+// OOM killer) cannot stop the command's tree, but the command's bash dies with it, so
+// nothing more of the line runs, timeout or not (red team: the wrapper bash outlived
+// agentbox and went on with the line, past its 30 s timeout).
+func TestSigkillEndsTheLine(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := agentboxBinary(t)
+	marker := filepath.Join(t.TempDir(), "after")
+	cmd := bashProcess(t, bin, "sleep 9711.5; touch "+marker)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(sleepPIDs("9711.5")) == 1 }) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the command's sleep never started")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	time.Sleep(200 * time.Millisecond) // the bash gets its SIGKILL from the kernel
+	for _, p := range sleepPIDs("9711.5") {
+		syscall.Kill(p, syscall.SIGKILL) // the sleep ends; a bash still there would go on
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the line went on after agentbox was killed")
+	}
+}
+
 // TestEarlySignalLeavesNothing sends SIGTERM at random moments of agentbox's first
 // milliseconds, while it subscribes to signals beside its start-up: whether agentbox
 // dies of the signal or reports the interruption, no process of the command survives.

@@ -403,10 +403,28 @@ func (j *Jobs) WaitContext(ctx context.Context, id string, timeout time.Duration
 // still a process agentbox started for a command (it carries RunVar).
 func (j *Jobs) killLost(id string, job *Job, grace time.Duration) (*Job, error) {
 	if !groupAlive(job.PID) {
-		return job, nil // nothing left to stop
+		// Nothing left to stop (its bash dies with its supervisor): recorded as killed,
+		// as it is.
+		ef := exitFile{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL", Killed: true, Ended: time.Now()}
+		if err := writeJSON(j.path(id, "exit.json"), ef); err != nil {
+			return nil, err
+		}
+		return j.Get(id)
 	}
-	if env, err := os.ReadFile("/proc/" + strconv.Itoa(job.PID) + "/environ"); err != nil || !strings.Contains("\x00"+string(env), "\x00"+RunVar+"=") {
-		return job, nil // the pid is another process's now
+	// The leader may be gone (it dies with its supervisor) while what it started runs
+	// on in its group: any member will do.
+	ours := false
+	for _, p := range scanProcs() {
+		if p.pgid != job.PID {
+			continue
+		}
+		if env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ"); err == nil && strings.Contains("\x00"+string(env), "\x00"+RunVar+"=") {
+			ours = true
+			break
+		}
+	}
+	if !ours {
+		return job, nil // the group is another process's now
 	}
 	os.WriteFile(j.path(id, "killed"), nil, 0o600)
 	syscall.Kill(-job.PID, syscall.SIGTERM)
@@ -734,7 +752,8 @@ func jobCommand(spec StartOptions, t *tree, jio *jobIO) (*exec.Cmd, error) {
 	cmd.Dir = spec.Dir
 	cmd.Env = append(env, RunVar+"="+t.id)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = jio.inR, jio.outW, jio.errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The job's bash dies with its supervisor, which alone enforces its timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if spec.Sandbox.Mode != "" && spec.Sandbox.Mode != sandbox.Off {
 		self, err := os.Executable()
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -112,6 +113,37 @@ func TestTimeoutKillsGrandchildren(t *testing.T) {
 }
 
 func killPid(pid int) { p, _ := os.FindProcess(pid); p.Kill() }
+
+// Nothing on the line after the command the timeout stopped runs: the red team's
+// `sleep 4; echo after; touch f` under a 2 s timeout created f 5 times in 50, when the
+// sleep died of its SIGTERM before bash had its own and bash went on to touch.
+func TestTimeoutRunsNothingAfter(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	results := make([]*Result, 16)
+	for i := range results {
+		wg.Go(func() {
+			r, err := Run(context.Background(), Options{Command: fmt.Sprintf("sleep 5; echo after; touch made%d", i), Dir: dir, Timeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[i] = r
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r == nil {
+			continue
+		}
+		if !r.TimedOut || r.ExitCode == 0 || strings.Contains(r.Stdout.Text, "after") {
+			t.Errorf("run %d: timed out %v, exit %d, stdout %q", i, r.TimedOut, r.ExitCode, r.Stdout.Text)
+		}
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("made%d", i))); err == nil {
+			t.Errorf("run %d: the command after the timed-out one ran", i)
+		}
+	}
+}
 
 func TestTimeoutIgnoringTerm(t *testing.T) {
 	r := run(t, Options{Command: `trap '' TERM; echo $$; while :; do sleep 0.05; done`, Timeout: time.Second, Grace: 300 * time.Millisecond})

@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -280,7 +281,9 @@ func command(opts Options) (*exec.Cmd, *tree, *Result, error) {
 	cmd.Env = append(env, RunVar+"="+t.id)
 	becomeSubreaper()
 	reapLingering()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: bash dies with this process, even of SIGKILL (a harness's timeout, the
+	// OOM killer), rather than run the rest of the line with no timeout over it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	res := &Result{Dir: dir}
 	if opts.Sandbox.Mode == "" || opts.Sandbox.Mode == sandbox.Off {
 		res.Sandbox.Mode = sandbox.Off
@@ -379,6 +382,13 @@ func await(ctx context.Context, c *child, t *tree, pgid int, opts Options, res *
 	case <-ctx.Done():
 		res.Canceled = true
 	}
+	select {
+	case werr := <-waitErr:
+		// It ended as the timer fired (select picks either): it ran to its end.
+		res.TimedOut, res.Canceled = false, false
+		return werr
+	default:
+	}
 	return t.kill(pgid, orDefaultDur(opts.Grace, DefaultGrace), waitErr)
 }
 
@@ -405,15 +415,30 @@ func readAvailable(f *os.File, max int) string {
 }
 
 // kill stops the whole command: its process group and every process that left it
-// (see tree.go).
+// (see tree.go). Everything is stopped (SIGSTOP) before anything is sent SIGTERM, and
+// continued after: a child that died of its SIGTERM while bash still ran let bash start
+// the line's next command before bash's own SIGTERM came (red team: `sleep 4; touch f`
+// under a 2 s timeout created f, 5 times in 50). Continued, each process acts on the
+// SIGTERM waiting for it before anything else.
 func (t *tree) kill(pgid int, grace time.Duration, waitErr <-chan exited) exited {
 	start := time.Now()
 	t.killed = map[int]bool{}
+	syscall.Kill(-pgid, syscall.SIGSTOP)
 	ps := t.members()
+	signalAll(ps, syscall.SIGSTOP)
+	for _, p := range t.members() { // what was forked before its parent stopped
+		if !slices.ContainsFunc(ps, func(q procStat) bool { return q.pid == p.pid }) {
+			signalAll([]procStat{p}, syscall.SIGSTOP)
+			ps = append(ps, p)
+		}
+	}
 	for _, p := range ps {
 		t.killed[p.pid] = true
 	}
+	syscall.Kill(-pgid, syscall.SIGTERM)
 	signalAll(ps, syscall.SIGTERM)
+	syscall.Kill(-pgid, syscall.SIGCONT)
+	signalAll(ps, syscall.SIGCONT)
 	werr := killGroup(pgid, grace, waitErr)
 	t.killRest(start, grace)
 	return werr

@@ -208,7 +208,7 @@ func Wrap(cmd *exec.Cmd, cfg Config, self string) (Report, error) {
 		}
 		attr := nsAttrFlags(flags)
 		if old := cmd.SysProcAttr; old != nil {
-			attr.Setpgid, attr.Pgid, attr.Setsid, attr.Setctty = old.Setpgid, old.Pgid, old.Setsid, old.Setctty
+			attr.Setpgid, attr.Pgid, attr.Setsid, attr.Setctty, attr.Pdeathsig = old.Setpgid, old.Pgid, old.Setsid, old.Setctty, old.Pdeathsig
 		}
 		cmd.SysProcAttr = attr
 	}
