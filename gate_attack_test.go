@@ -290,6 +290,11 @@ func gateAttacks() []attack {
 		"echo x; [[ -v 'a[$(touch pwned)]' ]]; echo y", "[[ 1 -eq 'a[$(touch pwned)]' ]]; echo x",
 		"y=1; echo ${y:'a[$(touch pwned)]'}", "a=(); a['$(touch pwned)']=1; echo x", "x=([ 'a[$(touch pwned)]' ]=1); echo x",
 		"read x <<< 'a[$(touch pwned)]'; [[ $x -eq 0 ]]; echo y", "declare -u x=echo; declare -l x=TOUCH; $x pwned",
+		// The second red team: assignments that may not run, or not last.
+		"x=touch; case a in b) x=echo;; esac; $x pwned", "x=touch; for i in; do x=echo; done; $x pwned",
+		"x=touch; [[ a == b ]] && x=echo; $x pwned", "x=touch; if [[ a == b ]]; then x=echo; fi; $x pwned",
+		"true() { x=echo; }; x=touch; x=touch true; $x pwned", "x=touch; f() { return; x=echo; }; f; $x pwned",
+		"x=touch; trap 'x=echo' USR2; $x pwned", "BASH_ARGV0=touch; $0 pwned",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
@@ -297,6 +302,8 @@ func gateAttacks() []attack {
 		"f=.git/config; (f=ok.txt); echo '[core]' >> $f", "cd .git; (cd ..); echo '[core]' >> config",
 		"f=.git/config; echo $(f=ok.txt); echo '[core]' | tee -a $f", "f={home}/.bashrc; (f=ok.txt); echo x >> $f",
 		"f=.agentbox/config.json; (f=ok.txt); echo '{}' > $f",
+		"x=.git/config; case a in b) x=/dev/null;; esac; echo '[core]' >> $x", "x=.git/config; local x=/dev/null; echo '#' >> $x",
+		"true() { x=/dev/null; }; x=.git/config; x=.git/config true; echo '#' >> $x", "x={home}/.bashrc; f() { local x=/dev/null; }; f; echo x >> $x",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

@@ -154,27 +154,37 @@ type word struct {
 }
 
 type analyzer struct {
-	a          *Analysis
-	ctx        Context
-	cwd        string             // the working directory so far ("" unknown)
-	cwdLost    bool               // a cd on the line went somewhere that cannot be known
-	exported   []string           // NAME=VALUE the line exported: the environment of every later command
-	lastParam  []word             // the values of the last ${x:=v}, which x takes
-	vars       map[string][]word  // what each variable may hold, as far as the line says
-	attrs      map[string]varAttr // declare -i, -l, -u, -c: what an assignment to the variable stores
-	depth      int
-	pipes      int
-	inherit    frame         // pipeline and function a nested script's commands belong to
-	feed       map[int]*word // per pipeline: the known text the latest stage prints
-	reasons    map[string]bool
-	aliases    map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
-	aliasSpace map[string]bool     // aliases whose value ends in a space: the next word is expanded too
-	inFunc     bool                // analysing a body no call reached: it runs later, after assignments still to come
-	funcs      map[string]*funcDef // functions defined on the line, analysed where they are called
-	defined    []namedFunc         // every function defined, in a subshell too: one never called is judged at the end
-	written    map[string]word     // files the line wrote, by path: their text when it is known
-	envSeen    map[string]bool     // command-valued variables already analysed (CommandVariable)
-	fetched    []string            // folders the line filled from the network (curl | tar x, git clone URL)
+	a         *Analysis
+	ctx       Context
+	cwd       string             // the working directory so far ("" unknown)
+	cwdLost   bool               // a cd on the line went somewhere that cannot be known
+	exported  []string           // NAME=VALUE the line exported: the environment of every later command
+	lastParam []word             // the values of the last ${x:=v}, which x takes
+	vars      map[string][]word  // what each variable may hold, as far as the line says
+	attrs     map[string]varAttr // declare -i, -l, -u, -c: what an assignment to the variable stores
+	readonly  map[string]bool    // readonly, declare -r: later assignments and unsets fail
+	volatile  map[string][]word  // values a trap or alias body may set at any later moment
+	// weak: the statement being analysed may not run, or may not keep what it sets
+	// (a branch, a loop's body, a function's body, local): what it assigns is added to
+	// what the variable held, never put in its place.
+	weak        bool
+	weakDepth   int             // inside a function body, a trap or alias body, or a script run by a statement that may not run
+	volatileNow int             // inside a trap or alias body
+	seen        map[string]bool // the commands listed, so that none is listed twice
+	rounds      int             // loop rounds analysed so far (see loop)
+	depth       int
+	pipes       int
+	inherit     frame         // pipeline and function a nested script's commands belong to
+	feed        map[int]*word // per pipeline: the known text the latest stage prints
+	reasons     map[string]bool
+	aliases     map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	aliasSpace  map[string]bool     // aliases whose value ends in a space: the next word is expanded too
+	inFunc      bool                // analysing a body no call reached: it runs later, after assignments still to come
+	funcs       map[string]*funcDef // functions defined on the line, analysed where they are called
+	defined     []namedFunc         // every function defined, in a subshell too: one never called is judged at the end
+	written     map[string]word     // files the line wrote, by path: their text when it is known
+	envSeen     map[string]bool     // command-valued variables already analysed (CommandVariable)
+	fetched     []string            // folders the line filled from the network (curl | tar x, git clone URL)
 }
 
 type namedFunc struct {
@@ -231,7 +241,11 @@ func (z *analyzer) callFunc(name string, f frame) {
 	// $FUNCNAME in the body is the function's own name (f(){ $FUNCNAME|$FUNCNAME& }).
 	z.vars["FUNCNAME"] = []word{{s: name, known: true}}
 	z.depth++
+	z.weakDepth++ // a body may return before any of it, and local keeps what it sets
+	weak := z.weak
 	z.walk(def.body, f)
+	z.weak = weak
+	z.weakDepth--
 	z.depth--
 	z.vars["FUNCNAME"] = saved
 	if saved == nil {
@@ -310,6 +324,9 @@ type frame struct {
 // walk visits every node under root, keeping a stack of frames so each statement
 // knows where it sits.
 func (z *analyzer) walk(root syntax.Node, top frame) {
+	if root == nil {
+		return
+	}
 	stack := []frame{top}
 	syntax.Walk(root, func(n syntax.Node) bool {
 		if n == nil {
@@ -324,6 +341,11 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 		next.inPipe, next.pipeY, next.scope = false, nil, nil
 		switch n := n.(type) {
 		case *syntax.BinaryCmd:
+			if n.Op == syntax.AndStmt || n.Op == syntax.OrStmt {
+				succ, fail := z.andOr(n, next)
+				z.setState(z.join(succ, fail))
+				return false
+			}
 			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
 				next.ctx, next.inPipe, next.pipeY = "pipe", true, n.Y
 				// a | b | c nests pipe operators; they form one pipeline.
@@ -351,30 +373,58 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			next.ctx, next.pipe, next.fn = "function", 0, ""
 		case *syntax.CoprocClause:
 			next.ctx, next.scope = "coproc", z.enterScope(false)
+		case *syntax.IfClause:
+			z.ifClause(n, next)
+			return false
+		case *syntax.CaseClause:
+			z.caseClause(n, next)
+			return false
 		case *syntax.WhileClause:
 			if endless(n) {
 				next.loop = true
 			}
+			head := func() {
+				for _, s := range n.Cond {
+					z.walk(s, next)
+				}
+			}
+			head()
+			z.loop(head, n.Do, nil, next, false)
+			return false
 		case *syntax.ForClause:
 			switch l := n.Loop.(type) {
 			case *syntax.WordIter:
-				z.forIter(l)
 				if hugeIteration(l) {
 					next.loop = true // for i in {1..100000000}: as good as endless
 				}
+				for _, w := range l.Items {
+					z.walk(w, next) // what the list's substitutions run
+				}
+				z.loop(func() { z.forIter(l) }, n.Do, nil, next, true)
 			case *syntax.CStyleLoop:
 				if l.Cond == nil {
 					next.loop = true
 				}
+				z.walk(l.Init, next)
+				z.arithmetic(l.Init)
+				cond := func() {
+					z.walk(l.Cond, next)
+					z.arithmetic(l.Cond)
+				}
+				cond()
+				z.loop(cond, n.Do, func() {
+					z.walk(l.Post, next)
+					z.arithmetic(l.Post)
+				}, next, false)
 			}
+			return false
 		case *syntax.TimeClause:
 			next.ctx = "wrapper:time"
 		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
 			// let x=1, ((x=1)), $((x+=1)), for ((x=1;...)): x takes a value computed at
 			// run time. A quoted word in arithmetic is evaluated again: the command
 			// substitution in let 'a[$(cmd)]=1' runs.
-			z.arith(n)
-			z.arithAssigns(n)
+			z.arithmetic(n)
 		case *syntax.TestClause:
 			// [[ s =~ re ]] sets BASH_REMATCH, which value() already leaves unknown.
 		case *syntax.BinaryTest:
@@ -417,6 +467,7 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			case n.Background:
 				next.scope = z.enterScope(false) // x=1 & runs in a subshell
 			}
+			z.weak = z.weakDepth > 0
 			z.stmt(n, cur)
 			if n.Background {
 				next.bg = true
@@ -485,6 +536,13 @@ func (z *analyzer) callExpr(cmd *syntax.CallExpr, proto SimpleCommand, reds []Re
 			entry += "=" + vals[0].s
 		}
 		proto.Env = append(slices.Clip(proto.Env), entry)
+		if _, isFunc := z.funcs[argv[0].s]; argv[0].known && (specialBuiltins[argv[0].s] || isFunc) {
+			// x=1 : keeps x in POSIX mode, and so does x=1 f (a function): either way.
+			weak := z.weak
+			z.weak = true
+			z.setVar(as)
+			z.weak = weak
+		}
 		if (as.Name.Value == "HOME" || as.Name.Value == "CDPATH" || as.Name.Value == "OLDPWD") && len(argv) > 0 && (base(argv[0].s) == "cd" || base(argv[0].s) == "pushd") {
 			defer z.loseCwd()
 		}
@@ -583,6 +641,17 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 			}
 		}
 	}
+	readonly := cmd.Variant.Value == "readonly"
+	for _, w := range argv[1:] {
+		if w.known && strings.HasPrefix(w.s, "-") && !strings.Contains(w.s, "=") && strings.Contains(w.s, "r") {
+			readonly = true // declare -r, local -r
+		}
+	}
+	if cmd.Variant.Value == "local" {
+		// local keeps what it sets in the function (and fails outside one).
+		z.weakDepth++
+		defer func() { z.weakDepth-- }()
+	}
 	for _, as := range cmd.Args {
 		if as.Name != nil && (integer || letterCase != 0 || caseOff) {
 			if z.attrs == nil {
@@ -598,6 +667,13 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 			z.attrs[as.Name.Value] = a
 		}
 		z.setVar(as)
+		if readonly && as.Name != nil && !z.weak && z.weakDepth == 0 {
+			// Later assignments fail; a mark set where it may not run marks nothing.
+			if z.readonly == nil {
+				z.readonly = map[string]bool{}
+			}
+			z.readonly[as.Name.Value] = true
+		}
 		if exported && as.Name == nil && as.Value != nil {
 			// export $x=v, export AGENTBOX${IFS}MODE=v: the name is what the word
 			// expands to; a name the line cannot know is recorded as "*".
@@ -653,6 +729,16 @@ func (z *analyzer) assign(as *syntax.Assign) word {
 }
 
 func (z *analyzer) add(c SimpleCommand) bool {
+	// A loop's body is analysed more than once: a command seen already is not listed
+	// again.
+	key := fmt.Sprintf("%q %q %v %v %q %v %v %d %q %q", c.Argv, c.Context, c.Partial, c.Redirects, c.Dir, c.DirUnknown, c.Background, c.Pipeline, c.Func, c.Env)
+	if z.seen[key] {
+		return true
+	}
+	if z.seen == nil {
+		z.seen = map[string]bool{}
+	}
+	z.seen[key] = true
 	if len(z.a.Commands) >= maxCommands {
 		z.uncertain(fmt.Sprintf("more than %d commands; the rest were not analysed", maxCommands))
 		return false
@@ -830,6 +916,19 @@ func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 		// are its own.
 		defer z.leaveScope(z.enterScope(false))
 	}
+	weak := z.weak
+	defer func() { z.weak = weak }()
+	if weak || wrapper == "trap" || wrapper == "alias" {
+		// Run by a statement that may not run, or later, or never (a trap, an alias):
+		// what the script sets is added to what was there.
+		z.weakDepth++
+		defer func() { z.weakDepth-- }()
+	}
+	if wrapper == "trap" || wrapper == "alias" {
+		// ... and a trap may fire at any moment after: what it sets stays possible.
+		z.volatileNow++
+		defer func() { z.volatileNow-- }()
+	}
 	saved := z.inherit
 	z.inherit = frame{pipe: proto.Pipeline, fn: proto.Func}
 	// The command's own variables (X=... git -c core.editor='$X') are set for the
@@ -996,7 +1095,7 @@ func (z *analyzer) param(p *syntax.ParamExp) []word {
 		}
 		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
 			// ${x:=v} also sets x for the rest of the line.
-			defer func() { z.vars[p.Param.Value] = z.lastParam }()
+			defer func() { z.store(p.Param.Value, z.lastParam) }()
 		}
 		if set && p.Exp.Op != syntax.DefaultUnsetOrNull && p.Exp.Op != syntax.AssignUnsetOrNull {
 			z.lastParam = vals
@@ -1360,13 +1459,13 @@ func (z *analyzer) arithAssigns(n syntax.Node) {
 				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
 				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
 				if w, ok := m.X.(*syntax.Word); ok {
-					z.vars[strings.SplitN(w.Lit(), "[", 2)[0]] = []word{{numeric: true}}
+					z.store(strings.SplitN(w.Lit(), "[", 2)[0], []word{{numeric: true}})
 				}
 			}
 		case *syntax.UnaryArithm:
 			if m.Op == syntax.Inc || m.Op == syntax.Dec {
 				if w, ok := m.X.(*syntax.Word); ok {
-					z.vars[w.Lit()] = []word{{numeric: true}}
+					z.store(w.Lit(), []word{{numeric: true}})
 				}
 			}
 		}
@@ -1465,13 +1564,13 @@ func (z *analyzer) setVar(as *syntax.Assign) {
 		if as.Value != nil {
 			z.arith(as.Value)
 		}
-		z.vars[name] = []word{{numeric: true}}
+		z.store(name, []word{{numeric: true}})
 	case as.Index != nil || as.Array != nil || as.Append:
-		z.vars[name] = []word{{}}
+		z.store(name, []word{{}})
 	case as.Value == nil:
-		z.vars[name] = []word{{known: true}}
+		z.store(name, []word{{known: true}})
 	default:
-		z.vars[name] = caseValues(attr.letterCase, z.cands(as.Value, false))
+		z.store(name, caseValues(attr.letterCase, z.cands(as.Value, false)))
 		// A value that spells a command substitution runs it wherever bash evaluates
 		// the value again: arithmetic on an array subscript ($((x)) with x='a[$(cmd)]'),
 		// ${x@P}, PS4 under set -x, eval.
@@ -1539,7 +1638,7 @@ func (z *analyzer) forIter(l *syntax.WordIter) {
 	if len(vals) == 0 {
 		vals = []word{{}}
 	}
-	z.vars[l.Name.Value] = vals
+	z.store(l.Name.Value, vals)
 }
 
 // track follows what a command changes for the rest of the line: cd, set --, read,
@@ -1548,7 +1647,7 @@ func (z *analyzer) track(argv []word) {
 	name := base(argv[0].s)
 	args := argv[1:]
 	// $_ is the last argument of the command before.
-	defer func() { z.vars["_"] = []word{argv[len(argv)-1]} }()
+	defer func() { z.store("_", []word{argv[len(argv)-1]}) }()
 	switch name {
 	case "cd", "pushd":
 		z.trackCd(name, args)
@@ -1558,9 +1657,9 @@ func (z *analyzer) track(argv []word) {
 		}
 	case "set":
 		if len(args) > 0 && args[0].s == "--" {
-			z.positional(args[1:])
+			z.setPositional(args[1:])
 		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
-			z.positional(args)
+			z.setPositional(args)
 		}
 	case "ln":
 		z.trackLink(args)
@@ -1595,7 +1694,7 @@ func (z *analyzer) track(argv []word) {
 		// printf -v NAME sets NAME to what it formats: unknown to this analysis.
 		for k := 0; k+1 < len(args); k++ {
 			if args[k].s == "-v" && args[k+1].known {
-				z.vars[strings.SplitN(args[k+1].s, "[", 2)[0]] = []word{{}}
+				z.store(strings.SplitN(args[k+1].s, "[", 2)[0], []word{{}})
 			}
 		}
 	case "declare", "typeset", "local", "export", "readonly":
@@ -1604,7 +1703,7 @@ func (z *analyzer) track(argv []word) {
 			if a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "n") {
 				for _, b := range args {
 					if name, _, _ := strings.Cut(b.s, "="); isEnvName(name) {
-						z.vars[name] = []word{{}}
+						z.store(name, []word{{}})
 					}
 				}
 				break
@@ -1613,21 +1712,21 @@ func (z *analyzer) track(argv []word) {
 	case "shift":
 		// The positional parameters move: $1... are no longer what set -- said.
 		for _, n := range []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
-			z.vars[n] = []word{{}}
+			z.store(n, []word{{}})
 		}
 	case "read", "mapfile", "readarray", "getopts":
 		for _, a := range args {
 			if a.known && isEnvName(a.s) {
-				z.vars[a.s] = []word{{}}
+				z.store(a.s, []word{{}})
 			}
 		}
 		if len(args) == 0 {
-			z.vars["REPLY"] = []word{{}}
+			z.store("REPLY", []word{{}})
 		}
 	case "unset":
 		for _, a := range args {
 			if a.known && isEnvName(a.s) {
-				z.vars[a.s] = []word{{known: true}}
+				z.store(a.s, []word{{known: true}})
 			}
 			z.unsetsOwn(a)
 		}
@@ -1660,10 +1759,18 @@ func (z *analyzer) unsetsOwn(a word) {
 // trackCd follows cd and pushd: the working directory the next commands run in
 // (unknown when the operand is, or CDPATH or the stack decides), and OLDPWD.
 func (z *analyzer) trackCd(name string, args []word) {
+	if z.weak {
+		// A cd that may not run: the folder is one of two.
+		defer func(prev string, lost bool) {
+			if z.cwd != prev || z.cwdLost != lost {
+				z.loseCwd()
+			}
+		}(z.cwd, z.cwdLost)
+	}
 	if z.cwd != "" {
-		defer func(prev string) { z.vars["OLDPWD"] = []word{{s: prev, known: true}} }(z.cwd)
+		defer func(prev string) { z.store("OLDPWD", []word{{s: prev, known: true}}) }(z.cwd)
 	} else {
-		defer func() { z.vars["OLDPWD"] = []word{{}} }()
+		defer func() { z.store("OLDPWD", []word{{}}) }()
 	}
 	var ops []word
 	noChange := false

@@ -19,6 +19,7 @@ package shell
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -28,6 +29,7 @@ import (
 type scope struct {
 	vars       map[string][]word
 	attrs      map[string]varAttr
+	readonly   map[string]bool
 	cwd        string
 	cwdLost    bool
 	exported   []string
@@ -41,7 +43,7 @@ type scope struct {
 
 // enterScope saves the state a subshell starts from.
 func (z *analyzer) enterScope(maybe bool) *scope {
-	return &scope{vars: maps.Clone(z.vars), attrs: maps.Clone(z.attrs), cwd: z.cwd, cwdLost: z.cwdLost,
+	return &scope{vars: maps.Clone(z.vars), attrs: maps.Clone(z.attrs), readonly: maps.Clone(z.readonly), cwd: z.cwd, cwdLost: z.cwdLost,
 		exported: slices.Clip(z.exported), aliases: maps.Clone(z.aliases), aliasSpace: maps.Clone(z.aliasSpace),
 		funcs: maps.Clone(z.funcs), maybe: maybe}
 }
@@ -50,7 +52,7 @@ func (z *analyzer) enterScope(maybe bool) *scope {
 // beside what was there before.
 func (z *analyzer) leaveScope(s *scope) {
 	if !s.maybe {
-		z.vars, z.attrs, z.cwd, z.cwdLost = s.vars, s.attrs, s.cwd, s.cwdLost
+		z.vars, z.attrs, z.readonly, z.cwd, z.cwdLost = s.vars, s.attrs, s.readonly, s.cwd, s.cwdLost
 		z.exported, z.aliases, z.aliasSpace, z.funcs = s.exported, s.aliases, s.aliasSpace, s.funcs
 		return
 	}
@@ -94,10 +96,43 @@ func (z *analyzer) leaveScope(s *scope) {
 			z.attrs[name] = a
 		}
 	}
+	// A read-only mark that may not hold would skip assignments that run.
+	for name := range z.readonly {
+		if !s.readonly[name] {
+			delete(z.readonly, name)
+		}
+	}
 	if z.cwd != s.cwd || z.cwdLost != s.cwdLost {
 		z.loseCwd()
 	}
-	// Exports, aliases and functions the stage made stay: more is decided, not less.
+	// Exports, aliases and functions of either stay: more is decided, not less.
+	for _, e := range s.exported {
+		if !slices.Contains(z.exported, e) {
+			z.exported = append(z.exported, e)
+		}
+	}
+	for name, def := range s.funcs {
+		if _, ok := z.funcs[name]; !ok {
+			if z.funcs == nil {
+				z.funcs = map[string]*funcDef{}
+			}
+			z.funcs[name] = def
+		}
+	}
+	for name, a := range s.aliases {
+		if _, ok := z.aliases[name]; !ok {
+			if z.aliases == nil {
+				z.aliases = map[string][]word{}
+			}
+			z.aliases[name] = a
+			if s.aliasSpace[name] {
+				if z.aliasSpace == nil {
+					z.aliasSpace = map[string]bool{}
+				}
+				z.aliasSpace[name] = true
+			}
+		}
+	}
 }
 
 // inCurrentShell names the script runners whose script runs in the shell itself,
@@ -489,3 +524,259 @@ func (z *analyzer) eachValue(names []string, analyse func()) bool {
 	}
 	return true
 }
+
+// store sets a variable as an assignment bash may run does: not at all when the
+// variable is read-only (the assignment fails), beside what it held when the statement
+// may not run or not keep it (weak), and always beside what a trap or alias body may set
+// at any moment. BASH_ARGV0 is $0 too.
+func (z *analyzer) store(name string, vals []word) {
+	if z.readonly[name] {
+		return
+	}
+	if z.volatileNow > 0 {
+		if z.volatile == nil {
+			z.volatile = map[string][]word{}
+		}
+		z.volatile[name] = unionWords(z.volatile[name], vals)
+	}
+	if z.weak || z.weakDepth > 0 {
+		before, ok := z.value(name)
+		if !ok {
+			before = []word{{}}
+		}
+		vals = unionWords(before, vals)
+	}
+	vals = unionWords(vals, z.volatile[name])
+	z.vars[name] = vals
+	if name == "BASH_ARGV0" {
+		z.vars["0"] = vals
+	}
+}
+
+// unionWords is a followed by what of b it lacks.
+func unionWords(a, b []word) []word {
+	if len(b) == 0 {
+		return a
+	}
+	out := slices.Clip(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// State at the branches of a line. Where the line may take one path or another (if,
+// case, && and ||, a loop that runs its body any number of times), each path is
+// analysed from the state it starts with, in order, and the state after is every path's
+// together: x=rm; [[ a == b ]] && x=ls; $x runs rm, and is judged as rm or ls.
+
+// snapshot is a copy of the state now.
+func (z *analyzer) snapshot() *scope { return z.enterScope(false) }
+
+// setState makes s the state now; s itself stays as it was, to be set again.
+func (z *analyzer) setState(s *scope) { z.leaveScope(s.clone(false)) }
+
+// clone is a copy of s that can be changed without changing s.
+func (s *scope) clone(maybe bool) *scope {
+	return &scope{vars: maps.Clone(s.vars), attrs: maps.Clone(s.attrs), readonly: maps.Clone(s.readonly),
+		cwd: s.cwd, cwdLost: s.cwdLost, exported: slices.Clip(s.exported), aliases: maps.Clone(s.aliases),
+		aliasSpace: maps.Clone(s.aliasSpace), funcs: maps.Clone(s.funcs), maybe: maybe}
+}
+
+// join is a state that may be either a or b.
+func (z *analyzer) join(a, b *scope) *scope {
+	z.setState(a)
+	z.leaveScope(b.clone(true))
+	return z.snapshot()
+}
+
+// andOr analyses X && Y or X || Y: Y starts from the state X succeeded or failed in,
+// and the list ends either way. It returns the states of its success and its failure.
+func (z *analyzer) andOr(n *syntax.BinaryCmd, f frame) (succ, fail *scope) {
+	xs, xf := z.branch(n.X, f)
+	if n.Op == syntax.AndStmt {
+		z.setState(xs)
+		ys, yf := z.branch(n.Y, f)
+		return ys, z.join(xf, yf)
+	}
+	z.setState(xf)
+	ys, yf := z.branch(n.Y, f)
+	return z.join(xs, ys), yf
+}
+
+// branch analyses one statement of an && or || list.
+func (z *analyzer) branch(s *syntax.Stmt, f frame) (succ, fail *scope) {
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) &&
+		!s.Background && !s.Coprocess && len(s.Redirs) == 0 {
+		succ, fail = z.andOr(b, f)
+		if s.Negated {
+			succ, fail = fail, succ
+		}
+		return succ, fail
+	}
+	z.walk(s, f)
+	st := z.snapshot()
+	return st, st
+}
+
+// ifClause analyses if, elif and else: the conditions in turn, each branch from the
+// state its condition left.
+func (z *analyzer) ifClause(n *syntax.IfClause, f frame) {
+	for _, s := range n.Cond {
+		z.walk(s, f)
+	}
+	none := z.snapshot()
+	for _, s := range n.Then {
+		z.walk(s, f)
+	}
+	then := z.snapshot()
+	z.setState(none)
+	if n.Else != nil {
+		z.ifClause(n.Else, f)
+	}
+	z.setState(z.join(then, z.snapshot()))
+}
+
+// caseClause analyses each item from the state before the case (or, after ;& and ;;&,
+// also from the item before), and ends in any of them or in none.
+func (z *analyzer) caseClause(n *syntax.CaseClause, f frame) {
+	z.walk(n.Word, f)
+	none := z.snapshot()
+	end, from := none, none
+	for _, it := range n.Items {
+		z.setState(from)
+		for _, p := range it.Patterns {
+			z.walk(p, f)
+		}
+		for _, s := range it.Stmts {
+			z.walk(s, f)
+		}
+		after := z.snapshot()
+		end = z.join(end, after)
+		from = none
+		if it.Op == syntax.Fallthrough || it.Op == syntax.Resume {
+			from = z.join(none, after)
+		}
+	}
+	z.setState(end)
+}
+
+// loop analyses a loop whose head (its condition, or the for's assignment) has just
+// run: the body, then post and the head again, round after round, each from every state
+// the loop can be in by then, until a round changes nothing (x=ls; y=cat; for ...; do $x
+// f; x=$y; y=rm; done runs rm in its third round). A loop that has not settled after
+// maxRounds rounds, or once the line's rounds run out, has what it changed made
+// unknown. The loop ends after a head; a for over a list that may be empty ends before
+// any.
+func (z *analyzer) loop(head func(), body []*syntax.Stmt, post func(), f frame, headAssigns bool) {
+	var before *scope
+	if headAssigns {
+		before = z.snapshot() // for x in $EMPTY: no round, x untouched
+		head()
+	}
+	state := z.snapshot()
+	end := state
+	if before != nil {
+		end = z.join(before, state)
+	}
+	round := func(from *scope) *scope {
+		z.setState(from)
+		for _, s := range body {
+			z.walk(s, f)
+		}
+		if post != nil {
+			post()
+		}
+		head()
+		return z.snapshot()
+	}
+	for n := 0; ; n++ {
+		z.rounds++
+		after := round(state)
+		end = z.join(end, after)
+		next := z.join(state, after)
+		if sameState(next, state) {
+			break
+		}
+		if n+1 < maxRounds && z.rounds < maxLineRounds {
+			state = next
+			continue
+		}
+		// Not settled: what still changes may hold anything.
+		widened := next.clone(false)
+		for name, vals := range next.vars {
+			if prev, ok := state.vars[name]; !ok || !containsAll(prev, vals) {
+				widened.vars[name] = unionWords(vals, []word{{}})
+			}
+		}
+		if z.rounds < maxLineRounds {
+			z.rounds++
+			end = z.join(end, round(widened))
+		} else {
+			z.uncertain("loops too many or too deeply nested to follow every round")
+		}
+		end = z.join(end, widened)
+		if widened.cwd != state.cwd || widened.cwdLost != state.cwdLost {
+			end.cwd, end.cwdLost = "", true
+		}
+		break
+	}
+	z.setState(end)
+}
+
+// Rounds of a loop's analysis: for one loop, and for the whole line.
+const (
+	maxRounds     = 4
+	maxLineRounds = 256
+)
+
+// sameState reports two states with the same variables' values and folder.
+func sameState(a, b *scope) bool {
+	if a.cwd != b.cwd || a.cwdLost != b.cwdLost || len(a.vars) != len(b.vars) {
+		return false
+	}
+	for name, av := range a.vars {
+		bv, ok := b.vars[name]
+		if !ok || !containsAll(av, bv) || !containsAll(bv, av) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsAll reports whether every value of b is one of a's.
+func containsAll(a, b []word) bool {
+	for _, v := range b {
+		if !slices.Contains(a, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// arithmetic checks and records an arithmetic expression or command (see arith).
+func (z *analyzer) arithmetic(n syntax.Node) {
+	if n == nil {
+		return
+	}
+	z.arith(n)
+	z.arithAssigns(n)
+}
+
+// setPositional is set -- ARGS: the positional parameters, as an assignment.
+func (z *analyzer) setPositional(args []word) {
+	z.store("@", args)
+	z.store("*", args)
+	z.store("#", []word{{s: strconv.Itoa(len(args)), known: true}})
+	for i, a := range args {
+		z.store(strconv.Itoa(i+1), []word{a})
+	}
+}
+
+// specialBuiltins keep the assignments written before them (x=1 :) in POSIX mode, as
+// functions do: what such an assignment sets may outlast the command.
+var specialBuiltins = map[string]bool{":": true, ".": true, "break": true, "continue": true, "eval": true, "exec": true,
+	"exit": true, "export": true, "readonly": true, "return": true, "set": true, "shift": true, "times": true,
+	"trap": true, "unset": true, "source": true}

@@ -104,3 +104,38 @@ func TestArithmeticSubscripts(t *testing.T) {
 		}
 	}
 }
+
+// What may not run, or may not last, is added to what was known, never put in its
+// place: a branch, a loop's body (two rounds, the third unknown), && and ||, a function's
+// body, local, an assignment to a read-only variable, a trap or alias body (the second
+// red team's lines, each read as ls while bash ran rm).
+func TestBranchesJoin(t *testing.T) {
+	ctx := Context{Dir: "/w", Getenv: func(string) (string, bool) { return "", false }}
+	runsRm := []string{
+		`x=rm; case a in b) x=ls;; esac; $x f`, `x=rm; for i in; do x=ls; done; $x f`, `x=rm; [[ a == b ]] && x=ls; $x f`,
+		`x=rm; false || x=ls; $x f`, `x=rm; if [[ a == b ]]; then x=ls; elif true; then x=cat; else x=ls; fi; $x f`,
+		`x=rm; while false; do x=ls; done; $x f`, `f() { local x=ls; }; x=rm; f; $x f`, `x=rm; f() { declare x=ls; }; f; $x f`,
+		`true() { x=ls; }; x=rm; x=rm true; $x f`, `x=rm; local x=ls; $x f`, `readonly x=rm; declare x=ls; $x f`,
+		`x=rm; readonly x; unset x; $x f`, `x=rm; f() { return; x=ls; }; f; $x f`, `x=rm; trap "x=ls" USR2; $x f`,
+		`trap "x=rm" USR1; x=ls; kill -USR1 $$; $x f`, `x=ls; set -o posix; x=rm :; $x f`, `BASH_ARGV0=rm; $0 f`,
+		`x=ls; for i in 1 2; do $x f; x=rm; done`, `x=ls; case a in a) x=rm ;& b) $x f;; esac`,
+		`x=ls; y=cat; for i in 1 2 3; do $x f; x=$y; y=rm; done`,
+	}
+	for _, line := range runsRm {
+		a, _ := AnalyzeIn(line, ctx)
+		rm := slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return len(c.Argv) > 0 && c.Argv[0] == "rm" })
+		if !rm && len(a.Unknown) == 0 {
+			t.Errorf("%q: rm neither found nor the name unknown: %q", line, render(a))
+		}
+	}
+	// The path a && list took is known to its next command: cd ran if rm runs.
+	a, _ := AnalyzeIn(`mkdir -p build && cd build && rm -rf ./out`, ctx)
+	if last := a.Commands[len(a.Commands)-1]; last.Dir != "/w/build" || last.DirUnknown {
+		t.Errorf("rm runs in %q (unknown %v), want /w/build", last.Dir, last.DirUnknown)
+	}
+	// After a cd that may not have run, the folder is not known.
+	a, _ = AnalyzeIn(`cd /; [[ a == b ]] && cd /tmp; rm -rf *`, ctx)
+	if last := a.Commands[len(a.Commands)-1]; !last.DirUnknown {
+		t.Errorf("rm runs in %q, want unknown", last.Dir)
+	}
+}
