@@ -445,6 +445,14 @@ func applyHunksInOrder(fp *FilePatch, t text, order []int) (text, []HunkResult, 
 			case len(repl) == 0 && (h.OldNoEOL || h.NewNoEOL):
 				// The hunk removed the file's last lines: the line now last is one it
 				// left alone, which keeps its own ending, as git leaves it.
+			case h.NewNoEOL && h.OldNoEOL && t.finalNewline():
+				// Both sides say the file ends without a newline, and it ends with one:
+				// the hunk does not change the ending (its old side is wrong about it,
+				// where git refuses), so the file keeps it (red team: the newline was
+				// dropped).
+				if last.eol == "" {
+					last.eol = out.eolBefore(len(out.lines) - 1)
+				}
 			case h.NewNoEOL:
 				last.eol = ""
 			case h.OldNoEOL && last.eol == "":

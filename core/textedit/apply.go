@@ -58,7 +58,11 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 	applied := make([]Applied, 0, len(edits))
 	// Only text of mixed endings keeps a CR (Decode converts all-CRLF text to LF).
 	mixed := strings.Contains(text, "\r\n")
-	splits := splitChecker(text)
+	splits, sure := splitChecker(text)
+	maybeSplits := splits
+	if !sure {
+		splits = nil // the file may be 8-bit text: matched as such, and checked below
+	}
 	for i, e := range edits {
 		if e.Old == e.New {
 			return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d changes nothing: old_string and new_string are identical", i)}
@@ -89,6 +93,13 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 				}
 			}
 			return "", nil, &EditError{Index: i, Failure: f, Message: msg}
+		}
+		if maybeSplits != nil && !sure {
+			for _, m := range ms {
+				if maybeSplits(m.Start) || maybeSplits(m.End) {
+					return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the file is not UTF-8, and its bytes read as well as Latin-1 or cp1252 as they do as Shift-JIS or GBK, where the match on line %d would cut a two-byte character in two (its first byte just before the match's start or end). Which encoding it is decides whether the edit is right, and the bytes do not say; the file was left as it was. Convert it to UTF-8 first (iconv -f SHIFT_JIS -t UTF-8, or -f LATIN1), or make old_string start and end at ASCII text away from the file's non-ASCII bytes", i, m.Line)}
+				}
+			}
 		}
 		changes := false
 		for _, m := range ms {

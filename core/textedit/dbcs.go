@@ -20,40 +20,56 @@ import (
 //   - a file that is valid EUC (EUC-JP, EUC-KR, GB2312 as EUC-CN) is read as EUC alone,
 //     where both bytes of a character are 0xA1 or more and an ASCII byte is never inside
 //     one (GBK's rules would pair EUC-JP's three-byte characters wrongly).
-// Where the evidence is missing the file is edited as 8-bit text, as before.
+// Where the evidence is missing but the bytes follow a two-byte encoding's rules
+// throughout, the file may be either: Latin-1's "Z\xfcrich" is also a Shift-JIS
+// character and "ich", and katakana text such as "\x83\x5c\x81\x5b" (ソー) has the
+// second bytes of Latin-1 punctuation. A match that starts or ends where a character
+// would be cut in two then cannot be told right from wrong, and the edit is refused
+// (ambiguous); everywhere else the file is edited as 8-bit text.
 
 // splitChecker reports, for a byte offset of text, whether it falls inside a character
-// of a two-byte encoding the text is in; nil when it is not such text (see above). The
-// grammars are core/textfmt's.
-func splitChecker(text string) func(int) bool {
+// of a two-byte encoding the text is in; nil when it is not such text (see above). sure
+// is false where the text may as well be 8-bit text (see above). The grammars are
+// core/textfmt's.
+func splitChecker(text string) (inside func(int) bool, sure bool) {
 	if utf8.ValidString(text) {
-		return nil
+		return nil, false
 	}
 	newBits := func() ([]uint64, func(int)) {
 		bits := make([]uint64, len(text)/64+1)
 		return bits, func(i int) { bits[i/64] |= 1 << (i % 64) }
 	}
-	var inside []uint64
+	var strong, weak []uint64
+	or := func(into *[]uint64, bits []uint64) {
+		if *into == nil {
+			*into = bits
+			return
+		}
+		for i := range *into {
+			(*into)[i] |= bits[i]
+		}
+	}
 	if bits, mark := newBits(); func() bool { _, ok := textfmt.EUC(text, mark); return ok }() {
-		inside = bits
+		strong = bits
 	} else {
 		for _, grammar := range []func(string, func(int)) (int, int, bool){textfmt.ShiftJIS, textfmt.GBK} {
 			bits, mark := newBits()
 			chars, high, ok := grammar(text, mark)
-			if !ok || chars == 0 || 4*high < chars {
-				continue
-			}
-			if inside == nil {
-				inside = bits
-				continue
-			}
-			for i := range inside {
-				inside[i] |= bits[i]
+			switch {
+			case !ok || chars == 0:
+			case 4*high < chars:
+				or(&weak, bits)
+			default:
+				or(&strong, bits)
 			}
 		}
 	}
-	if inside == nil {
-		return nil
+	bits := strong
+	if bits == nil {
+		bits = weak
 	}
-	return func(i int) bool { return i > 0 && i < len(text) && inside[i/64]&(1<<(i%64)) != 0 }
+	if bits == nil {
+		return nil, false
+	}
+	return func(i int) bool { return i > 0 && i < len(text) && bits[i/64]&(1<<(i%64)) != 0 }, strong != nil
 }

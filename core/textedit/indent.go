@@ -336,6 +336,24 @@ func (f *fitting) uniform() bool {
 // mapLines re-indents every non-blank line by m (lines keep(i, line) says are kept as
 // they are), or reports false when a line's indentation cannot be mapped.
 func mapLines(m indentMapping, lines []string, keep func(i int, l string, out []string) bool) ([]string, bool) {
+	if m.den == 0 && m.tab != 0 && m.shift < 0 {
+		// Lines the shift takes to the margin or past it all land at the margin: fine
+		// for one depth, but two depths there would be flattened into one (new_string
+		// written from column 0 under an old_string copied deeper than the file: a
+		// method's body moved out of its class, red team). No mapping then.
+		depths := map[int]bool{}
+		for _, l := range lines {
+			if isBlank(l) {
+				continue
+			}
+			if c := columns(leading(l), m.tab); c+m.shift <= 0 {
+				depths[c] = true
+			}
+		}
+		if len(depths) > 1 {
+			return nil, false
+		}
+	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
 		if isBlank(l) || keep != nil && keep(i, l, out) {
