@@ -289,6 +289,33 @@ func TestSigkillEndsTheLine(t *testing.T) {
 	}
 }
 
+// TestClosedStdoutDoesNothing: with its standard output closed no answer can reach the
+// caller, so agentbox does nothing and says so on stderr (red team: a bash call and a
+// write changed files the caller never heard of).
+func TestClosedStdoutDoesNothing(t *testing.T) {
+	bin := agentboxBinary(t)
+	dir := t.TempDir()
+	for applet, req := range map[string]string{
+		"bash":  `{"command":"echo hi > made-by-bash"}`,
+		"write": `{"file_path":"made-by-write","content":"x"}`,
+	} {
+		cmd := exec.Command("sh", "-c", strconv.Quote(bin)+" "+applet+" >&-")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "AGENTBOX_MODE=bypass", "AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+dir)
+		cmd.Stdin = strings.NewReader(req)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "nothing was done") {
+			t.Errorf("%s with stdout closed: %v, stderr %q", applet, err, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "made-by-"+applet)); err == nil {
+			t.Errorf("%s ran with nowhere to answer", applet)
+		}
+	}
+}
+
 // TestEarlySignalLeavesNothing sends SIGTERM at random moments of agentbox's first
 // milliseconds, while it subscribes to signals beside its start-up: whether agentbox
 // dies of the signal or reports the interruption, no process of the command survives.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core"
 	"github.com/agentbox/agentbox/core/gate"
@@ -281,6 +282,14 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		}
 		out.Note += "; what they print from now on is not captured. To keep a process's output, start it with run_in_background; to stop them, kill them"
 	}
+	if n := invalidUTF8(r.Stdout.Text) + invalidUTF8(r.Stderr.Text); n > 0 {
+		// JSON carries text: the envelope shows each such byte as U+FFFD (red team:
+		// Latin-1 output came back changed with nothing to say so).
+		if out.Note != "" {
+			out.Note += "; "
+		}
+		out.Note += fmt.Sprintf("the output has %d bytes that are not UTF-8, each shown as \uFFFD; to see them, pipe the command through od -c or xxd, or convert it with iconv", n)
+	}
 	out.TimeoutMs = opts.Timeout.Milliseconds()
 	if r.Sandbox.Mode != sandbox.Off {
 		rep := r.Sandbox
@@ -410,6 +419,13 @@ func (b *Bash) workingDir(env *core.Env) (string, error) {
 		if proc.IsDir(saved.Dir) {
 			return saved.Dir, nil
 		}
+		// The folder a cd of this session went to is gone: running in another one
+		// unasked could point a relative rm or git clean at the wrong tree (red team).
+		// Said once; the next call runs where the session started.
+		if err := env.Session.SaveJSON(bashCwdFile, bashCwd{Dir: env.Cwd}); err != nil {
+			return "", err
+		}
+		return "", core.Errorf(core.CodeNotFound, "the session's working directory %s no longer exists (it was removed or renamed since the last command), so this command was not run. Calls from now on run in %s; run the command again to run it there, or pass working_dir", saved.Dir, env.Cwd)
 	}
 	return env.Cwd, nil
 }
@@ -559,4 +575,20 @@ func nestedEnv(env *core.Env, callEnv map[string]string) (map[string]string, err
 		pin("AGENTBOX_MANIFEST", m)
 	}
 	return out, nil
+}
+
+// invalidUTF8 counts the bytes of s that are not part of valid UTF-8.
+func invalidUTF8(s string) int {
+	if utf8.ValidString(s) {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		i += size
+	}
+	return n
 }

@@ -46,6 +46,22 @@ func TestBashRun(t *testing.T) {
 	}
 }
 
+// Output that is not UTF-8 reaches the model as U+FFFD in JSON; the result says how
+// many bytes that is and how to see them (red team: nothing said so).
+func TestBashSaysOutputIsNotUTF8(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, _, err := bashCall(t, env, `{"command":"printf 'caf\\xe9 na\\xefve\\n'"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Note, "2 bytes that are not UTF-8") {
+		t.Errorf("stdout %q, note %q", r.Stdout, r.Note)
+	}
+	if r, _, _ = bashCall(t, env, `{"command":"echo café"}`); strings.Contains(r.Note, "UTF-8") {
+		t.Errorf("UTF-8 output noted: %q", r.Note)
+	}
+}
+
 func TestBashWorkingDirPersists(t *testing.T) {
 	env := coretest.Env(t, "bash")
 	root := coretest.Root(env)

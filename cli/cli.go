@@ -291,6 +291,12 @@ func listApplets(host Host, t *core.Table, args []string) int {
 // runApplet is the front end of one call.
 func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table, host Host) (status int) {
 	spec := ref.Spec
+	if _, closed := host.Stdout.(closedStdout); closed {
+		// Nothing is done that no answer could report (red team: a write ran, and the
+		// caller never learnt it had).
+		fmt.Fprintf(host.Stderr, "%s: standard output was closed when agentbox started, so no answer could be given; nothing was done. Run it with its standard output open.\n", prog)
+		return ExitToolError
+	}
 	start := host.Now()
 	ctx, signalsReady := callContext(host)
 	g, args, gerr := splitGlobals(args)

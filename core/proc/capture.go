@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // Output is one captured stream.
@@ -134,6 +135,21 @@ func (c *capture) result() Output {
 	}
 	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/2 {
 		tail = tail[i+1:]
+	}
+	// Nor half characters: a cut inside a UTF-8 sequence would show as U+FFFD that
+	// is not in the output.
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(head); k++ {
+		if b := head[len(head)-k]; b < utf8.RuneSelf {
+			break
+		} else if utf8.RuneStart(b) {
+			if !utf8.FullRune(head[len(head)-k:]) {
+				head = head[:len(head)-k]
+			}
+			break
+		}
+	}
+	for k := 0; k < utf8.UTFMax-1 && len(tail) > 0 && !utf8.RuneStart(tail[0]); k++ {
+		tail = tail[1:]
 	}
 	left := c.total - int64(len(head)) - int64(len(tail))
 	o.Truncated = true

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentbox/agentbox/core/sandbox"
 )
@@ -232,6 +233,22 @@ func TestCapAndSpill(t *testing.T) {
 	}
 	if r.Stderr.Truncated || r.Stderr.Text != "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n" {
 		t.Errorf("stderr %+v", r.Stderr)
+	}
+}
+
+// A cut output keeps whole characters: the head and the tail of a stream of é (two
+// bytes each), cut at odd offsets, hold no half of one (red team: the cut added a
+// U+FFFD that was not in the output).
+func TestCutKeepsWholeCharacters(t *testing.T) {
+	for _, limit := range []int{999, 1000, 1001, 1003} {
+		r := run(t, Options{Command: `printf x; for i in $(seq 3000); do printf 'é'; done`, StdoutCap: limit})
+		o := r.Stdout
+		if !o.Truncated {
+			t.Fatalf("limit %d: not cut: %+v", limit, o)
+		}
+		if !utf8.ValidString(o.Text) {
+			t.Errorf("limit %d: the cut text is not UTF-8 (a character cut in two): %q", limit, o.Text)
+		}
 	}
 }
 
