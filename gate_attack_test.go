@@ -295,6 +295,8 @@ func gateAttacks() []attack {
 		"x=touch; [[ a == b ]] && x=echo; $x pwned", "x=touch; if [[ a == b ]]; then x=echo; fi; $x pwned",
 		"true() { x=echo; }; x=touch; x=touch true; $x pwned", "x=touch; f() { return; x=echo; }; f; $x pwned",
 		"x=touch; trap 'x=echo' USR2; $x pwned", "BASH_ARGV0=touch; $0 pwned",
+		// The third: what bash evaluates in a value (${x@P} decodes \044 into $).
+		`x='\044(touch pwned)'; echo ${x@P}`, `x='\x24(touch pwned)'; y=$x; echo ${y@P}`,
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
@@ -304,6 +306,11 @@ func gateAttacks() []attack {
 		"f=.agentbox/config.json; (f=ok.txt); echo '{}' > $f",
 		"x=.git/config; case a in b) x=/dev/null;; esac; echo '[core]' >> $x", "x=.git/config; local x=/dev/null; echo '#' >> $x",
 		"true() { x=/dev/null; }; x=.git/config; x=.git/config true; echo '#' >> $x", "x={home}/.bashrc; f() { local x=/dev/null; }; f; echo x >> $x",
+		"shopt -s nocaseglob; echo '#' >> .GI[T]/CONFI[G]", "shopt -s nocaseglob; echo x >> {home}/.BASHR[C]",
+		"[[ a == b ]] || shopt -s nocaseglob; echo '#' >> .GI[T]/CONFI[G]",
+		"x=$(echo -e '\\x24(touch pwned)'); echo ${x@P}", "printf -v x '\\x24(touch pwned)'; echo ${x@P}",
+		"printf -v x 'a[\\x24(touch pwned)]'; echo ${!x}", "printf -v x '\\x24(touch pwned)'; PS4=$x; set -x; true",
+		"printf -v x '\\x24(touch pwned)'; compgen -W \"$x\" y",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

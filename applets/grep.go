@@ -475,7 +475,8 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 	result := &core.Result{Data: res, ExitCode: res.shellExit(g), Interrupted: cancelled(res.Partial)}
 	// Cut or partial: the sidecar file holds every entry collected (README: whenever
 	// anything was cut, truncated and output_path say so).
-	if (res.More > 0 || res.Partial != "") && !g.Quiet {
+	// A partial search that found nothing has nothing to keep: no empty sidecar.
+	if (res.More > 0 || res.Partial != "" && n > 0) && !g.Quiet {
 		result.Spilled(env.Session.SpillStream("grep", func(w *bufio.Writer) error {
 			var b []byte
 			for i := 0; i < n; i++ {

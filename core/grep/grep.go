@@ -633,6 +633,8 @@ func (m *Engine) Search(ctx context.Context, root string) (*Result, error) {
 		case statusError:
 			nerr.Add(1)
 			return
+		case statusHalted:
+			return
 		}
 		nsrch.Add(1)
 		if f.Matches == 0 {
@@ -733,6 +735,7 @@ const (
 	statusBinary
 	statusTooLarge
 	statusError
+	statusHalted // the search stopped (budget, cancel) while this file was matched
 )
 
 // searchFile reads and searches one file with raw system calls.
@@ -1230,7 +1233,14 @@ func (m *Engine) searchMultiline(w *worker, fd int, st *fileState) (File, status
 		}
 		buf, sawNUL = buf[:z], true
 	}
-	locs := m.re.FindAllIndex(buf, -1)
+	var locs [][]int
+	if len(buf) < interruptibleBytes || st.halt == nil {
+		locs = m.re.FindAllIndex(buf, -1)
+	} else if !interruptible(st.halt, func() { locs = m.re.FindAllIndex(buf, -1) }) {
+		// The abandoned match goes on reading this buffer: the worker takes a new one.
+		w.buf = make([]byte, ChunkSize)
+		return File{}, statusHalted
+	}
 	if len(locs) == 0 {
 		if sawNUL {
 			return File{}, statusBinary
@@ -1414,5 +1424,33 @@ func (k *keptLines) add(files []File, i int) {
 	if k.n == k.max && len(k.heap) > 0 {
 		last := files[k.heap[0]]
 		k.bound.Store(&File{Path: last.Path, ModTime: last.ModTime})
+	}
+}
+
+// interruptibleBytes is the size from which one regular-expression call over a file
+// is made interruptible: a heavy expression over 20 MB took 12 s, past the time budget
+// and deaf to SIGTERM (red team).
+const interruptibleBytes = 1 << 20
+
+// interruptible runs f, giving up once halt says the search is over (reported false);
+// f then runs to its end in the background, its result unused (a Go regexp cannot be
+// stopped, and its time is linear in its input).
+func interruptible(halt func() bool, f func()) bool {
+	done := make(chan struct{})
+	go func() {
+		f()
+		close(done)
+	}()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return true
+		case <-tick.C:
+			if halt() {
+				return false
+			}
+		}
 	}
 }

@@ -406,6 +406,39 @@ func TestStopsBetweenChunks(t *testing.T) {
 	}
 }
 
+// A regular expression that takes long over one big file gives way to the time budget
+// and to cancellation: a red team's 20 MB file took 12 s under a 2 s budget and ignored
+// SIGTERM, since one regexp call over the whole file cannot be stopped.
+func TestLongMatchOverOneFileHonoursTheBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("a"), 8<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Compile(Options{Pattern: "(a|b)*(a|b){20}c", Multiline: true, Mode: Content, Walk: walk.Options{Budget: 200 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := m.Search(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v under a 200ms budget", took)
+	}
+	if !r.Truncated || !strings.Contains(r.Reason, "budget") {
+		t.Errorf("truncated %v, reason %q; want the budget named", r.Truncated, r.Reason)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	m, _ = Compile(Options{Pattern: "(a|b)*(a|b){20}c", Multiline: true, Mode: Content})
+	start = time.Now()
+	r, _ = m.Search(ctx, path)
+	if took := time.Since(start); took > 2*time.Second || r.Reason != "cancelled" {
+		t.Errorf("cancelled after 200ms: took %v, reason %q", took, r.Reason)
+	}
+}
+
 // TestMultilineTooLargeUnread: multiline search skips a file over MultilineMaxBytes by
 // its size, without reading and buffering its first MultilineMaxBytes.
 func TestMultilineTooLargeUnread(t *testing.T) {

@@ -168,6 +168,12 @@ func TestBypassSuite(t *testing.T) {
 		{"posix special builtin", sh("x=ls; set -o posix; x=rm :; $x y")},
 		{"BASH_ARGV0", sh("BASH_ARGV0=rm; $0 y")},
 		{"second round of a loop", sh("x=ls; for i in 1 2; do $x y; x=rm; done")},
+		// The third: evaluators of values, shift, references, nocaseglob.
+		{"prompt expansion", sh(`x='\044(rm y)'; echo ${x@P}`)},
+		{"indirection through a subscript", sh(`x='a[$(rm y)]'; echo ${!x}`)},
+		{"shift in a function", sh(`f(){ shift; "$@" y; }; f x rm`)},
+		{"assignment through a reference", sh(`x=ls; declare -n r=x; r=rm; $x y`)},
+		{"nocaseglob redirect", sh("shopt -s nocaseglob; echo x > /E[T]C/PASSW[D]")},
 		{"second file of a multi-file patch", Request{Applet: "patch", Capability: CapFSWrite, Target: root + "/src/ok.go", Targets: []string{strings.Repeat("../", 30) + "etc/passwd"}, Cwd: root + "/src"}},
 		{"one of many files", Request{Applet: "patch", Capability: CapFSWrite, Target: "src/a", Targets: []string{"src/b", "/etc/x", "src/c"}, Cwd: root}},
 	}

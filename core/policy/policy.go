@@ -18,6 +18,8 @@ import (
 type Analysis struct {
 	Commands  []SimpleCommand
 	Uncertain []string
+	// NoCaseGlob: the line may turn on nocaseglob, so its patterns match in any case.
+	NoCaseGlob bool
 }
 
 // SimpleCommand is one command of a line, after quote removal and wrapper unwrapping.
@@ -565,7 +567,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 			if strings.ContainsAny(rd.Target, "*?[") {
 				// < .en? reads what the pattern matches when the line runs: every match
 				// is decided as a path of its own.
-				for _, m := range globFrom(rd.Target, dir) {
+				for _, m := range globFrom(rd.Target, dir, a.NoCaseGlob) {
 					out = append(out, p.pathChecks(pc, m, dir)...)
 				}
 			}
@@ -582,14 +584,18 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 
 // globFrom matches a bash glob against the file system from cwd, as bash expands a
 // redirection's word ([!x] is bash's negation).
-func globFrom(pattern, cwd string) []string {
+func globFrom(pattern, cwd string, nocase bool) []string {
 	if !filepath.IsAbs(pattern) {
 		if cwd == "" {
 			return nil
 		}
 		pattern = filepath.Join(cwd, pattern)
 	}
-	m, _ := filepath.Glob(strings.ReplaceAll(pattern, "[!", "[^"))
+	pattern = strings.ReplaceAll(pattern, "[!", "[^")
+	if nocase {
+		pattern = shell.NoCase(pattern)
+	}
+	m, _ := filepath.Glob(pattern)
 	if len(m) > 64 {
 		m = m[:64]
 	}

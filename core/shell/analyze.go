@@ -84,6 +84,9 @@ type Analysis struct {
 	// Copies are programs the line copies (cp /bin/rm d): the copy's name as a later
 	// command may spell it, to the program copied.
 	Copies map[string]string
+	// NoCaseGlob: the line may turn on shopt -s nocaseglob, so its patterns match
+	// names in any case (.GI[T]/CONFI[G] is .git/config).
+	NoCaseGlob bool
 }
 
 // SimpleCommand is one command a line runs.
@@ -168,10 +171,11 @@ type analyzer struct {
 	// (a branch, a loop's body, a function's body, local): what it assigns is added to
 	// what the variable held, never put in its place.
 	weak        bool
-	weakDepth   int             // inside a function body, a trap or alias body, or a script run by a statement that may not run
-	volatileNow int             // inside a trap or alias body
-	seen        map[string]bool // the commands listed, so that none is listed twice
-	rounds      int             // loop rounds analysed so far (see loop)
+	weakDepth   int               // inside a function body, a trap or alias body, or a script run by a statement that may not run
+	volatileNow int               // inside a trap or alias body
+	seen        map[string]bool   // the commands listed, so that none is listed twice
+	namerefs    map[string]string // declare -n R=X: R stands for X ("" not yet set, "?" not known)
+	rounds      int               // loop rounds analysed so far (see loop)
 	depth       int
 	pipes       int
 	inherit     frame         // pipeline and function a nested script's commands belong to
@@ -450,6 +454,7 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 				}
 			}
 		case *syntax.ParamExp:
+			z.evaluators(n)
 			// ${a[i]}, ${x:off:len}: arithmetic too.
 			if n.Index != nil {
 				z.arith(n.Index)
@@ -647,6 +652,17 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 			readonly = true // declare -r, local -r
 		}
 	}
+	nameref := false
+	for _, w := range argv[1:] {
+		if w.known && strings.HasPrefix(w.s, "-") && !strings.Contains(w.s, "=") && strings.Contains(w.s, "n") && cmd.Variant.Value != "export" {
+			nameref = true // declare -n, local -n
+		}
+	}
+	if nameref {
+		z.declareRefs(cmd.Args)
+		z.command(argv, proto, stdin)
+		return
+	}
 	if cmd.Variant.Value == "local" {
 		// local keeps what it sets in the function (and fails outside one).
 		z.weakDepth++
@@ -657,14 +673,15 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 			if z.attrs == nil {
 				z.attrs = map[string]varAttr{}
 			}
-			a := z.attrs[as.Name.Value]
+			target := z.refTarget(as.Name.Value) // declare -l R, R a reference: X's
+			a := z.attrs[target]
 			a.integer = a.integer || integer
 			if letterCase != 0 {
 				a.letterCase = letterCase
 			} else if caseOff {
 				a.letterCase = 0
 			}
-			z.attrs[as.Name.Value] = a
+			z.attrs[target] = a
 		}
 		z.setVar(as)
 		if readonly && as.Name != nil && !z.weak && z.weakDepth == 0 {
@@ -981,6 +998,10 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 					z.uncertain("a word takes too many values to analyse")
 					break
 				}
+				if len(o.s)+len(v.s) > maxValueLen {
+					next = append(next, word{}) // x=$x$x doubled 40 times: not followed
+					continue
+				}
 				next = append(next, word{s: o.s + v.s, known: v.known})
 			}
 		}
@@ -1228,6 +1249,13 @@ func bashPattern(p string) string {
 
 // value is what the variable name holds, if the line or the context says.
 func (z *analyzer) value(name string) ([]word, bool) {
+	if target, ok := z.namerefs[name]; ok {
+		// declare -n r=x: $r is x's value.
+		if target == "" || target == "?" || strings.ContainsRune(target, '[') {
+			return []word{{}}, true
+		}
+		name = target
+	}
 	if v, ok := z.vars[name]; ok {
 		return v, true
 	}
@@ -1555,7 +1583,7 @@ func (z *analyzer) setVar(as *syntax.Assign) {
 		return
 	}
 	name := as.Name.Value
-	attr := z.attrs[name]
+	attr := z.attrs[z.refTarget(name)]
 	switch {
 	case as.Naked:
 		return
@@ -1661,6 +1689,8 @@ func (z *analyzer) track(argv []word) {
 		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
 			z.setPositional(args)
 		}
+	case "shopt":
+		z.shopt(args)
 	case "ln":
 		z.trackLink(args)
 	case "mount":
@@ -1697,23 +1727,8 @@ func (z *analyzer) track(argv []word) {
 				z.store(strings.SplitN(args[k+1].s, "[", 2)[0], []word{{}})
 			}
 		}
-	case "declare", "typeset", "local", "export", "readonly":
-		// declare -n R=X makes R a reference: what it holds is unknown here.
-		for _, a := range args {
-			if a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "n") {
-				for _, b := range args {
-					if name, _, _ := strings.Cut(b.s, "="); isEnvName(name) {
-						z.store(name, []word{{}})
-					}
-				}
-				break
-			}
-		}
 	case "shift":
-		// The positional parameters move: $1... are no longer what set -- said.
-		for _, n := range []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
-			z.store(n, []word{{}})
-		}
+		z.shift(args)
 	case "read", "mapfile", "readarray", "getopts":
 		for _, a := range args {
 			if a.known && isEnvName(a.s) {
@@ -1929,7 +1944,11 @@ func (z *analyzer) glob(pattern string) []string {
 		}
 		abs = path.Join(z.cwd, abs)
 	}
-	m, err := filepath.Glob(bashPattern(abs))
+	pat := bashPattern(abs)
+	if z.a.NoCaseGlob {
+		pat = NoCase(pat)
+	}
+	m, err := filepath.Glob(pat)
 	if err != nil {
 		return nil
 	}

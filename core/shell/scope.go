@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -30,6 +32,7 @@ type scope struct {
 	vars       map[string][]word
 	attrs      map[string]varAttr
 	readonly   map[string]bool
+	namerefs   map[string]string
 	cwd        string
 	cwdLost    bool
 	exported   []string
@@ -43,7 +46,7 @@ type scope struct {
 
 // enterScope saves the state a subshell starts from.
 func (z *analyzer) enterScope(maybe bool) *scope {
-	return &scope{vars: maps.Clone(z.vars), attrs: maps.Clone(z.attrs), readonly: maps.Clone(z.readonly), cwd: z.cwd, cwdLost: z.cwdLost,
+	return &scope{vars: maps.Clone(z.vars), attrs: maps.Clone(z.attrs), readonly: maps.Clone(z.readonly), namerefs: maps.Clone(z.namerefs), cwd: z.cwd, cwdLost: z.cwdLost,
 		exported: slices.Clip(z.exported), aliases: maps.Clone(z.aliases), aliasSpace: maps.Clone(z.aliasSpace),
 		funcs: maps.Clone(z.funcs), maybe: maybe}
 }
@@ -52,7 +55,7 @@ func (z *analyzer) enterScope(maybe bool) *scope {
 // beside what was there before.
 func (z *analyzer) leaveScope(s *scope) {
 	if !s.maybe {
-		z.vars, z.attrs, z.readonly, z.cwd, z.cwdLost = s.vars, s.attrs, s.readonly, s.cwd, s.cwdLost
+		z.vars, z.attrs, z.readonly, z.namerefs, z.cwd, z.cwdLost = s.vars, s.attrs, s.readonly, s.namerefs, s.cwd, s.cwdLost
 		z.exported, z.aliases, z.aliasSpace, z.funcs = s.exported, s.aliases, s.aliasSpace, s.funcs
 		return
 	}
@@ -70,6 +73,11 @@ func (z *analyzer) leaveScope(s *scope) {
 		}
 	}
 	for name := range changed {
+		if slices.Contains(positionalNames, name) {
+			// Lists of fields, not values: either list may hold, which no one list is.
+			z.positionalUnknown()
+			continue
+		}
 		before, ok := z.value(name)
 		if !ok {
 			before = []word{{}}
@@ -94,6 +102,19 @@ func (z *analyzer) leaveScope(s *scope) {
 			}
 			a.integer = a.integer || b.integer
 			z.attrs[name] = a
+		}
+	}
+	for name, t := range s.namerefs {
+		if z.namerefs[name] != t {
+			if z.namerefs == nil {
+				z.namerefs = map[string]string{}
+			}
+			z.namerefs[name] = "?" // a reference to one or the other
+		}
+	}
+	for name, t := range z.namerefs {
+		if _, ok := s.namerefs[name]; !ok && t != "?" {
+			z.namerefs[name] = "?"
 		}
 	}
 	// A read-only mark that may not hold would skip assignments that run.
@@ -471,14 +492,15 @@ func (z *analyzer) multiValued(args []*syntax.Word) []string {
 
 // eachValue runs analyse once for every combination of the values the named variables
 // may hold, each holding one value: for x in echo rm; do $x f; done runs echo f, then
-// rm f, never echo rm f. False, having run nothing, when there are too many
-// combinations to try one by one.
+// rm f, never echo rm f. Too many combinations to try one by one make the command
+// unknown, analysed not at all.
 func (z *analyzer) eachValue(names []string, analyse func()) bool {
 	combos := 1
 	for _, n := range names {
 		if combos *= len(z.vars[n]); combos > maxBraces {
-			z.uncertain("a command takes too many values to analyse one by one")
-			return false
+			// Its words read together would hide which command runs: not known.
+			z.unknown("a command takes too many values to analyse one by one")
+			return true
 		}
 	}
 	saved := map[string][]word{}
@@ -530,8 +552,32 @@ func (z *analyzer) eachValue(names []string, analyse func()) bool {
 // may not run or not keep it (weak), and always beside what a trap or alias body may set
 // at any moment. BASH_ARGV0 is $0 too.
 func (z *analyzer) store(name string, vals []word) {
+	if t, ok := z.namerefs[name]; ok {
+		switch t {
+		case "":
+			z.namerefs[name] = z.refTo(vals) // declare -n r; r=x: r now stands for x
+			return
+		case "?":
+			z.unknown("an assignment through a reference (declare -n) whose target cannot be known")
+			return
+		}
+		name = z.refTarget(name)
+	}
 	if z.readonly[name] {
 		return
+	}
+	if name == "PS4" {
+		z.evaluated(vals, "PS4 is expanded as a prompt under set -x, and it is")
+	}
+	if len(vals) > maxBraces {
+		z.uncertain("a variable takes too many values to follow")
+		vals = []word{{}}
+	}
+	for i, v := range vals {
+		if len(v.s) > maxValueLen {
+			vals = slices.Clone(vals)
+			vals[i] = word{}
+		}
 	}
 	if z.volatileNow > 0 {
 		if z.volatile == nil {
@@ -580,7 +626,7 @@ func (z *analyzer) setState(s *scope) { z.leaveScope(s.clone(false)) }
 
 // clone is a copy of s that can be changed without changing s.
 func (s *scope) clone(maybe bool) *scope {
-	return &scope{vars: maps.Clone(s.vars), attrs: maps.Clone(s.attrs), readonly: maps.Clone(s.readonly),
+	return &scope{vars: maps.Clone(s.vars), attrs: maps.Clone(s.attrs), readonly: maps.Clone(s.readonly), namerefs: maps.Clone(s.namerefs),
 		cwd: s.cwd, cwdLost: s.cwdLost, exported: slices.Clip(s.exported), aliases: maps.Clone(s.aliases),
 		aliasSpace: maps.Clone(s.aliasSpace), funcs: maps.Clone(s.funcs), maybe: maybe}
 }
@@ -729,7 +775,7 @@ func (z *analyzer) loop(head func(), body []*syntax.Stmt, post func(), f frame, 
 // Rounds of a loop's analysis: for one loop, and for the whole line.
 const (
 	maxRounds     = 4
-	maxLineRounds = 256
+	maxLineRounds = 64
 )
 
 // sameState reports two states with the same variables' values and folder.
@@ -767,12 +813,12 @@ func (z *analyzer) arithmetic(n syntax.Node) {
 
 // setPositional is set -- ARGS: the positional parameters, as an assignment.
 func (z *analyzer) setPositional(args []word) {
-	z.store("@", args)
-	z.store("*", args)
-	z.store("#", []word{{s: strconv.Itoa(len(args)), known: true}})
-	for i, a := range args {
-		z.store(strconv.Itoa(i+1), []word{a})
+	// A list of fields: set as it is (paths that may not run are joined where they
+	// meet, to unknown where they differ).
+	for i := len(args) + 1; i <= 9; i++ {
+		delete(z.vars, strconv.Itoa(i))
 	}
+	z.positional(args)
 }
 
 // specialBuiltins keep the assignments written before them (x=1 :) in POSIX mode, as
@@ -780,3 +826,252 @@ func (z *analyzer) setPositional(args []word) {
 var specialBuiltins = map[string]bool{":": true, ".": true, "break": true, "continue": true, "eval": true, "exec": true,
 	"exit": true, "export": true, "readonly": true, "return": true, "set": true, "shift": true, "times": true,
 	"trap": true, "unset": true, "source": true}
+
+// maxValueLen bounds a value the analysis follows: longer ones are unknown (x=$x$x, a
+// branch at a time, doubled it past 20 GB).
+const maxValueLen = 64 << 10
+
+// refTarget is the variable name stands for: itself, or what a reference (declare -n)
+// names.
+func (z *analyzer) refTarget(name string) string {
+	for range 8 {
+		t, ok := z.namerefs[name]
+		if !ok || t == "" || t == "?" {
+			return name
+		}
+		name = t
+	}
+	return name
+}
+
+// declareRefs records declare -n R=X: R stands for X from now on, and X, a name that
+// may carry a subscript, is evaluated where R is used (declare -n r='a[$(cmd)]'; r=1
+// runs cmd).
+func (z *analyzer) declareRefs(args []*syntax.Assign) {
+	if z.namerefs == nil {
+		z.namerefs = map[string]string{}
+	}
+	for _, as := range args {
+		if as.Name == nil {
+			if as.Value != nil {
+				// declare -n "$x"=y: a reference whose name is computed.
+				for _, v := range z.cands(as.Value, false) {
+					z.evaluated([]word{v}, "declare -n names")
+				}
+			}
+			continue
+		}
+		name := as.Name.Value
+		if as.Value == nil {
+			z.namerefs[name] = "" // set by its first assignment
+			continue
+		}
+		z.namerefs[name] = z.refTo(z.cands(as.Value, false))
+	}
+}
+
+// refTo is the target a reference takes from the values of its assignment, each
+// checked as a name bash will evaluate; "?" when it cannot be known.
+func (z *analyzer) refTo(vals []word) string {
+	target := "?"
+	for _, v := range vals {
+		if !v.known {
+			z.unknown("declare -n makes a reference to a name computed at run time, whose subscript could run any command where the reference is used")
+			continue
+		}
+		z.subscriptArg(v)
+		if len(vals) == 1 && isEnvName(v.s) {
+			target = v.s
+		}
+	}
+	if z.weak || z.weakDepth > 0 {
+		return "?" // a reference that may not have been made
+	}
+	return target
+}
+
+// evaluators checks the expansions that run code a value holds: ${x@P} (prompt
+// expansion, which decodes \044 into $ and then runs $(...)), ${!x} (x names a
+// variable, whose subscript is evaluated), ${x@E} feeding them.
+func (z *analyzer) evaluators(p *syntax.ParamExp) {
+	if p.Param == nil {
+		return
+	}
+	name := p.Param.Value
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && strings.Contains(p.Exp.Word.Lit(), "P") {
+		vals, ok := z.value(name)
+		if !ok {
+			vals = []word{{}}
+		}
+		z.evaluated(vals, "${"+name+"@P} expands as a prompt")
+	}
+	if p.Excl && p.Names == 0 && !indexAll(p.Index) {
+		// ${!x}: the variable x names, subscript and all.
+		vals, ok := z.value(name)
+		if !ok {
+			vals = []word{{}}
+		}
+		for _, v := range vals {
+			if !v.known {
+				z.unknown("${!" + name + "} reads the variable a value computed at run time names, whose subscript could run any command")
+				continue
+			}
+			z.subscriptArg(v)
+		}
+	}
+}
+
+// indexAll reports ${!a[@]} and ${!a[*]}: the array's keys, no indirection.
+func indexAll(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	return ok && (w.Lit() == "@" || w.Lit() == "*")
+}
+
+// evaluated checks values bash evaluates as code: one that cannot be known could run
+// any command (fail closed); a known one has the command substitutions it spells,
+// directly or through backslash escapes, analysed as commands.
+func (z *analyzer) evaluated(vals []word, what string) {
+	for _, v := range vals {
+		if !v.known {
+			z.unknown(what + " a value computed at run time, which could run any command")
+			continue
+		}
+		z.latent(v.s)
+		if d := decodeEscapes(v.s); d != v.s {
+			z.latent(d)
+		}
+	}
+}
+
+// decodeEscapes decodes what prompt expansion and echo -e decode: \NNN octal, \xHH,
+// \\; other text stays.
+func decodeEscapes(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch c := s[i+1]; {
+		case c == '\\':
+			b.WriteByte('\\')
+			i++
+		case c == 'x' && i+3 < len(s)+1 && i+2 < len(s) && isHex(s[i+2]):
+			j := i + 2
+			v := 0
+			for ; j < len(s) && j < i+4 && isHex(s[j]); j++ {
+				v = v*16 + hexVal(s[j])
+			}
+			b.WriteByte(byte(v))
+			i = j - 1
+		case c >= '0' && c <= '7':
+			j := i + 1
+			v := 0
+			for ; j < len(s) && j < i+4 && s[j] >= '0' && s[j] <= '7'; j++ {
+				v = v*8 + int(s[j]-'0')
+			}
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
+}
+
+// shift moves the positional parameters: shift N drops the first N of what set -- or
+// a function's call gave, as far as that is known.
+func (z *analyzer) shift(args []word) {
+	n := 1
+	if len(args) > 0 {
+		v, err := strconv.Atoi(args[0].s)
+		if !args[0].known || err != nil || v < 0 {
+			z.positionalUnknown()
+			return
+		}
+		n = v
+	}
+	list, ok := z.vars["@"]
+	if !ok || slices.ContainsFunc(list, func(w word) bool { return !w.known }) {
+		z.positionalUnknown()
+		return
+	}
+	if n > len(list) {
+		return // shift fails: nothing moves
+	}
+	z.positional(list[n:])
+	for i := len(list) - n + 1; i <= 9; i++ {
+		delete(z.vars, strconv.Itoa(i))
+	}
+}
+
+// positionalUnknown makes the positional parameters unknown.
+func (z *analyzer) positionalUnknown() {
+	for _, n := range positionalNames {
+		z.vars[n] = []word{{}}
+	}
+}
+
+var positionalNames = []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+
+// shopt follows the options that change what a line's words match.
+func (z *analyzer) shopt(args []word) {
+	set := false
+	for _, a := range args {
+		switch {
+		case !a.known:
+			z.a.NoCaseGlob = true // an option the line computes: it may be this one
+		case a.s == "-s":
+			set = true
+		case a.s == "-u":
+			set = false
+		case strings.Contains(a.s, "nocaseglob") && set:
+			z.a.NoCaseGlob = true
+		}
+	}
+}
+
+// NoCase turns a glob pattern into one that matches names in any case, as bash's
+// nocaseglob does: each letter becomes a bracket of both cases.
+func NoCase(p string) string {
+	var b strings.Builder
+	inBracket := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			i++
+			b.WriteByte(p[i])
+		case c == '[' && !inBracket:
+			inBracket = true
+			b.WriteByte(c)
+		case c == ']' && inBracket:
+			inBracket = false
+			b.WriteByte(c)
+		case unicode.IsLetter(rune(c)) && c < utf8.RuneSelf:
+			lo, up := strings.ToLower(string(c)), strings.ToUpper(string(c))
+			if inBracket {
+				b.WriteString(lo + up)
+			} else {
+				b.WriteString("[" + lo + up + "]")
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

@@ -139,3 +139,63 @@ func TestBranchesJoin(t *testing.T) {
 		t.Errorf("rm runs in %q, want unknown", last.Dir)
 	}
 }
+
+// Bash's own evaluators run what a value holds: ${x@P} (after decoding \044 into $),
+// ${!x} and declare -n (a subscript), PS4 under set -x, compgen -W. A known value has
+// its commands analysed; one that cannot be known fails closed (the third red team's
+// lines, allowed by echo's rule while they ran touch and rm).
+func TestEvaluatorsOfValues(t *testing.T) {
+	runs := []string{
+		`x='\044(rm v)'; echo ${x@P}`, `x='\x24(rm v)'; y=$x; echo ${y@P}`, `x='a[$(rm v)]'; echo ${!x}`,
+		`declare -n r='a[$(rm v)]'; r=1`, `PS4='$(rm v)'; set -x; true`, `compgen -W '$(rm v)' y`,
+	}
+	for _, line := range runs {
+		a, _ := Analyze(line)
+		if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return slices.Equal(c.Argv, []string{"rm", "v"}) }) {
+			t.Errorf("%q: rm v not found in %q", line, render(a))
+		}
+	}
+	unknown := []string{
+		`printf -v x "\x24(rm v)"; echo ${x@P}`, `x=$(cat f); echo ${!x}`, `read x; : ${!x:-}`, `read x; PS4=$x; set -x; true`,
+		`read x; compgen -W "$x" y`, `read x; declare -n r=$x; echo $r`, `declare -n r; read x; r=$x; r=1`,
+		`x=ls; ` + strings.Repeat(`[[ a == b ]] && x=$x$x; `, 40) + `$x`,
+	}
+	for _, line := range unknown {
+		a, _ := Analyze(line)
+		if len(a.Unknown) == 0 {
+			t.Errorf("%q: not refused as unknown: %q", line, render(a))
+		}
+	}
+	// A reference stands for its target: what is assigned through it, and declare -l
+	// on it, are the target's.
+	for _, line := range []string{`x=ls; declare -n r=x; r=rm; $x f`, `declare -n r=x; declare -l r; x=RM; $x f`, `declare -n r; r=x; declare -l r; x=RM; $x f`} {
+		a, _ := Analyze(line)
+		if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return slices.Equal(c.Argv, []string{"rm", "f"}) }) {
+			t.Errorf("%q: rm f not found in %q", line, render(a))
+		}
+	}
+	// shift moves the positional parameters, in a function too.
+	a, _ := Analyze(`f(){ shift; "$@" v; }; f x rm`)
+	if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return slices.Equal(c.Argv, []string{"rm", "v"}) }) {
+		t.Errorf("shift in a function: %q", render(a))
+	}
+}
+
+// shopt -s nocaseglob makes .GI[T]/CONFI[G] match .git/config: the analysis matches
+// case-insensitively once the line may have turned it on.
+func TestNoCaseGlob(t *testing.T) {
+	if got := NoCase("/w/.GI[T]/c*"); got != "/[wW]/.[gG][iI][tT]/[cC]*" {
+		t.Errorf("NoCase: %q", got)
+	}
+	for line, want := range map[string]bool{
+		`shopt -s nocaseglob; echo x >> .GI[T]/CONFI[G]`:                 true,
+		`[[ a == b ]] || shopt -s nocaseglob; echo x >> .GI[T]/CONFI[G]`: true,
+		`shopt -s $x; echo x >> .GI[T]/CONFI[G]`:                         true,
+		`echo x >> .GI[T]/CONFI[G]`:                                      false,
+	} {
+		a, _ := Analyze(line)
+		if a.NoCaseGlob != want {
+			t.Errorf("%q: NoCaseGlob %v", line, a.NoCaseGlob)
+		}
+	}
+}

@@ -155,7 +155,7 @@ func Check(an *Analysis, cfg Config) Verdict {
 	if an == nil {
 		an = &Analysis{Uncertain: []string{"the line was not analysed"}}
 	}
-	w := watch{cfg: cfg.withDefaults(), home: an.Home}
+	w := watch{cfg: cfg.withDefaults(), home: an.Home, nocase: an.NoCaseGlob}
 	if w.cfg.Home != "" {
 		w.home = w.cfg.Home
 	}
@@ -202,6 +202,7 @@ func Check(an *Analysis, cfg Config) Verdict {
 type watch struct {
 	cfg    Config
 	home   string
+	nocase bool              // the line may turn on nocaseglob (Analysis.NoCaseGlob)
 	dir    string            // the directory of the command being judged ("" unknown)
 	real   map[string]string // realPath's answers for this line: one file-system walk per path
 	links  map[string]string // links the line makes (Analysis.Links)
@@ -1499,7 +1500,11 @@ func (w *watch) globAbs(pattern string) []string {
 		p = w.dir + "/" + p
 	}
 	// A trailing slash matches folders only (rm -rf ../h*/): the same folders.
-	m, _ := filepath.Glob(bashPattern(strings.TrimRight(p, "/")))
+	pat := bashPattern(strings.TrimRight(p, "/"))
+	if w.nocase {
+		pat = NoCase(pat)
+	}
+	m, _ := filepath.Glob(pat)
 	return m
 }
 

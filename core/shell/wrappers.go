@@ -204,8 +204,8 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 			if a.s == "-C" && k+1 < len(args) {
 				z.script(args[k+1], name+" -C", proto)
 			}
-			if a.s == "-W" && k+1 < len(args) && args[k+1].known {
-				z.latent(args[k+1].s) // the word list is expanded: its $(...) runs
+			if a.s == "-W" && k+1 < len(args) {
+				z.evaluated([]word{args[k+1]}, "compgen -W expands its word list, here") // its $(...) runs
 			}
 		}
 	case name == "find" || name == "gfind" || name == "fd" || name == "fdfind":
