@@ -498,6 +498,7 @@ type fileState struct {
 	done     bool        // FilesWithMatches: one match is enough
 	limit    int         // content lines this file may keep (MaxLines, or 0 when it cannot make the cut)
 	halt     func() bool // reports (after a chunk) that the search must stop
+	halted   bool        // a match over a long line gave way to halt: the file was not searched
 }
 
 // newFileState starts the search of one file that may keep limit lines.
@@ -814,6 +815,9 @@ func (m *Engine) searchFile(w *worker, anchor *beneath.Anchor, path string, d fs
 			}
 		}
 		m.searchChunk(w, st, buf[:end], from, eof)
+		if st.halted {
+			return File{}, statusHalted
+		}
 		if eof || st.done || (st.halt != nil && st.halt()) {
 			break
 		}
@@ -882,6 +886,21 @@ var (
 	utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 )
 
+// lineMatch reports whether the expression matches one line; over a line of 1 MiB or
+// more the call gives way to the search's halt (st.halted, st.done).
+func (m *Engine) lineMatch(w *worker, st *fileState, line []byte) bool {
+	if len(line) < interruptibleBytes || st.halt == nil {
+		return m.re.Match(line)
+	}
+	var ok bool
+	if !interruptible(st.halt, func() { ok = m.re.Match(line) }) {
+		w.buf = make([]byte, ChunkSize) // the abandoned match goes on reading the old one
+		st.halted, st.done = true, true
+		return false
+	}
+	return ok
+}
+
 // searchChunk finds matching lines in buf[from:] (buf holds whole lines, except possibly
 // the last at EOF). Context may reach back before from.
 func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof bool) {
@@ -938,7 +957,7 @@ func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof
 			le = lineEnd(buf, p)
 			if !m.exact && v == unsure {
 				runs++
-				if !m.re.Match(buf[ls:le]) {
+				if !m.lineMatch(w, st, buf[ls:le]) {
 					pos = le + 1
 					continue
 				}
@@ -953,7 +972,7 @@ func (m *Engine) searchChunk(w *worker, st *fileState, buf []byte, from int, eof
 		} else {
 			// Go's regexp line by line (a pattern go-re2 could not take).
 			ls, le = pos, lineEnd(buf, pos)
-			if !m.re.Match(buf[ls:le]) {
+			if !m.lineMatch(w, st, buf[ls:le]) {
 				pos = le + 1
 				continue
 			}

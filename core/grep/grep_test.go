@@ -429,6 +429,13 @@ func TestLongMatchOverOneFileHonoursTheBudget(t *testing.T) {
 	if !r.Truncated || !strings.Contains(r.Reason, "budget") {
 		t.Errorf("truncated %v, reason %q; want the budget named", r.Truncated, r.Reason)
 	}
+	// One line of 8 MB, searched line by line: the same.
+	m, _ = Compile(Options{Pattern: "(a|b)*(a|b){20}c", Mode: Content, Walk: walk.Options{Budget: 200 * time.Millisecond}})
+	start = time.Now()
+	r, _ = m.Search(context.Background(), path)
+	if took := time.Since(start); took > 2*time.Second || !strings.Contains(r.Reason, "budget") {
+		t.Errorf("one long line: took %v, reason %q", took, r.Reason)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	m, _ = Compile(Options{Pattern: "(a|b)*(a|b){20}c", Multiline: true, Mode: Content})
