@@ -291,6 +291,12 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 		out.Note += fmt.Sprintf("the output has %d bytes that are not UTF-8, each shown as \uFFFD; to see them, pipe the command through od -c or xxd, or convert it with iconv", n)
 	}
 	out.TimeoutMs = opts.Timeout.Milliseconds()
+	if asked, _ := b.askedTimeout(); asked > proc.MaxTimeout {
+		if out.Note != "" {
+			out.Note += "; "
+		}
+		out.Note += fmt.Sprintf("the timeout asked for (%v) was cut to %v, the longest a command may run in the foreground; for longer, use run_in_background", asked, proc.MaxTimeout)
+	}
 	if r.Sandbox.Mode != sandbox.Off {
 		rep := r.Sandbox
 		out.Sandbox = &rep
@@ -385,17 +391,23 @@ func (b *Bash) CheckRequest(present map[string]bool) error {
 // seconds and others in milliseconds, and nobody means a 120 ms limit, so a timeout
 // below 1000 is taken as seconds; timeout_ms and timeout_s say the unit outright.
 func (b *Bash) timeout() (time.Duration, error) {
+	asked, err := b.askedTimeout()
+	return proc.ClampTimeout(asked), err
+}
+
+// askedTimeout is the timeout the call asked for, before the limits (0: none asked).
+func (b *Bash) askedTimeout() (time.Duration, error) {
 	switch {
 	case b.TimeoutMsExact != nil && b.TimeoutS != nil:
 		return 0, core.Errorf(core.CodeInvalidParams, "timeout_ms and timeout_s both set; pass one of them")
 	case b.TimeoutMsExact != nil:
-		return proc.ClampTimeout(time.Duration(*b.TimeoutMsExact) * time.Millisecond), nil
+		return time.Duration(*b.TimeoutMsExact) * time.Millisecond, nil
 	case b.TimeoutS != nil:
-		return proc.ClampTimeout(time.Duration(*b.TimeoutS) * time.Second), nil
+		return time.Duration(*b.TimeoutS) * time.Second, nil
 	case b.TimeoutMs > 0 && b.TimeoutMs < 1000:
-		return proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Second), nil
+		return time.Duration(b.TimeoutMs) * time.Second, nil
 	}
-	return proc.ClampTimeout(time.Duration(b.TimeoutMs) * time.Millisecond), nil
+	return time.Duration(b.TimeoutMs) * time.Millisecond, nil
 }
 
 // workingDir is the directory this call runs in: working_dir (which then persists),

@@ -62,6 +62,21 @@ func TestBashSaysOutputIsNotUTF8(t *testing.T) {
 	}
 }
 
+// A timeout past the limit is cut, and the result says so (red team: silently).
+func TestBashSaysTimeoutWasCut(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, _, err := bashCall(t, env, `{"command":"true","timeout":999}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TimeoutMs != 600000 || !strings.Contains(r.Note, "was cut to 10m0s") {
+		t.Errorf("timeout_ms %d, note %q", r.TimeoutMs, r.Note)
+	}
+	if r, _, _ = bashCall(t, env, `{"command":"true","timeout":5000}`); strings.Contains(r.Note, "cut") {
+		t.Errorf("a timeout within the limit noted: %q", r.Note)
+	}
+}
+
 func TestBashWorkingDirPersists(t *testing.T) {
 	env := coretest.Env(t, "bash")
 	root := coretest.Root(env)
