@@ -260,8 +260,9 @@ func TestSignalStopsTheCommandTree(t *testing.T) {
 
 // TestSigkillEndsTheLine: agentbox killed with SIGKILL (a harness's own timeout, the
 // OOM killer) cannot stop the command's tree, but the command's bash dies with it, so
-// nothing more of the line runs, timeout or not (red team: the wrapper bash outlived
-// agentbox and went on with the line, past its 30 s timeout).
+// nothing more of the line runs, and the next call stops what the line had started
+// (red team: the wrapper bash outlived agentbox and went on with the line, past its
+// 30 s timeout, and its sleeps ran on).
 func TestSigkillEndsTheLine(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc")
@@ -280,10 +281,19 @@ func TestSigkillEndsTheLine(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	time.Sleep(200 * time.Millisecond) // the bash gets its SIGKILL from the kernel
-	for _, p := range sleepPIDs("9711.5") {
-		syscall.Kill(p, syscall.SIGKILL) // the sleep ends; a bash still there would go on
+	// The next command finds the run its agentbox left and stops what it started.
+	next := bashProcess(t, bin, "true")
+	next.Env = cmd.Env // the same state folder
+	if out, err := next.CombinedOutput(); err != nil {
+		t.Fatalf("the next call: %v %s", err, out)
 	}
-	time.Sleep(500 * time.Millisecond)
+	if !waitFor(2*time.Second, func() bool { return len(sleepPIDs("9711.5")) == 0 }) {
+		for _, p := range sleepPIDs("9711.5") {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Error("what the killed agentbox's command started was still running after the next call")
+	}
+	time.Sleep(300 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the line went on after agentbox was killed")
 	}

@@ -249,10 +249,14 @@ func (b *Bash) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	runs, err := env.Session.SharedDir("runs")
+	if err != nil {
+		return nil, err
+	}
 	opts := proc.Options{
 		Command: b.Command, Dir: dir, Env: runEnv,
 		Timeout:  timeout,
-		SpillDir: filepath.Dir(spillFile), Sandbox: sb, Self: env.Executable,
+		SpillDir: filepath.Dir(spillFile), RunsDir: runs, Sandbox: sb, Self: env.Executable,
 		BeforeStart: env.ReadyToSpawn,
 	}
 	if b.Stdin != "" {

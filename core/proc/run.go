@@ -69,10 +69,13 @@ type Options struct {
 	StdoutCap int               // bytes kept in memory; 0 = DefaultStdoutCap
 	StderrCap int               // 0 = DefaultStderrCap
 	SpillDir  string            // where whole outputs go past a cap; "" = nowhere
-	SpillMax  int64             // 0 = DefaultSpillMax
-	Bash      string            // bash to run; "" = FindBash(PATH of the environment)
-	Sandbox   sandbox.Config    // confinement; zero = off
-	Self      string            // agentbox binary for the sandbox helper; "" = os.Executable()
+	// RunsDir holds a record of each running command, so that the next run stops what
+	// a command left when its agentbox was killed outright (orphans.go); "" = none.
+	RunsDir  string
+	SpillMax int64          // 0 = DefaultSpillMax
+	Bash     string         // bash to run; "" = FindBash(PATH of the environment)
+	Sandbox  sandbox.Config // confinement; zero = off
+	Self     string         // agentbox binary for the sandbox helper; "" = os.Executable()
 	// OnStdout/OnStderr, if set, also receive the streams as they arrive (live display).
 	OnStdout, OnStderr io.Writer
 	// BeforeStart, if set, must return before the command runs: the caller's wait for
@@ -128,6 +131,7 @@ var pinsPrelude = fmt.Sprintf(`exec %d<&5 5<&-; `, shell.PinsFD)
 // Run runs opts.Command and reports what happened. The error is for failures to
 // start (no bash, bad directory); a command that fails is a Result with its exit code.
 func Run(ctx context.Context, opts Options) (*Result, error) {
+	reapOrphans(opts.RunsDir)
 	cmd, t, res, err := command(opts)
 	if err != nil {
 		return nil, err
@@ -166,6 +170,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	pgid := c.pid
 	t.begin(pgid)
 	defer t.end()
+	defer recordRun(opts.RunsDir, t, pgid)()
 	if opts.BeforeStart != nil {
 		opts.BeforeStart()
 	}
