@@ -1,7 +1,7 @@
 package shell
 
-// Subshells and arithmetic: the two places where what bash does differs most from
-// reading the line top to bottom.
+// Where what bash does differs from reading the line top to bottom, one place after
+// another; each was a red team's way past the gate.
 //
 // A subshell ( ( ), $( ), ` `, <( ), coproc, a pipeline's stages, a command run with
 // &, a script given to sh -c) starts from the shell's state and loses what it changes:
@@ -15,6 +15,20 @@ package shell
 // quoted word or a variable ([[ 'a[$(cmd)]' -eq 0 ]], x='a[$(cmd)]'; (( x ))). Text
 // that is known is analysed for those commands (latent); a value that cannot be known
 // makes the line uncertain, so that no allow rule lets it through unasked.
+//
+// Paths: where the line may go one way or another (if, case, && and ||, a loop's body,
+// run round after round until nothing changes), each way is analysed from the state it
+// starts in, and the state after is all of theirs together. What may run later, or
+// never, or not keep what it sets (a function's body, local, a trap or alias body,
+// an assignment to a read-only variable) adds to what a variable held (store).
+//
+// Evaluators: bash runs what some values hold: ${x@P} (after decoding \044 into $),
+// ${!x} and declare -n (a subscript), PS4 under set -x, compgen -W. Known values have
+// those commands analysed; a value that cannot be known is refused (evaluated).
+//
+// Bounds: a value past 64 KB or 64 candidates is unknown, and loops stop being
+// followed after a number of rounds, so that no line makes the analysis itself run
+// away (x=$x$x in forty branches had taken 22 GB).
 
 import (
 	"maps"
@@ -86,21 +100,29 @@ func (z *analyzer) leaveScope(s *scope) {
 		if !ok {
 			vals = []word{{}} // unset: what the environment holds, unknown here
 		}
-		merged := slices.Clone(before)
-		for _, v := range vals {
-			if !slices.Contains(merged, v) {
-				merged = append(merged, v)
-			}
+		merged := unionWords(slices.Clone(before), vals)
+		if len(merged) > maxBraces {
+			z.uncertain("a variable takes too many values to follow")
+			merged = []word{{}}
 		}
 		z.vars[name] = merged
 	}
-	for name, a := range z.attrs {
-		if b := s.attrs[name]; b != a {
+	for name, b := range s.attrs {
+		if a := z.attrs[name]; a != b {
 			// Either may hold: the stricter reading of both.
 			if a.letterCase != b.letterCase {
 				a.letterCase = attrUnknownCase
 			}
 			a.integer = a.integer || b.integer
+			if z.attrs == nil {
+				z.attrs = map[string]varAttr{}
+			}
+			z.attrs[name] = a
+		}
+	}
+	for name, a := range z.attrs {
+		if _, ok := s.attrs[name]; !ok && a.letterCase != 0 {
+			a.letterCase = attrUnknownCase
 			z.attrs[name] = a
 		}
 	}
