@@ -297,6 +297,11 @@ func gateAttacks() []attack {
 		"x=touch; trap 'x=echo' USR2; $x pwned", "BASH_ARGV0=touch; $0 pwned",
 		// The third: what bash evaluates in a value (${x@P} decodes \044 into $).
 		`x='\044(touch pwned)'; echo ${x@P}`, `x='\x24(touch pwned)'; y=$x; echo ${y@P}`,
+		// The fourth: shells fed through a group, a descriptor, a pipe into a group;
+		// fc, prompts of an interactive shell, ed's !, git --exec-path.
+		"{ bash; } <<< 'touch pwned'", "exec 3<<<'touch pwned'; bash <&3", "echo 'touch pwned' | { bash; }",
+		"f(){ bash; }; f <<< 'touch pwned'", "set -o history; history -s 'touch pwned'; history -s x; fc -s -2",
+		"PS1='$(touch pwned)' bash --norc -i < /dev/null", "ed -s <<< '!touch pwned'", "git --exec-path=. x",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
@@ -311,6 +316,15 @@ func gateAttacks() []attack {
 		"x=$(echo -e '\\x24(touch pwned)'); echo ${x@P}", "printf -v x '\\x24(touch pwned)'; echo ${x@P}",
 		"printf -v x 'a[\\x24(touch pwned)]'; echo ${!x}", "printf -v x '\\x24(touch pwned)'; PS4=$x; set -x; true",
 		"printf -v x '\\x24(touch pwned)'; compgen -W \"$x\" y",
+		// The fourth: the kernel takes L/../x through the link L.
+		"echo '[core]' >> hooks-link/../config", "ln -s {home}/zzz L; echo x >> L/../.bashrc",
+		"cd hooks-link; echo '[core]' >> ../config",
+		"cd {home}; cd {root}/nonexist; echo x >> .bashrc", "cd .git; cd nonexist; echo '[core]' >> config",
+		"h=.git; shopt -s cdable_vars; cd h; echo '[core]' >> config",
+		"shopt -s extdebug; trap '[[ $BASH_COMMAND != cd* ]]' DEBUG; cd .git; cd sub; echo '[core]' >> config",
+		"history -s '[alias]'; history -w .git/config", "ed -s ok.txt <<< 'w .git/config'", "sdiff -o .git/config ok.txt ok.txt",
+		"logsave .git/hooks/pre-commit echo x", "msgfmt -o .git/hooks/pre-commit x.po", "objcopy ok.txt .git/config",
+		"valgrind --log-file=.git/hooks/pre-commit true",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

@@ -20,6 +20,8 @@ type Analysis struct {
 	Uncertain []string
 	// NoCaseGlob: the line may turn on nocaseglob, so its patterns match in any case.
 	NoCaseGlob bool
+	// Links are the symbolic links the line makes, absolute link path to target.
+	Links map[string]string
 }
 
 // SimpleCommand is one command of a line, after quote removal and wrapper unwrapping.
@@ -333,21 +335,34 @@ func (p *Policy) cwd(cwd string) string {
 }
 
 func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
+	return p.pathChecksThrough(base, target, cwd, nil)
+}
+
+// pathChecksThrough is pathChecks for a path a command opens: the kernel resolves
+// L/../x through the link L (physically), where the path as text says x, so that
+// reading is decided too, the links the line itself makes (links) included (red team:
+// ln -s ~/.config/zzz L; echo ... > L/../agentbox/config.json rewrote the user config).
+func (p *Policy) pathChecksThrough(base Check, target, cwd string, links map[string]string) []Check {
 	if dynamic(target) {
 		base.Display, base.Path, base.Uncertain = target, "", true
 		return []Check{base}
 	}
-	abs := target
-	if strings.HasPrefix(abs, "~/") && p.Env.Home != "" {
-		abs = filepath.Join(p.Env.Home, abs[2:])
+	raw := target
+	if strings.HasPrefix(raw, "~/") && p.Env.Home != "" {
+		raw = p.Env.Home + "/" + raw[2:]
 	}
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(p.cwd(cwd), abs)
+	if !filepath.IsAbs(raw) {
+		raw = p.cwd(cwd) + "/" + raw
 	}
-	abs = filepath.Clean(abs)
+	abs := filepath.Clean(raw)
 	forms := []string{abs}
 	if real := resolveExisting(abs); real != abs {
 		forms = append(forms, real)
+	}
+	if links != nil || strings.Contains(raw, "..") {
+		if phys := physicalPath(raw, links); !slices.Contains(forms, phys) {
+			forms = append(forms, phys)
+		}
 	}
 	var out []Check
 	for _, f := range forms {
@@ -482,6 +497,83 @@ func (p *Policy) inside(abs string) bool {
 	return false
 }
 
+// protectedOperands decides as a write every protected file a command names in its
+// arguments (an operand, or the value of --opt=FILE) where agentbox does not know
+// the program: countless tools write a file named on their command line (ed's w,
+// sdiff -o, msgfmt -o, objcopy IN OUT, logsave, sqlite3's .output: a red team's list),
+// and one that only reads it is asked about the protected file, which is the safe
+// side. Programs known to only read, and those whose writes are modelled
+// (shell.WriteTargets, TreeWrites), are left to that.
+func (p *Policy) protectedOperands(sc SimpleCommand, dir string, uncertain bool, applet string, links map[string]string) []Check {
+	if len(sc.Argv) < 2 || readOnlyPrograms[filepath.Base(sc.Argv[0])] ||
+		len(shell.WriteTargets(sc.Argv)) > 0 || len(shell.TreeWrites(sc.Argv)) > 0 {
+		return nil
+	}
+	var out []Check
+	for i, arg := range sc.Argv[1:] {
+		if i+1 < len(sc.Partial) && sc.Partial[i+1] {
+			continue
+		}
+		cands := []string{arg}
+		if _, v, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(arg, "-") {
+			cands = append(cands, v)
+		}
+		for _, c := range cands {
+			if c == "" || dynamic(c) {
+				continue
+			}
+			wc := Check{Applet: applet, Capability: CapFSWrite, kind: kindPath, Uncertain: uncertain}
+			for _, ch := range p.pathChecksThrough(wc, c, dir, links) {
+				if why, _ := p.protectedWhy(ch.Path); why != "" {
+					out = append(out, ch)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// readOnlyPrograms only read the files they name, or change nothing a protected file
+// holds.
+var readOnlyPrograms = map[string]bool{"cat": true, "less": true, "more": true, "head": true, "tail": true,
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "wc": true, "file": true, "stat": true,
+	"ls": true, "diff": true, "cmp": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true,
+	"b2sum": true, "cksum": true, "od": true, "hexdump": true, "strings": true, "realpath": true, "readlink": true,
+	"basename": true, "dirname": true, "test": true, "[": true, "echo": true, "printf": true, "bat": true, "nl": true,
+	"tac": true, "rev": true, "cut": true, "tr": true, "sort": true, "uniq": true, "comm": true, "join": true,
+	"paste": true, "du": true, "tree": true, "cd": true, "pushd": true, "source": true, ".": true, "true": true,
+	":": true, "git": true, "jq": true, "column": true, "fold": true, "view": true,
+	// Programs that read keys and folders they are named, or only set a mode (chmod 600
+	// ~/.ssh/key, mkdir -p ~/.ssh: routine, and planting nothing).
+	"chmod": true, "mkdir": true, "ssh": true, "ssh-add": true, "ssh-keyscan": true, "gpg": true, "agentbox": true}
+
+// physicalPath is where the kernel takes raw, an absolute path as written: each ".."
+// leaves the folder the path has reached, links (on disk, or made by the line: links,
+// absolute link path to absolute target) followed first, not the text before it.
+func physicalPath(raw string, links map[string]string) string {
+	follow := func(cur string) string {
+		for range 40 {
+			t, ok := links[cur]
+			if !ok {
+				break
+			}
+			cur = t
+		}
+		return resolveDepth(cur, 0)
+	}
+	cur := "/"
+	for _, comp := range strings.Split(raw, "/") {
+		switch comp {
+		case "", ".":
+		case "..":
+			cur = filepath.Dir(follow(cur))
+		default:
+			cur = filepath.Join(cur, comp)
+		}
+	}
+	return follow(cur)
+}
+
 // resolveExisting resolves the symlinks of the longest existing prefix of abs and
 // appends the rest, so a path through a symlinked directory is matched where it lands.
 func resolveExisting(abs string) string {
@@ -536,6 +628,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 		if sc.Dir != "" {
 			dir = sc.Dir // a cd earlier on the line: paths are relative to where it went
 		}
+		out = append(out, p.protectedOperands(sc, dir, uncertain, base.Applet, a.Links)...)
 		for _, rd := range sc.Redirects {
 			capability := redirectCap(rd)
 			if capability == "" {
@@ -544,7 +637,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 			if rd.Op == "<>" {
 				// Opened for reading and writing: both are decided.
 				rc := Check{Applet: base.Applet, Capability: CapFSRead, kind: kindPath, Uncertain: uncertain}
-				out = append(out, p.pathChecks(rc, rd.Target, dir)...)
+				out = append(out, p.pathChecksThrough(rc, rd.Target, dir, a.Links)...)
 			}
 			pc := Check{Applet: base.Applet, Capability: capability, kind: kindPath, Uncertain: uncertain}
 			if sc.DirUnknown && !filepath.IsAbs(rd.Target) && !strings.HasPrefix(rd.Target, "~") {
@@ -560,7 +653,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 				out = append(out, pc)
 				continue
 			}
-			out = append(out, p.pathChecks(pc, rd.Target, dir)...)
+			out = append(out, p.pathChecksThrough(pc, rd.Target, dir, a.Links)...)
 			if rd.Tree {
 				out = append(out, p.treeChecks(pc, rd.Target, dir, rd.WorkTree)...)
 			}
@@ -568,7 +661,7 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 				// < .en? reads what the pattern matches when the line runs: every match
 				// is decided as a path of its own.
 				for _, m := range globFrom(rd.Target, dir, a.NoCaseGlob) {
-					out = append(out, p.pathChecks(pc, m, dir)...)
+					out = append(out, p.pathChecksThrough(pc, m, dir, a.Links)...)
 				}
 			}
 		}

@@ -13,7 +13,7 @@ func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, 
 	if err != nil {
 		return nil, err
 	}
-	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands)), NoCaseGlob: a.NoCaseGlob}
+	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands)), NoCaseGlob: a.NoCaseGlob, Links: a.Links}
 	for _, c := range a.Commands {
 		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env, DirUnknown: c.DirUnknown}
 		sc.Dir = c.Dir

@@ -170,25 +170,34 @@ type analyzer struct {
 	// weak: the statement being analysed may not run, or may not keep what it sets
 	// (a branch, a loop's body, a function's body, local): what it assigns is added to
 	// what the variable held, never put in its place.
-	weak        bool
-	weakDepth   int               // inside a function body, a trap or alias body, or a script run by a statement that may not run
-	volatileNow int               // inside a trap or alias body
-	seen        map[string]bool   // the commands listed, so that none is listed twice
-	namerefs    map[string]string // declare -n R=X: R stands for X ("" not yet set, "?" not known)
-	rounds      int               // loop rounds analysed so far (see loop)
-	depth       int
-	pipes       int
-	inherit     frame         // pipeline and function a nested script's commands belong to
-	feed        map[int]*word // per pipeline: the known text the latest stage prints
-	reasons     map[string]bool
-	aliases     map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
-	aliasSpace  map[string]bool     // aliases whose value ends in a space: the next word is expanded too
-	inFunc      bool                // analysing a body no call reached: it runs later, after assignments still to come
-	funcs       map[string]*funcDef // functions defined on the line, analysed where they are called
-	defined     []namedFunc         // every function defined, in a subshell too: one never called is judged at the end
-	written     map[string]word     // files the line wrote, by path: their text when it is known
-	envSeen     map[string]bool     // command-valued variables already analysed (CommandVariable)
-	fetched     []string            // folders the line filled from the network (curl | tar x, git clone URL)
+	weak         bool
+	weakDepth    int               // inside a function body, a trap or alias body, or a script run by a statement that may not run
+	volatileNow  int               // inside a trap or alias body
+	cdPending    *cdFrom           // the statement's cd may fail: where the shell stays then
+	branchLeaf   *syntax.Stmt      // the statement an && or || list analyses, which takes cdPending itself
+	lineRemoves  bool              // a command on the line so far removes or moves files: a folder there now may be gone
+	cdableVars   bool              // shopt -s cdable_vars may be on: cd NAME may go where $NAME says
+	physical     bool              // set -P may be on: cd resolves links before ".."
+	extdebug     bool              // shopt -s extdebug may be on
+	debugTrap    bool              // a DEBUG trap may be set: with extdebug it may skip any command
+	skipsCounted bool              // skipping() has made the rest of the line weak
+	seen         map[string]bool   // the commands listed, so that none is listed twice
+	namerefs     map[string]string // declare -n R=X: R stands for X ("" not yet set, "?" not known)
+	fds          map[string]*word  // exec N<<< 'text': what descriptor N reads from now on
+	rounds       int               // loop rounds analysed so far (see loop)
+	depth        int
+	pipes        int
+	inherit      frame         // pipeline and function a nested script's commands belong to
+	feed         map[int]*word // per pipeline: the known text the latest stage prints
+	reasons      map[string]bool
+	aliases      map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	aliasSpace   map[string]bool     // aliases whose value ends in a space: the next word is expanded too
+	inFunc       bool                // analysing a body no call reached: it runs later, after assignments still to come
+	funcs        map[string]*funcDef // functions defined on the line, analysed where they are called
+	defined      []namedFunc         // every function defined, in a subshell too: one never called is judged at the end
+	written      map[string]word     // files the line wrote, by path: their text when it is known
+	envSeen      map[string]bool     // command-valued variables already analysed (CommandVariable)
+	fetched      []string            // folders the line filled from the network (curl | tar x, git clone URL)
 }
 
 type namedFunc struct {
@@ -320,6 +329,9 @@ type frame struct {
 	later  bool   // a function body no call on the line reached (analysed at the end)
 	// pipeY is the last stage of the pipe operator this node is (the Y of a | b).
 	pipeY *syntax.Stmt
+	// feed is the standard input the statements below read unless they redirect it:
+	// a compound statement's here-document, the text a pipeline stage is fed.
+	feed *word
 	// scope is the state saved where the subshell this node starts began; it is put
 	// back when the node ends.
 	scope *scope
@@ -473,7 +485,21 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 				next.scope = z.enterScope(false) // x=1 & runs in a subshell
 			}
 			z.weak = z.weakDepth > 0
-			z.stmt(n, cur)
+			if cur.inPipe && n == cur.pipeY && cur.pipe != 0 {
+				// A compound stage reads what the stage before prints.
+				cur.feed = z.feed[cur.pipe]
+				if cur.feed == nil {
+					cur.feed = &word{}
+				}
+			}
+			next.feed = z.stmt(n, cur)
+			if z.cdPending != nil && n != z.branchLeaf {
+				// Not in an && or || list: the next command runs whether cd worked or not.
+				if p := z.cdPending; p.dir != z.cwd || p.lost != z.cwdLost {
+					z.loseCwd()
+				}
+				z.cdPending = nil
+			}
 			if n.Background {
 				next.bg = true
 			}
@@ -485,9 +511,17 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 
 // stmt records the simple command of a statement (if it is one), with its
 // redirections, and unwraps it. Nested statements are reached by walk.
-func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
+func (z *analyzer) stmt(st *syntax.Stmt, f frame) (feed *word) {
 	z.inFunc = f.later
 	reds, stdin := z.redirects(st)
+	if stdin == nil && !readsInput(st) {
+		// What feeds the statement that holds it ({ bash; } <<< 'cmd'), the previous
+		// stage of its pipeline, or an exec earlier on the line (exec <<< 'cmd'; sh).
+		stdin = f.feed
+		if stdin == nil {
+			stdin = z.fds["0"]
+		}
+	}
 	proto := SimpleCommand{Redirects: reds, Context: f.ctx, Pipeline: f.pipe, Background: st.Background || f.bg, Func: f.fn, Dir: z.cwd, DirUnknown: z.cwdLost, Loop: f.loop}
 	proto.Env = z.exportedEnv()
 	switch cmd := st.Cmd.(type) {
@@ -504,6 +538,17 @@ func (z *analyzer) stmt(st *syntax.Stmt, f frame) {
 			z.add(proto)
 		}
 	}
+	return stdin
+}
+
+// readsInput reports a statement that redirects its standard input itself.
+func readsInput(st *syntax.Stmt) bool {
+	for _, r := range st.Redirs {
+		if (r.N == nil || r.N.Value == "0") && (r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut || r.Op == syntax.DplIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc) {
+			return true
+		}
+	}
+	return false
 }
 
 // callExpr records a simple command: its assignments, and the command its words make.
@@ -574,19 +619,39 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 				z.unsetsOwn(word{s: PinsVar, known: true})
 			}
 		}
+		fd := "0"
+		if r.N != nil {
+			fd = r.N.Value
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
+			w := word{known: true}
 			if r.Hdoc != nil {
-				w := z.word(r.Hdoc, true)
-				stdin = &w
-			} else {
-				stdin = &word{known: true}
+				w = z.word(r.Hdoc, true)
 			}
+			z.feedFd(st, fd, &w, &stdin)
 		case syntax.WordHdoc:
 			if r.Word != nil {
 				w := z.word(r.Word, false)
 				w.s += "\n"
-				stdin = &w
+				z.feedFd(st, fd, &w, &stdin)
+			}
+		case syntax.DplIn:
+			// <&N: what descriptor N holds; exec 3<<< 'text' gave it text.
+			if r.Word != nil && fd == "0" && r.Word.Lit() != "-" {
+				if w, ok := z.fds[r.Word.Lit()]; ok {
+					stdin = w
+				} else if r.Word.Lit() != "0" {
+					stdin = &word{}
+				}
+			}
+			if r.Word != nil {
+				for _, w := range z.words(r.Word) {
+					one := rd
+					one.Target, one.Partial = w.s, !w.known
+					reds = append(reds, one)
+				}
+				continue
 			}
 		default:
 			if r.Word != nil {
@@ -799,7 +864,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 				delete(z.vars, n)
 			}
 			z.positional(argv[1:])
-			z.callFunc(argv[0].s, frame{ctx: "function", fn: argv[0].s, pipe: proto.Pipeline, bg: proto.Background, loop: proto.Loop})
+			z.callFunc(argv[0].s, frame{ctx: "function", fn: argv[0].s, pipe: proto.Pipeline, bg: proto.Background, loop: proto.Loop, feed: stdin})
 			for _, n := range names {
 				delete(z.vars, n)
 				if v, ok := saved[n]; ok {
@@ -836,6 +901,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	z.nameArgs(argv)
+	z.programsThatRun(argv, &proto, stdin)
 	sc := proto
 	if def, ok := z.funcs[argv[0].s]; ok && argv[0].known && def.active {
 		// A call back into a function still running (f calls g calls f): recursion,
@@ -1429,7 +1495,9 @@ var commandVariables = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true,
 	"VISUAL": true, "GIT_SEQUENCE_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "PAGER": true,
 	"MANPAGER": true, "SYSTEMD_PAGER": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
 	"GIT_PROXY_COMMAND": true, "BROWSER": true, "PROMPT_COMMAND": true, "FCEDIT": true, "SUDO_EDITOR": true,
-	"RSYNC_RSH": true, "CVS_RSH": true, "LESSOPEN": true, "LESSCLOSE": true, "PS0": true}
+	"RSYNC_RSH": true, "CVS_RSH": true, "LESSOPEN": true, "LESSCLOSE": true, "PS0": true,
+	// Prompts an interactive child shell expands (PS1='$(cmd)' bash -i runs cmd).
+	"PS1": true, "PS2": true, "PS4": true}
 
 // CommandVariable reports an environment variable whose value is a command line.
 func CommandVariable(name string) bool { return commandVariables[name] }
@@ -1684,6 +1752,13 @@ func (z *analyzer) track(argv []word) {
 			z.loseCwd()
 		}
 	case "set":
+		for i, a := range args {
+			// set -P, set -o physical: cd resolves links first.
+			if !a.known || strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "P") ||
+				a.s == "-o" && i+1 < len(args) && (!args[i+1].known || args[i+1].s == "physical") {
+				z.physical = true
+			}
+		}
 		if len(args) > 0 && args[0].s == "--" {
 			z.setPositional(args[1:])
 		} else if len(args) > 0 && args[0].known && !strings.HasPrefix(args[0].s, "-") && !strings.HasPrefix(args[0].s, "+") {
@@ -1691,6 +1766,15 @@ func (z *analyzer) track(argv []word) {
 		}
 	case "shopt":
 		z.shopt(args)
+	case "rm", "rmdir", "mv", "unlink", "rename", "find", "rsync", "git", "shred", "trash", "gio", "tar", "unzip":
+		z.lineRemoves = true
+	case "trap":
+		for _, a := range args {
+			if !a.known || a.s == "DEBUG" {
+				z.debugTrap = true
+			}
+		}
+		z.skipping()
 	case "ln":
 		z.trackLink(args)
 	case "mount":
@@ -1774,6 +1858,32 @@ func (z *analyzer) unsetsOwn(a word) {
 // trackCd follows cd and pushd: the working directory the next commands run in
 // (unknown when the operand is, or CDPATH or the stack decides), and OLDPWD.
 func (z *analyzer) trackCd(name string, args []word) {
+	// A cd that fails leaves the shell where it was, and the line goes on: unless the
+	// folder is there now and nothing on the line could have removed it, the cd is one
+	// that may fail (cdPending), after which the next command runs in either folder,
+	// but for the commands of an && list after it (red team: cd /; cd /missing; rm -rf
+	// usr).
+	defer func(prev string, lost bool) {
+		switch {
+		case z.cwd == prev && z.cwdLost == lost:
+		case z.cwd != "" && z.cwd == z.ctx.Home && !z.lineRemoves:
+			// Home is there: a cd to it is taken as done.
+		case z.cwdLost || z.lineRemoves || z.cdableVars || !isDir(z.cwd):
+			z.cdPending = &cdFrom{dir: prev, lost: lost}
+		}
+	}(z.cwd, z.cwdLost)
+	for _, a := range args {
+		// cd -P follows links before "..": where that leads is not followed here.
+		if a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "P") || z.physical {
+			for _, b := range args {
+				if strings.Contains(b.s, "..") {
+					defer z.loseCwd()
+					break
+				}
+			}
+			break
+		}
+	}
 	if z.weak {
 		// A cd that may not run: the folder is one of two.
 		defer func(prev string, lost bool) {

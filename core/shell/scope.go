@@ -32,6 +32,8 @@ package shell
 
 import (
 	"maps"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -643,8 +645,13 @@ func unionWords(a, b []word) []word {
 // snapshot is a copy of the state now.
 func (z *analyzer) snapshot() *scope { return z.enterScope(false) }
 
-// setState makes s the state now; s itself stays as it was, to be set again.
-func (z *analyzer) setState(s *scope) { z.leaveScope(s.clone(false)) }
+// setState makes s the state now; s itself stays as it was, to be set again. A nil s
+// (no path reaches here) changes nothing.
+func (z *analyzer) setState(s *scope) {
+	if s != nil {
+		z.leaveScope(s.clone(false))
+	}
+}
 
 // clone is a copy of s that can be changed without changing s.
 func (s *scope) clone(maybe bool) *scope {
@@ -653,8 +660,14 @@ func (s *scope) clone(maybe bool) *scope {
 		aliasSpace: maps.Clone(s.aliasSpace), funcs: maps.Clone(s.funcs), maybe: maybe}
 }
 
-// join is a state that may be either a or b.
+// join is a state that may be either a or b; nil is no state.
 func (z *analyzer) join(a, b *scope) *scope {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
 	z.setState(a)
 	z.leaveScope(b.clone(true))
 	return z.snapshot()
@@ -674,7 +687,9 @@ func (z *analyzer) andOr(n *syntax.BinaryCmd, f frame) (succ, fail *scope) {
 	return z.join(xs, ys), yf
 }
 
-// branch analyses one statement of an && or || list.
+// branch analyses one statement of an && or || list. A cd that may fail succeeded in
+// its success state and left the folder as it was in its failure state; exit and
+// return end the line's path (nil: no state).
 func (z *analyzer) branch(s *syntax.Stmt, f frame) (succ, fail *scope) {
 	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) &&
 		!s.Background && !s.Coprocess && len(s.Redirs) == 0 {
@@ -684,9 +699,58 @@ func (z *analyzer) branch(s *syntax.Stmt, f frame) (succ, fail *scope) {
 		}
 		return succ, fail
 	}
+	leaf := z.branchLeaf
+	z.branchLeaf = s
 	z.walk(s, f)
-	st := z.snapshot()
-	return st, st
+	z.branchLeaf = leaf
+	succ = z.snapshot()
+	fail = succ
+	if p := z.cdPending; p != nil {
+		z.cdPending = nil
+		fail = succ.clone(false)
+		fail.cwd, fail.cwdLost = p.dir, p.lost
+	}
+	if ends(s) {
+		return nil, nil
+	}
+	if s.Negated {
+		succ, fail = fail, succ
+	}
+	return succ, fail
+}
+
+// ends reports a statement after which the line's path does not go on: exit, return.
+func ends(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || s.Background {
+		return false
+	}
+	switch c.Args[0].Lit() {
+	case "exit", "return":
+		return true
+	}
+	return false
+}
+
+// cdFrom is where the shell stays when a cd fails.
+type cdFrom struct {
+	dir  string
+	lost bool
+}
+
+// isDir reports a folder that exists now.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// skipping notes a DEBUG trap under extdebug, which may skip any command after: from
+// then on every assignment and cd may not have happened.
+func (z *analyzer) skipping() {
+	if z.extdebug && z.debugTrap && !z.skipsCounted {
+		z.skipsCounted = true
+		z.weakDepth++
+	}
 }
 
 // ifClause analyses if, elif and else: the conditions in turn, each branch from the
@@ -1055,15 +1119,21 @@ func (z *analyzer) shopt(args []word) {
 	for _, a := range args {
 		switch {
 		case !a.known:
-			z.a.NoCaseGlob = true // an option the line computes: it may be this one
+			// An option the line computes: it may be any of these.
+			z.a.NoCaseGlob, z.cdableVars, z.extdebug = true, true, true
 		case a.s == "-s":
 			set = true
 		case a.s == "-u":
 			set = false
 		case strings.Contains(a.s, "nocaseglob") && set:
 			z.a.NoCaseGlob = true
+		case strings.Contains(a.s, "cdable_vars") && set:
+			z.cdableVars = true
+		case strings.Contains(a.s, "extdebug") && set:
+			z.extdebug = true
 		}
 	}
+	z.skipping()
 }
 
 // NoCase turns a glob pattern into one that matches names in any case, as bash's
@@ -1096,4 +1166,69 @@ func NoCase(p string) string {
 		}
 	}
 	return b.String()
+}
+
+// feedFd records a here-document or here-string for descriptor fd: the statement's
+// standard input for fd 0, else what <&fd reads in it; a lone exec keeps it for the
+// rest of the line (exec 3<<< 'cmd'; bash <&3).
+func (z *analyzer) feedFd(st *syntax.Stmt, fd string, w *word, stdin **word) {
+	if fd == "0" {
+		*stdin = w
+	}
+	if c, ok := st.Cmd.(*syntax.CallExpr); ok && len(c.Args) == 1 && c.Args[0].Lit() == "exec" {
+		if z.fds == nil {
+			z.fds = map[string]*word{}
+		}
+		z.fds[fd] = w
+	}
+}
+
+// edWrite matches an ed command that writes a file: w, W, wq FILE (with an address).
+var edWrite = regexp.MustCompile(`^\s*[0-9,.$'a-z+-]*[wW]q?\s+(\S.*?)\s*$`)
+
+// programsThatRun covers the fourth red team's programs that run code or write files
+// where the line shows no command or file: ed's ! and w (its commands come on
+// standard input), fc (re-runs the history the line may have filled), git
+// --exec-path=DIR (runs its subcommands from DIR), enable -f (loads a library into
+// bash). Writes are added to the command's redirections, to be decided as writes.
+func (z *analyzer) programsThatRun(argv []word, proto *SimpleCommand, stdin *word) {
+	if !argv[0].known {
+		return
+	}
+	switch name := base(argv[0].s); name {
+	case "ed", "red":
+		switch {
+		case stdin == nil:
+		case !stdin.known:
+			z.unknown(name + " runs the commands it reads, here from a source that cannot be known")
+		default:
+			for _, l := range strings.Split(stdin.s, "\n") {
+				if t := strings.TrimSpace(l); strings.HasPrefix(t, "!") {
+					z.script(word{s: t[1:], known: true}, name+" !", *proto)
+				} else if m := edWrite.FindStringSubmatch(l); m != nil {
+					proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">", Target: m[1]})
+				}
+			}
+		}
+	case "fc":
+		if !slices.ContainsFunc(argv[1:], func(a word) bool { return a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }) {
+			z.unknown("fc runs commands again from the history, which the line can fill with anything")
+		}
+	case "git":
+		for _, a := range argv[1:] {
+			if !a.known || strings.HasPrefix(a.s, "--exec-path=") {
+				if a.known {
+					z.unknown("git --exec-path= runs its subcommands from another folder, whose programs cannot be known")
+				}
+				break
+			}
+			if !strings.HasPrefix(a.s, "-") {
+				break
+			}
+		}
+	case "enable":
+		if slices.ContainsFunc(argv[1:], func(a word) bool { return !a.known || strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "f") }) {
+			z.unknown("enable -f loads a shared library into bash, whose code cannot be known")
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -46,15 +48,25 @@ func TestSubshellScope(t *testing.T) {
 // cd in a subshell leaves the line where it was; one that may or may not happen leaves
 // it unknown.
 func TestSubshellCd(t *testing.T) {
+	w := t.TempDir()
+	for _, d := range []string{".git", "sub"} {
+		if err := os.Mkdir(filepath.Join(w, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for line, want := range map[string]string{
-		`cd .git; (cd ..); touch config`:        "/w/.git",
-		`cd .git; echo $(cd ..); touch config`:  "/w/.git",
-		`(cd sub && make); touch x`:             "/w",
-		`cd sub | true; touch x`:                "/w",
+		`cd .git; (cd ..); touch config`:        w + "/.git",
+		`cd .git; echo $(cd ..); touch config`:  w + "/.git",
+		`(cd sub && make); touch x`:             w,
+		`cd sub | true; touch x`:                w,
 		`true | cd sub; touch x`:                "", // lastpipe may have moved
 		`for d in a b; do cd $d; done; touch x`: "",
+		`cd missing; touch x`:                   "", // a cd that fails leaves the shell where it was
+		`cd missing || exit 1; touch x`:         w + "/missing",
+		`cd missing && touch x`:                 w + "/missing",
+		`rm -rf sub; cd sub; touch x`:           "", // the line may have removed it
 	} {
-		a, _ := AnalyzeIn(line, Context{Dir: "/w"})
+		a, _ := AnalyzeIn(line, Context{Dir: w})
 		last := a.Commands[len(a.Commands)-1]
 		if last.Dir != want || (want == "") != last.DirUnknown {
 			t.Errorf("%q: touch runs in %q (unknown %v), want %q", line, last.Dir, last.DirUnknown, want)
@@ -197,5 +209,31 @@ func TestNoCaseGlob(t *testing.T) {
 		if a.NoCaseGlob != want {
 			t.Errorf("%q: NoCaseGlob %v", line, a.NoCaseGlob)
 		}
+	}
+}
+
+// A shell reads what feeds the statement that holds it: a group's or a function call's
+// here-string, a descriptor an exec set up, a pipe into a group (the fourth red team's
+// lines, each read as a bare bash).
+func TestShellsFedFromAround(t *testing.T) {
+	for _, line := range []string{
+		`{ bash; } <<< 'rm v'`, `f(){ bash; }; f <<< 'rm v'`, `exec 3<<<'rm v'; bash <&3`, `exec <<<'rm v'; sh`,
+		`echo 'rm v' | { bash; }`, `( sh ) <<< 'rm v'`, `ed -s <<< '!rm v'`,
+	} {
+		a, _ := Analyze(line)
+		if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool { return slices.Equal(c.Argv, []string{"rm", "v"}) }) {
+			t.Errorf("%q: rm v not found in %q", line, render(a))
+		}
+	}
+	for _, line := range []string{`bash <&5`, `fc -s -2`, `git --exec-path=. x`, `enable -f ./x.so x`, `cat f | { bash; }`} {
+		if a, _ := Analyze(line); len(a.Unknown) == 0 {
+			t.Errorf("%q: not refused as unknown: %q", line, render(a))
+		}
+	}
+	a, _ := Analyze(`ed -s f <<< 'w .git/config'`)
+	if !slices.ContainsFunc(a.Commands, func(c SimpleCommand) bool {
+		return slices.ContainsFunc(c.Redirects, func(r Redirect) bool { return r.Target == ".git/config" })
+	}) {
+		t.Errorf("ed's w FILE is no write: %q", render(a))
 	}
 }

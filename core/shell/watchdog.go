@@ -1648,6 +1648,14 @@ func writeTargets(name string, args []string) []string {
 	switch name {
 	case "tee", "truncate":
 		out = operands()
+	case "history":
+		// history -w FILE, -a FILE: the history, which the line may have filled with
+		// history -s, written to FILE (red team: .git/config rewritten).
+		for i, a := range args {
+			if (a == "-w" || a == "-a") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				out = append(out, args[i+1])
+			}
+		}
 	case "chown", "chgrp", "setfacl", "chattr", "setfattr":
 		// Changing a file's owner or attributes writes it (chattr +i locks it, a new
 		// owner takes it away). The first operand of chown and chgrp is the owner,
