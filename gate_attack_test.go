@@ -302,6 +302,11 @@ func gateAttacks() []attack {
 		"{ bash; } <<< 'touch pwned'", "exec 3<<<'touch pwned'; bash <&3", "echo 'touch pwned' | { bash; }",
 		"f(){ bash; }; f <<< 'touch pwned'", "set -o history; history -s 'touch pwned'; history -s x; fc -s -2",
 		"PS1='$(touch pwned)' bash --norc -i < /dev/null", "ed -s <<< '!touch pwned'", "git --exec-path=. x",
+		// The fifth: a shell fed through a process substitution, a moved descriptor, a
+		// coproc, bash -c's inner shell; a script copied from a process substitution.
+		"bash < <(echo 'touch pwned')", "exec 3< <(echo 'touch pwned'); exec 0<&3; bash", "{ bash; } < <(echo 'touch pwned')",
+		"coproc bash; echo 'touch pwned' >&${COPROC[1]}", "bash -c 'bash' <<< 'touch pwned'",
+		"cp <(echo 'touch pwned') s.sh; bash s.sh", "xargs -a <(echo 'touch pwned') -I{} sh -c {}",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
@@ -325,6 +330,8 @@ func gateAttacks() []attack {
 		"history -s '[alias]'; history -w .git/config", "ed -s ok.txt <<< 'w .git/config'", "sdiff -o .git/config ok.txt ok.txt",
 		"logsave .git/hooks/pre-commit echo x", "msgfmt -o .git/hooks/pre-commit x.po", "objcopy ok.txt .git/config",
 		"valgrind --log-file=.git/hooks/pre-commit true",
+		"HISTFILE=.git/config; set -o history; history -s '[alias]'; history -w", "HISTFILE={home}/.bashrc bash -i -c true",
+		"echo '{}' > $XDG_CONFIG_HOME/agentbox/config.json", "TMPDIR=.git/hooks mktemp",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

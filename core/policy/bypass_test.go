@@ -89,7 +89,7 @@ func TestBypassSuite(t *testing.T) {
 		{"sh -c chained", sh(`sh -c 'npm test; rm x'`)},
 		{"eval", sh(`eval "rm x"`)},
 		{"find -exec", sh(`find . -name x -exec rm {} \;`)},
-		{"computed name", sh("$CMD -rf x")},
+		{"computed name", sh("read CMD; $CMD -rf x")},
 		{"computed name prefix", sh("${X}rm x")},
 		{"computed by substitution", sh("$(echo rm) x")},
 		{"glob command name", sh("/bin/r? x")},

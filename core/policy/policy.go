@@ -608,7 +608,7 @@ func resolveDepth(abs string, depth int) string {
 func (p *Policy) commandChecks(base Check, req Request) []Check {
 	line := req.Target
 	getenv := p.requestEnv(req)
-	a, err := shellSplit(line, p.cwd(req.Cwd), p.Env.Home, func(name string) bool { _, ok := getenv(name); return ok })
+	a, err := shellSplit(line, p.cwd(req.Cwd), p.Env.Home, getenv)
 	if err != nil || a == nil {
 		c := base
 		c.Uncertain, c.opaque, c.Display = true, true, line

@@ -8,8 +8,10 @@ import "github.com/agentbox/agentbox/core/shell"
 // names the variables of the environment it runs with (their values stay unknown to
 // the rules), so a variable the line changes that is already exported (let HOME=1)
 // reaches the commands after it.
-func shellSplit(line, cwd, home string, exported func(string) bool) (*Analysis, error) {
-	a, err := shell.AnalyzeIn(line, shell.Context{Dir: cwd, Home: home, Exported: exported})
+func shellSplit(line, cwd, home string, getenv func(string) (string, bool)) (*Analysis, error) {
+	// The environment's values are known: $XDG_CONFIG_HOME/agentbox/config.json is the
+	// user config (red team: written in bypass, read as an unknown path).
+	a, err := shell.AnalyzeIn(line, shell.Context{Dir: cwd, Home: home, Getenv: getenv})
 	if err != nil {
 		return nil, err
 	}

@@ -388,7 +388,8 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			}
 			next.ctx, next.pipe, next.fn = "function", 0, ""
 		case *syntax.CoprocClause:
-			next.ctx, next.scope = "coproc", z.enterScope(false)
+			// Its standard input is a pipe the line writes to later (>&${COPROC[1]}).
+			next.ctx, next.scope, next.feed = "coproc", z.enterScope(false), &word{}
 		case *syntax.IfClause:
 			z.ifClause(n, next)
 			return false
@@ -644,6 +645,23 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 				} else if r.Word.Lit() != "0" {
 					stdin = &word{}
 				}
+				if stdin != nil {
+					z.feedFd(st, "0", stdin, &stdin) // exec 0<&3: from now on
+				}
+			}
+			if r.Word != nil {
+				for _, w := range z.words(r.Word) {
+					one := rd
+					one.Target, one.Partial = w.s, !w.known
+					reds = append(reds, one)
+				}
+				continue
+			}
+		case syntax.RdrIn:
+			// < <(cmd): what cmd prints; < a file the line wrote: its text; < /dev/fd/N:
+			// what the descriptor holds, not known.
+			if w := z.inputOf(r.Word); w != nil {
+				z.feedFd(st, fd, w, &stdin)
 			}
 			if r.Word != nil {
 				for _, w := range z.words(r.Word) {

@@ -1195,6 +1195,12 @@ func (z *analyzer) programsThatRun(argv []word, proto *SimpleCommand, stdin *wor
 	if !argv[0].known {
 		return
 	}
+	if shells[base(argv[0].s)] && slices.ContainsFunc(argv[1:], func(a word) bool {
+		return a.known && strings.HasPrefix(a.s, "-") && !strings.HasPrefix(a.s, "--") && strings.Contains(a.s, "i")
+	}) {
+		// An interactive shell saves its history in $HISTFILE when it ends.
+		z.writesVar(proto, "HISTFILE", "an interactive shell writes $HISTFILE")
+	}
 	switch name := base(argv[0].s); name {
 	case "ed", "red":
 		switch {
@@ -1226,9 +1232,81 @@ func (z *analyzer) programsThatRun(argv []word, proto *SimpleCommand, stdin *wor
 				break
 			}
 		}
+	case "history":
+		// history -w or -a without a file writes $HISTFILE (red team: HISTFILE=.git/config).
+		for i, a := range argv[1:] {
+			if (a.s == "-w" || a.s == "-a") && (i+2 >= len(argv) || strings.HasPrefix(argv[i+2].s, "-")) {
+				z.writesVar(proto, "HISTFILE", "history -"+a.s[1:]+" writes $HISTFILE")
+			}
+		}
+	case "mktemp":
+		// mktemp makes its file in $TMPDIR unless told where.
+		if !slices.ContainsFunc(argv[1:], func(a word) bool {
+			return a.s == "-p" || strings.HasPrefix(a.s, "--tmpdir") || strings.Contains(a.s, "/")
+		}) {
+			z.writesVar(proto, "TMPDIR", "")
+		}
 	case "enable":
 		if slices.ContainsFunc(argv[1:], func(a word) bool { return !a.known || strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "f") }) {
 			z.unknown("enable -f loads a shared library into bash, whose code cannot be known")
+		}
+	}
+}
+
+// inputOf is what a command reads through < WORD, where that decides what a shell
+// runs: the text a process substitution prints (when known), the text of a file the line
+// wrote, unknown for a descriptor's path; nil for another file (a script run by name).
+func (z *analyzer) inputOf(w *syntax.Word) *word {
+	if w == nil {
+		return nil
+	}
+	if len(w.Parts) == 1 {
+		if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok {
+			vals := z.cmdsubst(&syntax.CmdSubst{Stmts: ps.Stmts})
+			if len(vals) == 1 && vals[0].known {
+				return &word{s: vals[0].s + "\n", known: true}
+			}
+			return &word{}
+		}
+	}
+	v := z.word(w, false)
+	if !v.known {
+		return &word{}
+	}
+	if text, ok := z.written[z.writtenKey(v.s)]; ok {
+		return &text
+	}
+	if strings.HasPrefix(v.s, "/dev/fd/") || strings.HasPrefix(v.s, "/proc/") || v.s == "/dev/stdin" {
+		return &word{}
+	}
+	return nil
+}
+
+// writesVar adds the file a variable names (HISTFILE, TMPDIR: the command's own
+// variables first) to what the command writes; one that cannot be known is refused
+// when why says what writes it.
+func (z *analyzer) writesVar(proto *SimpleCommand, name, why string) {
+	var vals []word
+	for _, e := range proto.Env {
+		if n, v, ok := strings.Cut(e, "="); n == name {
+			vals = []word{{s: v, known: ok}}
+		}
+	}
+	if vals == nil {
+		var ok bool
+		if vals, ok = z.value(name); !ok {
+			vals = []word{{}}
+		}
+	}
+	for _, v := range vals {
+		switch {
+		case !v.known && why != "":
+			z.unknown(why + ", which cannot be known here")
+		case !v.known || v.s == "":
+		case name == "TMPDIR":
+			proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">", Target: strings.TrimRight(v.s, "/") + "/tmp.XXXXXXXXXX"})
+		default:
+			proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: v.s})
 		}
 	}
 }

@@ -467,6 +467,26 @@ func (z *analyzer) loginCommand(name string, opts, rest []word, inner, proto Sim
 // feed prints when the line shows them, else an operand that cannot be known, which
 // the watchdog judges as the worst it could be (echo / | xargs rm -rf).
 func (z *analyzer) xargs(args, rest []word, inner SimpleCommand, stdin *word) {
+	for i, a := range args {
+		// xargs -a FILE reads its input from FILE, not stdin.
+		var file *word
+		switch {
+		case (a.s == "-a" || a.s == "--arg-file") && i+1 < len(args):
+			file = &args[i+1]
+		case strings.HasPrefix(a.s, "--arg-file="):
+			file = &word{s: a.s[len("--arg-file="):], known: a.known}
+		case strings.HasPrefix(a.s, "-a") && len(a.s) > 2 && !strings.HasPrefix(a.s, "--"):
+			file = &word{s: a.s[2:], known: a.known}
+		}
+		if file != nil {
+			stdin = &word{} // a file's text is not known here
+			if file.known {
+				if text, ok := z.written[z.writtenKey(file.s)]; ok {
+					stdin = &text
+				}
+			}
+		}
+	}
 	if len(rest) == 0 {
 		z.command([]word{{s: "echo", known: true}}, inner, nil)
 		return
@@ -941,6 +961,21 @@ func (z *analyzer) shell(name string, args []word, proto SimpleCommand, stdin *w
 	switch {
 	case cflag:
 		if len(rest) > 0 {
+			if stdin != nil {
+				// The script's commands read the shell's input (bash -c bash <<< 'cmd').
+				if z.fds == nil {
+					z.fds = map[string]*word{}
+				}
+				saved, had := z.fds["0"]
+				z.fds["0"] = stdin
+				defer func() {
+					if had {
+						z.fds["0"] = saved
+					} else {
+						delete(z.fds, "0")
+					}
+				}()
+			}
 			z.script(rest[0], name, proto)
 		}
 	case slices.ContainsFunc(args, func(a word) bool { return a.s == "--help" || a.s == "--version" }):
@@ -1044,8 +1079,14 @@ func contains(list []string, s string) bool {
 
 // xargsReplace is the replace-string of xargs -I R (-IR, -i, --replace[=R]), if set.
 func xargsReplace(args []word) (string, bool) {
-	for k, a := range args {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
 		switch {
+		case len(a.s) == 2 && strings.Contains("aLndPsE", a.s[1:]) && a.s[0] == '-':
+			k++ // an option's own argument (-a FILE), not the command
+		case strings.HasPrefix(a.s, "--") && !strings.Contains(a.s, "=") && a.s != "--" && a.s != "--replace" &&
+			slices.Contains([]string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var", "--eof"}, a.s):
+			k++
 		case a.s == "-I" && k+1 < len(args):
 			return args[k+1].s, args[k+1].s != ""
 		case strings.HasPrefix(a.s, "-I") && len(a.s) > 2:

@@ -55,6 +55,8 @@ func (z *analyzer) recordWrites(argv []word, reds []Redirect, stdin *word) {
 		if len(ops) == 2 {
 			if slices.Contains(stdinFiles, ops[0]) {
 				z.write(ops[1], stdin, false) // curl ... | cp /dev/stdin x.sh
+			} else if strings.HasPrefix(ops[0], "/dev/fd/") || strings.HasPrefix(ops[0], "/proc/") {
+				z.write(ops[1], &word{}, false) // cp <(cmd) x.sh: what cmd prints, not known here
 			} else if src, ok := z.written[z.writtenKey(ops[0])]; ok {
 				z.write(ops[1], &src, false)
 			}
