@@ -288,9 +288,9 @@ func TestWalkBudgetFromEnv(t *testing.T) {
 			got := partial(res.Data)
 			if b == "1ns" {
 				// A grep that found nothing before its budget ran out has nothing to keep:
-				// partial says it stopped, and no empty sidecar is named.
+				// it is truncated, and no empty sidecar is named.
 				if gr, ok := res.Data.(GrepResult); ok && gr.FilesMatched == 0 {
-					if got != "time budget of 1ns exhausted" || res.Truncated || res.OutputPath != "" {
+					if got != "time budget of 1ns exhausted" || !res.Truncated || res.OutputPath != "" {
 						t.Errorf("grep with budget %s and nothing found: partial %q, truncated %v, output_path %q", b, got, res.Truncated, res.OutputPath)
 					}
 					continue

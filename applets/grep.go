@@ -475,7 +475,11 @@ func (g *Grep) finish(env *core.Env, m *grep.Engine, opt grep.Options, found *gr
 	result := &core.Result{Data: res, ExitCode: res.shellExit(g), Interrupted: cancelled(res.Partial)}
 	// Cut or partial: the sidecar file holds every entry collected (README: whenever
 	// anything was cut, truncated and output_path say so).
-	// A partial search that found nothing has nothing to keep: no empty sidecar.
+	// A partial search is truncated; one that found nothing has nothing to keep in a
+	// sidecar, and names none (it had named an empty file).
+	if res.Partial != "" && n == 0 && res.More == 0 {
+		result.Truncated = true
+	}
 	if (res.More > 0 || res.Partial != "" && n > 0) && !g.Quiet {
 		result.Spilled(env.Session.SpillStream("grep", func(w *bufio.Writer) error {
 			var b []byte
