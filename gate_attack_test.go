@@ -332,6 +332,10 @@ func gateAttacks() []attack {
 		"valgrind --log-file=.git/hooks/pre-commit true",
 		"HISTFILE=.git/config; set -o history; history -s '[alias]'; history -w", "HISTFILE={home}/.bashrc bash -i -c true",
 		"echo '{}' > $XDG_CONFIG_HOME/agentbox/config.json", "TMPDIR=.git/hooks mktemp",
+		// The sixth: traps run with the values set after them; BASH_CMDS; a background
+		// job that runs a file the line writes after it.
+		"trap 'echo x >> $f' EXIT; f=.git/config", "BASH_CMDS[cat]=/usr/bin/tee; echo x | cat -a .git/config",
+		"(sleep 0.2; bash f) & printf 'echo x >> .git/config' > f; wait",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

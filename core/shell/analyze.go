@@ -185,6 +185,11 @@ type analyzer struct {
 	namerefs     map[string]string // declare -n R=X: R stands for X ("" not yet set, "?" not known)
 	fds          map[string]*word  // exec N<<< 'text': what descriptor N reads from now on
 	rounds       int               // loop rounds analysed so far (see loop)
+	lateRuns     []lateRun         // scripts run by name before the line wrote them (runFile)
+	lateCheck    bool              // the end of the line: lateRuns and traps analysed again
+	traps        []word            // trap bodies, analysed again at the end with every value set after them
+	trapHistory  map[string][]word // every value a variable took after the first trap was set
+	trapCwd      bool              // a cd after the first trap: where the trap runs is not known
 	depth        int
 	pipes        int
 	inherit      frame         // pipeline and function a nested script's commands belong to
@@ -229,6 +234,7 @@ func AnalyzeIn(line string, ctx Context) (*Analysis, error) {
 	}
 	// Functions no call reached may still run (trap, export -f, a later line): their
 	// bodies are judged with nothing known of the variables they use.
+	z.late()
 	sort.SliceStable(z.defined, func(i, j int) bool { return z.defined[i].name < z.defined[j].name })
 	for _, f := range z.defined {
 		if f.def.calls == 0 {
@@ -1876,6 +1882,9 @@ func (z *analyzer) unsetsOwn(a word) {
 // trackCd follows cd and pushd: the working directory the next commands run in
 // (unknown when the operand is, or CDPATH or the stack decides), and OLDPWD.
 func (z *analyzer) trackCd(name string, args []word) {
+	if len(z.traps) > 0 {
+		z.trapCwd = true // a trap that runs after this cd runs where it went
+	}
 	// A cd that fails leaves the shell where it was, and the line goes on: unless the
 	// folder is there now and nothing on the line could have removed it, the cd is one
 	// that may fail (cdPending), after which the next command runs in either folder,

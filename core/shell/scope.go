@@ -590,6 +590,17 @@ func (z *analyzer) store(name string, vals []word) {
 	if z.readonly[name] {
 		return
 	}
+	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+		// bash's command hash and alias tables: a name then runs another program.
+		z.unknown("an assignment to " + name + " changes which program a command name runs; use hash -p or alias, which are followed, or write the program's path")
+		return
+	}
+	if len(z.traps) > 0 && !z.lateCheck {
+		if z.trapHistory == nil {
+			z.trapHistory = map[string][]word{}
+		}
+		z.trapHistory[name] = unionWords(z.trapHistory[name], vals)
+	}
 	if name == "PS4" {
 		z.evaluated(vals, "PS4 is expanded as a prompt under set -x, and it is")
 	}
@@ -1308,5 +1319,39 @@ func (z *analyzer) writesVar(proto *SimpleCommand, name, why string) {
 		default:
 			proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: v.s})
 		}
+	}
+}
+
+// lateRun is a script a command ran by name before the line wrote it.
+type lateRun struct {
+	runner, file string
+	proto        SimpleCommand
+}
+
+// late analyses, at the end of the line, what runs later than it reads: trap bodies
+// (an EXIT trap runs after the last command, with the values set after the trap: trap
+// '$x f' EXIT; x=rm runs rm), with every value each variable took after the trap was
+// set, and scripts run by name that the line writes only after the command that runs
+// them, which a background job can wait for.
+func (z *analyzer) late() {
+	z.lateCheck = true
+	for _, r := range z.lateRuns {
+		z.runFile(r.runner, r.file, r.proto)
+	}
+	if len(z.traps) == 0 {
+		return
+	}
+	for name, vals := range z.trapHistory {
+		cur, ok := z.value(name)
+		if !ok {
+			cur = []word{{}}
+		}
+		z.vars[name] = unionWords(cur, vals)
+	}
+	if z.trapCwd {
+		z.loseCwd()
+	}
+	for _, body := range z.traps {
+		z.script(body, "trap", SimpleCommand{})
 	}
 }

@@ -171,6 +171,9 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 		}
 		if len(args) > 0 && args[0].s != "-" && !strings.HasPrefix(args[0].s, "-") {
 			z.script(args[0], "trap", proto)
+			if !z.lateCheck {
+				z.traps = append(z.traps, args[0]) // analysed again at the end (late)
+			}
 		}
 	case name == "alias":
 		z.alias(args, proto)

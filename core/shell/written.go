@@ -150,6 +150,12 @@ func fetchedTree(name string, args []string, stdin *word) (string, bool) {
 func (z *analyzer) runFile(runner, f string, proto SimpleCommand) bool {
 	text, ok := z.writtenText(f)
 	if !ok {
+		// Run before the line wrote it, it may still be what the line writes: a
+		// background job that waits ((sleep 1; bash f) & printf ... > f). Looked at
+		// again at the end of the line (lateRuns).
+		if !z.lateCheck && (path.IsAbs(f) || z.cwd != "") {
+			z.lateRuns = append(z.lateRuns, lateRun{runner: runner, file: z.writtenKey(f), proto: proto})
+		}
 		return false
 	}
 	if !text.known {
