@@ -336,6 +336,8 @@ func gateAttacks() []attack {
 		// job that runs a file the line writes after it.
 		"trap 'echo x >> $f' EXIT; f=.git/config", "BASH_CMDS[cat]=/usr/bin/tee; echo x | cat -a .git/config",
 		"(sleep 0.2; bash f) & printf 'echo x >> .git/config' > f; wait",
+		// The seventh: git --config-env KEY=VAR is -c KEY=$VAR.
+		`X="echo x > .git/config" git --config-env=core.fsmonitor=X status`, `X='!echo x > .git/config' git --config-env alias.x=X x`,
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

@@ -223,11 +223,18 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 // command, and alias.X=!CMD): git runs CMD.
 func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 	for k := 0; k+1 < len(args); k++ {
-		kv, at := "", k
+		kv, known := "", args[k].known
 		switch {
 		case args[k].s == "-c":
-			kv, at = args[k+1].s, k+1
+			kv, known = args[k+1].s, args[k+1].known
 			k++
+		case args[k].s == "--config-env":
+			// --config-env KEY=VAR: KEY takes the value of $VAR (seventh red team:
+			// X='rm f' git --config-env=core.fsmonitor=X status ran rm).
+			kv, known = z.configEnv(args[k+1], proto)
+			k++
+		case strings.HasPrefix(args[k].s, "--config-env="):
+			kv, known = z.configEnv(word{s: args[k].s[len("--config-env="):], known: args[k].known}, proto)
 		case args[k].s == "-C" || args[k].s == "--git-dir" || args[k].s == "--work-tree" || args[k].s == "--namespace":
 			k++
 			continue
@@ -241,7 +248,6 @@ func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 		}
 		key, val, ok := strings.Cut(kv, "=")
 		key = strings.ToLower(key)
-		known := args[at].known
 		switch {
 		case !ok:
 		case gitCommandKey(key) || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
@@ -250,6 +256,24 @@ func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 			z.unknown("git -c core.hooksPath=" + val + " runs the hooks in that folder, which the line does not show")
 		}
 	}
+}
+
+// configEnv turns git's --config-env KEY=VAR into KEY=VALUE, VALUE what $VAR holds for
+// the command (its own X=... first); known is false where that cannot be known.
+func (z *analyzer) configEnv(w word, proto SimpleCommand) (string, bool) {
+	key, name, ok := strings.Cut(w.s, "=")
+	if !ok || !w.known {
+		return w.s, false
+	}
+	for _, e := range proto.Env {
+		if n, v, ok := strings.Cut(e, "="); n == name {
+			return key + "=" + v, ok
+		}
+	}
+	if vals, ok := z.value(name); ok && len(vals) == 1 && vals[0].known {
+		return key + "=" + vals[0].s, true
+	}
+	return key + "=", false
 }
 
 // alias analyses the commands alias NAME=VALUE defines, and records them for the rest
