@@ -637,12 +637,16 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 				w = z.word(r.Hdoc, true)
 			}
 			z.feedFd(st, fd, &w, &stdin)
+			reds = append(reds, rd)
+			continue
 		case syntax.WordHdoc:
 			if r.Word != nil {
 				w := z.word(r.Word, false)
 				w.s += "\n"
 				z.feedFd(st, fd, &w, &stdin)
 			}
+			reds = append(reds, rd)
+			continue
 		case syntax.DplIn:
 			// <&N: what descriptor N holds; exec 3<<< 'text' gave it text.
 			if r.Word != nil && fd == "0" && r.Word.Lit() != "-" {
@@ -655,38 +659,21 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 					z.feedFd(st, "0", stdin, &stdin) // exec 0<&3: from now on
 				}
 			}
-			if r.Word != nil {
-				for _, w := range z.words(r.Word) {
-					one := rd
-					one.Target, one.Partial = w.s, !w.known
-					reds = append(reds, one)
-				}
-				continue
-			}
 		case syntax.RdrIn:
 			// < <(cmd): what cmd prints; < a file the line wrote: its text; < /dev/fd/N:
 			// what the descriptor holds, not known.
 			if w := z.inputOf(r.Word); w != nil {
 				z.feedFd(st, fd, w, &stdin)
 			}
-			if r.Word != nil {
-				for _, w := range z.words(r.Word) {
-					one := rd
-					one.Target, one.Partial = w.s, !w.known
-					reds = append(reds, one)
-				}
-				continue
+		}
+		if r.Word != nil {
+			// Every value the target may take is a target (F=~/.profile; > $F).
+			for _, w := range z.words(r.Word) {
+				one := rd
+				one.Target, one.Partial = w.s, !w.known
+				reds = append(reds, one)
 			}
-		default:
-			if r.Word != nil {
-				// Every value the target may take is a target (F=~/.profile; > $F).
-				for _, w := range z.words(r.Word) {
-					one := rd
-					one.Target, one.Partial = w.s, !w.known
-					reds = append(reds, one)
-				}
-				continue
-			}
+			continue
 		}
 		reds = append(reds, rd)
 	}

@@ -1056,7 +1056,7 @@ func decodeEscapes(s string) string {
 		case c == '\\':
 			b.WriteByte('\\')
 			i++
-		case c == 'x' && i+3 < len(s)+1 && i+2 < len(s) && isHex(s[i+2]):
+		case c == 'x' && i+2 < len(s) && isHex(s[i+2]):
 			j := i + 2
 			v := 0
 			for ; j < len(s) && j < i+4 && isHex(s[j]); j++ {
