@@ -28,8 +28,11 @@ import (
 // BuildOptions say what a build covers and how much memory it may hold.
 type BuildOptions struct {
 	Walk         walk.Options // the files covered: grep's default walk
-	MaxPostings  int          // (trigram, file) pairs gathered at a time, over all segments being built; 0: 8 Mi (128 MB while building)
+	MaxPostings  int          // (trigram, file) pairs gathered at a time, over all segments being built; 0: 8 Mi (64 MB while building)
 	MaxFileBytes int64        // larger files are left to the search; 0: 16 MiB
+	// MaxSegmentFiles caps the files of one segment; 0 or more than maxSegmentFiles:
+	// maxSegmentFiles.
+	MaxSegmentFiles int
 	// RacyWindow replaces the package's RacyWindow when non-zero; negative: none
 	// (tests that build right after writing their files).
 	RacyWindow time.Duration
@@ -54,6 +57,9 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 	}
 	if opt.MaxFileBytes <= 0 {
 		opt.MaxFileBytes = 16 << 20
+	}
+	if opt.MaxSegmentFiles <= 0 || opt.MaxSegmentFiles > maxSegmentFiles {
+		opt.MaxSegmentFiles = maxSegmentFiles
 	}
 	dir := Dir(cacheHome, root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -86,8 +92,8 @@ func Build(ctx context.Context, cacheHome, root string, opt BuildOptions) (Meta,
 		// Untouched capacity costs no memory until used (fresh pages), and growing the
 		// slice by copies cost more than a tenth of a build.
 		limit := max(opt.MaxPostings/n, 1)
-		sh := &shard{limit: limit}
-		sh.pairs, sh.spare, sh.unmap = pairBuffers(limit)
+		sh := &shard{limit: limit, maxFiles: opt.MaxSegmentFiles}
+		sh.tris, sh.spare, sh.unmap = postingBuffers(limit)
 		defer sh.unmap()
 		b.all = append(b.all, sh)
 		b.shards <- sh
@@ -146,17 +152,25 @@ type builder struct {
 
 // A shard gathers the files of one segment at a time.
 type shard struct {
-	limit int // postings per segment
-	paths []string
-	recs  []record
-	flags []uint32 // binaryFlag, searchFlag, linkFlag, otherFlag
-	pairs []uint64 // trigram<<32 | file id, ids ascending
-	spare []uint64 // the radix sort's second buffer
-	unmap func()   // releases pairs' and spare's memory
-	files int      // totals over the shard's segments
-	bytes int64
-	posts int64
+	limit    int // postings per segment
+	maxFiles int // files per segment
+	paths    []string
+	recs     []record
+	flags    []uint32 // binaryFlag, searchFlag, linkFlag, otherFlag
+	ends     []uint32 // where each file's trigrams end in tris
+	tris     []uint32 // the files' trigrams, file after file
+	spare    []uint32 // the sort's second buffer, then the encoded postings
+	unmap    func()   // releases tris' and spare's memory
+	files    int      // totals over the shard's segments
+	bytes    int64
+	posts    int64
 }
+
+// maxSegmentFiles is the most files one segment holds: the sort packs a file id into
+// the 20 bits a trigram's half leaves of 32.
+const maxSegmentFiles = 1 << idBits
+
+const idBits = 20
 
 // shardCount is how many shards a build gathers into: one per CPU, up to 4. Each
 // holds its share of MaxPostings, so more would only make more, smaller segments
@@ -305,18 +319,16 @@ func (b *builder) addOther(path, rel string) error {
 func (b *builder) record(rel string, rec record, flags uint32, tris []uint32) error {
 	sh := <-b.shards
 	defer func() { b.shards <- sh }()
-	if len(sh.pairs)+len(tris) > sh.limit && len(sh.paths) > 0 {
+	if (len(sh.tris)+len(tris) > sh.limit || len(sh.paths) >= sh.maxFiles) && len(sh.paths) > 0 {
 		if err := b.flush(sh); err != nil {
 			return err
 		}
 	}
-	id := uint64(len(sh.paths))
 	sh.paths = append(sh.paths, rel)
 	sh.recs = append(sh.recs, rec)
 	sh.flags = append(sh.flags, flags)
-	for _, t := range tris {
-		sh.pairs = append(sh.pairs, uint64(t)<<32|id)
-	}
+	sh.tris = append(sh.tris, tris...)
+	sh.ends = append(sh.ends, uint32(len(sh.tris)))
 	sh.files++
 	if flags&(searchFlag|linkFlag|otherFlag) == 0 {
 		sh.bytes += rec.size
@@ -341,7 +353,7 @@ func (b *builder) flush(sh *shard) error {
 	b.mu.Lock()
 	b.meta.Segments = append(b.meta.Segments, name)
 	b.mu.Unlock()
-	sh.paths, sh.recs, sh.flags, sh.pairs = sh.paths[:0], sh.recs[:0], sh.flags[:0], sh.pairs[:0]
+	sh.paths, sh.recs, sh.flags, sh.ends, sh.tris = sh.paths[:0], sh.recs[:0], sh.flags[:0], sh.ends[:0], sh.tris[:0]
 	return nil
 }
 
@@ -362,73 +374,93 @@ func (b *builder) flushAll() error {
 	return errors.Join(errs...)
 }
 
-// pairBuffers returns a shard's pairs (empty, with room for n) and the radix sort's
-// second buffer (n long), mapped outside the Go heap with huge pages asked for: a build
-// fills this memory once, and its page faults in 4 KB pages cost more system time than
-// reading the tree. Made by the Go heap where the mapping fails.
-func pairBuffers(n int) (pairs, spare []uint64, unmap func()) {
-	mem, err := unix.Mmap(-1, 0, 2*n*8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+// postingBuffers returns a shard's trigram list (empty, with room for n) and the
+// sort's second buffer (n long), mapped outside the Go heap with huge pages asked for:
+// a build fills this memory once, and its page faults cost more system time than
+// reading the tree (in a virtual machine, each fresh page is the host's fault too), so
+// a posting takes 4 bytes in each. Made by the Go heap where the mapping fails.
+func postingBuffers(n int) (tris, spare []uint32, unmap func()) {
+	mem, err := unix.Mmap(-1, 0, 2*n*4, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
-		return make([]uint64, 0, n), make([]uint64, n), func() {}
+		return make([]uint32, 0, n), make([]uint32, n), func() {}
 	}
 	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE) // a hint: without it, 4 KB pages
-	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), 2*n)
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(mem))), 2*n)
 	return words[:0:n], words[n : 2*n : 2*n], func() { _ = unix.Munmap(mem) }
 }
 
-// sortPairs sorts the pairs by trigram, keeping each trigram's ids in the order they
-// came (ascending): a least-significant-digit radix sort on the trigram's two 12-bit
-// halves, through spare (at least as long as pairs).
-func sortPairs(pairs, spare []uint64) {
-	spare = spare[:len(pairs)]
-	var lo, hi [1 << 12]uint32
-	for _, p := range pairs {
-		lo[p>>32&(1<<12-1)]++
-		hi[p>>44&(1<<12-1)]++
+// sortPostings orders the postings of tris (each file's trigrams, file i's ending at
+// ends[i]) by trigram and, within a trigram, by file id: a least-significant-digit
+// radix sort on the trigram's two 12-bit halves, through spare (at least as long as
+// tris), in which a posting is 32 bits: one half of its trigram above its file id
+// (less than 1<<idBits), the other half told by the bucket it is in. On return tris
+// holds low<<idBits | id, grouped by the trigram's high half: bucket h is
+// tris[high[h-1]:high[h]] (from 0 for h = 0).
+func sortPostings(tris, spare, ends []uint32) (high *[1 << 12]uint32) {
+	spare = spare[:len(tris)]
+	var lo [1 << 12]uint32
+	high = new([1 << 12]uint32)
+	for _, t := range tris {
+		lo[t&(1<<12-1)]++
+		high[t>>12]++
 	}
-	var sumLo, sumHi uint32
+	var sumLo, sumHigh uint32
 	for d := range lo {
 		lo[d], sumLo = sumLo, sumLo+lo[d]
-		hi[d], sumHi = sumHi, sumHi+hi[d]
+		high[d], sumHigh = sumHigh, sumHigh+high[d]
 	}
-	for _, p := range pairs {
-		d := p >> 32 & (1<<12 - 1)
-		spare[lo[d]] = p
-		lo[d]++
+	loStart := lo
+	start := uint32(0)
+	for id, end := range ends {
+		for _, t := range tris[start:end] {
+			d := t & (1<<12 - 1)
+			spare[lo[d]] = t>>12<<idBits | uint32(id)
+			lo[d]++
+		}
+		start = end
 	}
-	for _, p := range spare {
-		d := p >> 44 & (1<<12 - 1)
-		pairs[hi[d]] = p
-		hi[d]++
+	// lo[d] is now where bucket d ends, and loStart[d] where it starts.
+	for d := range lo {
+		for _, p := range spare[loStart[d]:lo[d]] {
+			h := p >> idBits
+			tris[high[h]] = uint32(d)<<idBits | p&(1<<idBits-1)
+			high[h]++
+		}
 	}
+	return high
 }
 
 // encode lays out the segment (see segment.go) as the parts to write one after the
 // other. Postings are grouped by trigram with each trigram's ids ascending, which
-// sortPairs does; they are encoded into the sort's second buffer, free by then (a
-// posting's uvarint takes at most 5 of its 8 bytes), so that a segment's biggest part
-// costs no fresh memory.
+// sortPostings does; they are encoded into the sort's second buffer, free by then (a
+// posting's uvarint gap takes at most 3 of its 4 bytes: ids are under 1<<20), so that
+// a segment's biggest part costs no fresh memory.
 func (sh *shard) encode() [][]byte {
-	if len(sh.spare) < len(sh.pairs) { // one file with more postings than the shard's limit
-		sh.spare = make([]uint64, len(sh.pairs))
+	if len(sh.spare) < len(sh.tris) { // one file with more postings than the shard's limit
+		sh.spare = make([]uint32, len(sh.tris))
 	}
-	sortPairs(sh.pairs, sh.spare)
-	postings := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sh.spare))), cap(sh.spare)*8)[:0]
+	high := sortPostings(sh.tris, sh.spare, sh.ends)
+	postings := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sh.spare))), cap(sh.spare)*4)[:0]
 	tris := make([]byte, 0, 1<<16)
 	ntris := 0
-	for i := 0; i < len(sh.pairs); {
-		t := uint32(sh.pairs[i] >> 32)
-		start := len(postings)
-		prev := uint32(0)
-		for ; i < len(sh.pairs) && uint32(sh.pairs[i]>>32) == t; i++ {
-			id := uint32(sh.pairs[i])
-			postings = binary.AppendUvarint(postings, uint64(id-prev))
-			prev = id
+	from := uint32(0)
+	for h, to := range high {
+		bucket := sh.tris[from:to]
+		from = to
+		for i := 0; i < len(bucket); {
+			low := bucket[i] >> idBits
+			start := len(postings)
+			prev := uint32(0)
+			for ; i < len(bucket) && bucket[i]>>idBits == low; i++ {
+				id := bucket[i] & (1<<idBits - 1)
+				postings = binary.AppendUvarint(postings, uint64(id-prev))
+				prev = id
+			}
+			tris = binary.LittleEndian.AppendUint32(tris, uint32(h)<<12|low)
+			tris = binary.LittleEndian.AppendUint32(tris, uint32(start))
+			tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli()))
+			ntris++
 		}
-		tris = binary.LittleEndian.AppendUint32(tris, t)
-		tris = binary.LittleEndian.AppendUint32(tris, uint32(start))
-		tris = binary.LittleEndian.AppendUint32(tris, crc32.Checksum(postings[start:], castagnoli()))
-		ntris++
 	}
 	n := len(sh.paths)
 	byPath := make([]uint32, n)

@@ -62,10 +62,10 @@ func TestPrunerNeverSkipsAMatch(t *testing.T) {
 	files["utf16.txt"] = "\xff\xfea\x00l\x00"
 	files["late-nul.txt"] = strings.Repeat("gamma\n", 200000) + "\x00" // NUL past the first chunk
 	writeTree(t, root, files)
-	for _, maxPostings := range []int{0, 50} {
-		m := buildNow(t, cache, root, BuildOptions{MaxPostings: maxPostings})
-		if maxPostings == 50 && len(m.Segments) < 5 {
-			t.Fatalf("want many segments with a posting budget of 50, got %d", len(m.Segments))
+	for _, opt := range []BuildOptions{{}, {MaxPostings: 50}, {MaxSegmentFiles: 7}} {
+		m := buildNow(t, cache, root, opt)
+		if opt.MaxPostings+opt.MaxSegmentFiles > 0 && len(m.Segments) < 5 {
+			t.Fatalf("want many segments with %+v, got %d", opt, len(m.Segments))
 		}
 		if m.Files != 303 {
 			t.Fatalf("recorded %d files, want the 300 text files, bin.dat, and the UTF-16 and late-NUL files as left to the search", m.Files)
@@ -382,32 +382,50 @@ func TestSyncRejectsStrangeAnswers(t *testing.T) {
 	}
 }
 
-// sortPairs orders pairs as sorting them does: by trigram, and within a trigram by
-// the order they came in, which is the ids' order (a posting list's gaps must be
-// positive).
-func TestSortPairsSortsByTrigramKeepingIDOrder(t *testing.T) {
+// sortPostings orders postings as sorting (trigram, id) pairs does: by trigram, and
+// within a trigram by file id (a posting list's gaps must be positive).
+func TestSortPostingsSortsByTrigramThenID(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 2, 100, 5000, 200000} {
-		var pairs []uint64
-		for id := uint64(0); len(pairs) < n; id++ {
+		var tris, ends []uint32
+		var want []uint64
+		for id := uint64(0); len(tris) < n; id++ {
 			// A file's trigrams are distinct; their spread covers both radix digits.
 			seen := map[uint32]bool{}
-			for range 1 + r.IntN(40) {
+			for range r.IntN(40) {
 				tri := uint32(r.IntN(1 << 24))
 				if r.IntN(2) == 0 {
 					tri = uint32(r.IntN(64)) << 12 // many shared high digits
 				}
-				if !seen[tri] && len(pairs) < n {
+				if !seen[tri] && len(tris) < n {
 					seen[tri] = true
-					pairs = append(pairs, uint64(tri)<<32|id)
+					tris = append(tris, tri)
+					want = append(want, uint64(tri)<<32|id)
 				}
 			}
+			ends = append(ends, uint32(len(tris)))
 		}
-		want := slices.Clone(pairs)
+		if n == 5000 { // the last trigram goes to the last id a segment may hold
+			last := ends[len(ends)-1]
+			ends[len(ends)-1] = last - 1
+			for len(ends) < maxSegmentFiles-1 {
+				ends = append(ends, last-1)
+			}
+			ends = append(ends, last)
+			want[len(want)-1] = want[len(want)-1]&^(1<<32-1) | (maxSegmentFiles - 1)
+		}
 		slices.Sort(want)
-		sortPairs(pairs, make([]uint64, n+r.IntN(3)))
-		if !slices.Equal(pairs, want) {
-			t.Fatalf("%d pairs: sortPairs differs from a sort", n)
+		high := sortPostings(tris, make([]uint32, n+r.IntN(3)), ends)
+		var got []uint64
+		from := uint32(0)
+		for h, to := range high {
+			for _, p := range tris[from:to] {
+				got = append(got, uint64(uint32(h)<<12|p>>idBits)<<32|uint64(p&(1<<idBits-1)))
+			}
+			from = to
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d postings: sortPostings differs from a sort", n)
 		}
 	}
 }
