@@ -307,6 +307,12 @@ func gateAttacks() []attack {
 		"bash < <(echo 'touch pwned')", "exec 3< <(echo 'touch pwned'); exec 0<&3; bash", "{ bash; } < <(echo 'touch pwned')",
 		"coproc bash; echo 'touch pwned' >&${COPROC[1]}", "bash -c 'bash' <<< 'touch pwned'",
 		"cp <(echo 'touch pwned') s.sh; bash s.sh", "xargs -a <(echo 'touch pwned') -I{} sh -c {}",
+		// The eighth (session 37): ${a[k]:=v} into bash's command and alias tables; single
+		// quotes that do not quote inside a double-quoted ${x:-...}; a message catalog
+		// that translates $"..." into a command substitution.
+		"echo ${BASH_CMDS[echo]:=/usr/bin/touch}; echo pwned", "echo \"${BASH_ALIASES[echo]:=touch}\"\necho pwned",
+		`echo "${x:-'$(touch pwned)'}"`, `echo "${x:-$'\x24\x28touch pwned\x29'}"`, `echo $(( ${x:-'$(touch pwned)'} ))`,
+		"echo \"${x:-'`touch pwned`'}\"", "LC_ALL=C.UTF-8 TEXTDOMAINDIR=locale TEXTDOMAIN=x\necho $\"hello\"",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits"}, created: []string{"pwned"}})
 	}
@@ -338,6 +344,14 @@ func gateAttacks() []attack {
 		"(sleep 0.2; bash f) & printf 'echo x >> .git/config' > f; wait",
 		// The seventh: git --config-env KEY=VAR is -c KEY=$VAR.
 		`X="echo x > .git/config" git --config-env=core.fsmonitor=X status`, `X='!echo x > .git/config' git --config-env alias.x=X x`,
+		// The eighth: options with their values attached, commands before a line's
+		// syntax error (bash runs them), git config -f, env -C for the shell it starts.
+		"echo ${BASH_CMDS[cat]:=/usr/bin/tee}; echo x | cat -a .git/config", `echo "${x:-'$(echo x >> .git/config)'}"`,
+		"echo x >> .git/config\necho \"unclosed", "a=ok.txt; printf -va %s .git/config; echo x >> $a",
+		"a=ok.txt; read -aa <<< .git/config; echo x >> $a", "mapfile -C'echo x >> .git/config #' -c1 a <<< x",
+		"hash -p/usr/bin/tee cat; echo x | cat -a .git/config", "echo x | env -C.git tee -a config", "cp -t.git ok.txt",
+		"sed -ne'w .git/config' ok.txt", "sed -n -es/a/b/w.git/config ok.txt", "git format-patch -o.git/hooks -1 HEAD",
+		"git config -f {home}/.zshrc user.email x", "git config -f{home}/.zshrc user.email x", "env -C{home} sh -c 'echo x >> .bashrc'",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

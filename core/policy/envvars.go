@@ -69,6 +69,11 @@ var CodeLoadingEnv = []string{
 	"JAVA_HOME", "ANDROID_HOME", "PERL_MB_OPT", "PERL_MM_OPT", "PERL_LOCAL_LIB_ROOT", "GEM_SPEC_CACHE",
 	"MYPYPATH", "PYTHONEXECUTABLE", "VIRTUAL_ENV", "CONDA_PREFIX", "DENO_DIR", "BUN_INSTALL",
 	"ZDOTDIR", "INPUTRC", "TERMINFO", "TERMINFO_DIRS", "MAGIC", "GIT_TEMPLATE_DIR",
+	// An eighth red team's: bash's own. A message catalog in TEXTDOMAINDIR turns
+	// $"hello" into $(cmd), which bash expands; EXECIGNORE and GLOBIGNORE change which
+	// program a name or a pattern runs; BASH_COMPAT how bash reads quotes; enable -f
+	// finds builtins (shared objects) in BASH_LOADABLES_PATH.
+	"TEXTDOMAIN", "TEXTDOMAINDIR", "EXECIGNORE", "GLOBIGNORE", "BASH_COMPAT", "BASH_LOADABLES_PATH",
 }
 
 // gitHarmless are the GIT_* variables that only set names, dates and prompts.

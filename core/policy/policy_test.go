@@ -718,3 +718,15 @@ func TestModeAdviceIsNotTheCurrentMode(t *testing.T) {
 		t.Errorf("advised the current mode %s", m)
 	}
 }
+
+// A lone [ is no pattern: `[ -f x ]` is the test builtin, asked about in default mode
+// like test, never denied by a deny rule it cannot match (red team: every line with
+// `[ ... ]` was denied by bash(rm *)); a real pattern may still be any word.
+func TestBracketTestIsNoGlob(t *testing.T) {
+	p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", "rm *", Deny), mustRule(t, ScopeUser, "bash", "[ *", Allow))
+	for line, want := range map[string]Action{"[ -f x ]": Allow, "[ a ] && [ b ]": Allow, "r[m] x": Deny, "[m] x": Deny} {
+		if got := p.Evaluate(bash(line)).Action; got != want {
+			t.Errorf("%s: %v, want %v", line, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"github.com/agentbox/agentbox/core/shell"
 	fuzzy "github.com/agentbox/agentbox/core/suggest"
 	"net"
 	"net/url"
@@ -514,7 +515,7 @@ func (cp *cmdPattern) match(argv []string, partial []bool, forAllow bool) result
 			}
 			return none
 		}
-		if dynamic(a) || i < len(partial) && partial[i] || (i == 0 || !forAllow) && strings.ContainsAny(a, "*?[") {
+		if dynamic(a) || i < len(partial) && partial[i] || (i == 0 || !forAllow) && shell.IsGlob(a) {
 			// A glob bash expands (git pus[h] with a file named push) may be any word:
 			// it may match a deny or ask rule, never an allow rule.
 			// From here on anything is possible: the word may expand to many words.

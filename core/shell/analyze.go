@@ -316,12 +316,50 @@ func (z *analyzer) parse(src, ctx string) error {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		z.uncertain("unparseable: " + err.Error())
-		return fmt.Errorf("cannot parse the command line as bash: %v; check quoting and brackets", err)
+		// bash parses and runs a script's commands one at a time, so those before the
+		// one it cannot parse run (rm -rf ~ on a line, then a stray quote): they are
+		// judged as if they were the whole script.
+		f = &syntax.File{}
+		for s, err := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(strings.NewReader(src)) {
+			if err != nil {
+				break
+			}
+			f.Stmts = append(f.Stmts, s)
+		}
+		err = fmt.Errorf("cannot parse the command line as bash: %v; check quoting and brackets", err)
 	}
 	z.depth++
 	defer func() { z.depth-- }()
+	z.quotesThatDoNotQuote(f)
 	z.walk(f, frame{ctx: ctx, pipe: z.inherit.pipe, fn: z.inherit.fn})
-	return nil
+	return err
+}
+
+// quotesThatDoNotQuote flags single quotes around a $ or ` in the word of ${x:-...},
+// ${x:+...}, ${x:=...} or ${x:?...}. Within double quotes, a here-document or
+// arithmetic, bash keeps such quotes as characters and expands what is between them,
+// decoding $'...' first ("${x:-'$(cmd)'}" runs cmd), where the parser reads a quoted
+// literal. Outside double quotes they do quote: flagged all the same, as rare.
+func (z *analyzer) quotesThatDoNotQuote(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		p, ok := n.(*syntax.ParamExp)
+		if !ok || p.Exp == nil || p.Exp.Word == nil {
+			return true
+		}
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+			syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		default:
+			return true
+		}
+		syntax.Walk(p.Exp.Word, func(m syntax.Node) bool {
+			if q, ok := m.(*syntax.SglQuoted); ok && (strings.ContainsAny(q.Value, "$`") || q.Dollar && strings.Contains(q.Value, `\`)) {
+				z.unknown("single quotes inside \"${x:-...}\" (or a here-document or arithmetic) do not quote: bash expands the $ or ` between them; write the text without those quotes, or put it in a variable")
+			}
+			return true
+		})
+		return true
+	})
 }
 
 // frame is what walk knows about the nodes above the current one.
@@ -890,7 +928,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 			shown = "an expansion"
 		}
 		z.unknown(fmt.Sprintf("the command name is computed at run time (%s...)", shown))
-	} else if strings.ContainsAny(argv[0].s, "*?[") {
+	} else if IsGlob(argv[0].s) {
 		// A globbed command name runs whatever the pattern matches.
 		if m := z.glob(argv[0].s); len(m) > 0 {
 			for _, name := range m[:min(len(m), maxBraces)] {
@@ -900,6 +938,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 			return
 		}
 	}
+	argv = splitOptions(argv)
 	z.track(argv)
 	for _, e := range proto.Env {
 		z.envCommand(e, proto)
@@ -1007,8 +1046,9 @@ func (z *analyzer) script(w word, wrapper string, proto SimpleCommand) {
 	}
 	if !inCurrentShell(wrapper) {
 		// sh -c, ssh, a tool's own shell: a child process, whose variables and cd
-		// are its own.
+		// are its own; it starts where the command runs (env -C DIR sh -c ...).
 		defer z.leaveScope(z.enterScope(false))
+		z.cwd, z.cwdLost = proto.Dir, proto.DirUnknown
 	}
 	weak := z.weak
 	defer func() { z.weak = weak }()
@@ -1171,6 +1211,16 @@ func (z *analyzer) cands(w *syntax.Word, inHdoc bool) []word {
 // param is what a parameter expansion may give.
 func (z *analyzer) param(p *syntax.ParamExp) []word {
 	unknown := []word{{}}
+	if p.Param != nil && p.Exp != nil && (p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull) {
+		switch {
+		case p.Excl || p.NestedParam != nil:
+			z.unknown("${!x:=...} assigns to the variable x names, which cannot be known; assign to it by name")
+		case p.Index != nil:
+			// ${a[k]:=v} sets one element: what a holds is no longer known, and
+			// BASH_CMDS or BASH_ALIASES are refused as their plain assignments are.
+			z.store(p.Param.Value, unknown)
+		}
+	}
 	if p.Param == nil || p.NestedParam != nil || p.Excl || p.Length || p.Width || p.Index != nil ||
 		p.Slice != nil || p.Repl != nil || p.Names != 0 {
 		return unknown
@@ -1580,16 +1630,28 @@ func (z *analyzer) arithAssigns(n syntax.Node) {
 	})
 }
 
+// IsGlob reports whether bash would take s, unquoted, as a pattern: a * or ?, or a [
+// with a ] after it (a lone [, as in `[ -f x ]`, is a plain word).
+func IsGlob(s string) bool {
+	if strings.ContainsAny(s, "*?") {
+		return true
+	}
+	i := strings.IndexByte(s, '[')
+	return i >= 0 && strings.IndexByte(s[i+1:], ']') >= 0
+}
+
 // constArith evaluates an arithmetic expression made of number literals only.
-func constArith(x syntax.ArithmExpr) (int, bool) {
+func constArith(x syntax.ArithmExpr) (n int, ok bool) {
 	constant := true
 	syntax.Walk(x, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst:
 			constant = false
 		case *syntax.Lit:
-			if strings.Trim(n.Value, "0123456789xXabcdefABCDEF#") != "" {
-				constant = false // a variable name
+			// A number starts with a digit (0x1f, 36#zz); anything else is a variable's
+			// name, which an assignment (x=1, x++) would also write.
+			if n.Value == "" || n.Value[0] < '0' || n.Value[0] > '9' {
+				constant = false
 			}
 		}
 		return constant
@@ -1597,6 +1659,11 @@ func constArith(x syntax.ArithmExpr) (int, bool) {
 	if !constant {
 		return 0, false
 	}
+	defer func() {
+		if recover() != nil {
+			n, ok = 0, false // 1=2: an assignment to no variable; bash fails it too
+		}
+	}()
 	n, err := expand.Arithm(&expand.Config{}, x)
 	return n, err == nil
 }
@@ -2011,6 +2078,10 @@ func (z *analyzer) trackCopy(args []word) {
 func (z *analyzer) inherited(name string) bool {
 	switch name {
 	case "PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "SHELL", "USER", "LANG":
+		return true
+	case "TEXTDOMAIN", "TEXTDOMAINDIR", "EXECIGNORE", "GLOBIGNORE", "BASH_COMPAT", "BASH_LOADABLES_PATH":
+		// bash's own: they act on the shell itself, exported or not, so setting one is
+		// decided as exporting it (policy.CodeLoadingEnv lists them).
 		return true
 	}
 	if z.ctx.Getenv != nil {

@@ -1604,25 +1604,25 @@ func gitConfigWrites(args []string) []string {
 	if i >= len(args) || args[i] != "config" {
 		return nil
 	}
-	file, operands, writes := ".git/config", 0, false
+	file, operands, writes, named := ".git/config", 0, false, false
 	rest := args[i+1:]
-	if key := gitConfigKey(rest); harmlessGitKey(key) {
-		return nil // git config user.email ...: a key no command can hide in
-	}
 	for k := 0; k < len(rest); k++ {
 		a := rest[k]
+		long, val, hasVal := strings.Cut(a, "=")
 		switch {
 		case a == "--global":
 			file = "~/.gitconfig"
 		case a == "--system":
 			file = "/etc/gitconfig"
-		case a == "-f" || a == "--file":
+		case a == "-f" || len(long) >= len("--fil") && strings.HasPrefix("--file", long) && !hasVal:
 			if k+1 < len(rest) {
-				file = rest[k+1]
+				file, named = rest[k+1], true
 				k++
 			}
-		case strings.HasPrefix(a, "--file="):
-			file = a[len("--file="):]
+		case len(long) >= len("--fil") && strings.HasPrefix("--file", long):
+			file, named = val, true // --file=F, and git's abbreviation --fil=F
+		case strings.HasPrefix(a, "-f") && len(a) > 2:
+			file, named = a[2:], true // -fF
 		case a == "--add" || a == "--replace-all" || a == "--unset" || a == "--unset-all" || a == "-e" || a == "--edit" ||
 			a == "--rename-section" || a == "--remove-section" || a == "set" || a == "unset" || a == "edit" ||
 			a == "rename-section" || a == "remove-section":
@@ -1633,6 +1633,11 @@ func gitConfigWrites(args []string) []string {
 		}
 	}
 	if !writes && operands < 2 {
+		return nil
+	}
+	if key := gitConfigKey(rest); harmlessGitKey(key) && !named {
+		// git config user.email ...: a key no command can hide in, in a file of git's
+		// own; a file named by -f may be any file (a shell's start-up file git creates).
 		return nil
 	}
 	if dir != "" && !strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "~") {
@@ -1985,6 +1990,11 @@ func gitOutputs(args []string) []string {
 			ok = sub != "checkout-index" || strings.HasPrefix(a, "--prefix=")
 		case (a == "--output" || a == "-o" || a == "--output-directory") && k+1 < len(rest) && sub != "checkout-index":
 			val, ok = rest[k+1], sub == "format-patch" || sub == "archive" || a == "--output"
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && (sub == "format-patch" || sub == "archive"):
+			val, ok = a[2:], true // -oDIR
+		case strings.HasPrefix(a, "--outp") && strings.Contains(a, "=") && sub != "checkout-index":
+			_, val, _ = strings.Cut(a, "=") // git takes --output-dir=, --outp= as --output-directory= or --output=
+			ok = true
 		}
 		if !ok {
 			continue
