@@ -63,6 +63,11 @@ type fitting struct {
 	// lastWhole: the match takes the last matched line up to its end (blanks after the
 	// last word aside); lastBlanksStay: those blanks are not replaced and stay after it.
 	lastWhole, lastBlanksStay bool
+	// innerBlanks: old_string ends with blanks, and the matched line goes on after the
+	// file's blanks there (their length); nextIndent: old_string ends inside the
+	// next line's indentation, and that line goes on (the indentation's length).
+	// Span takes them in when new_string drops them, as an exact match would.
+	innerBlanks, nextIndent int
 }
 
 // deletedWords is the deletion of a tolerant match that starts a line and ends inside
@@ -102,10 +107,15 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 		start = ls
 	}
 	f = &fitting{lineStart: lineStart, oldLines: oldLines, oldLead: old.lead, oldTrail: old.trail, lastWhole: lineEnd, lastBlanksStay: old.trail == 0 && !old.endBlanks}
-	if old.trail == 0 && old.endBlanks && lineEnd {
+	if old.trail == 0 && old.endBlanks {
 		// old_string ends with the line's trailing blanks: they are replaced too (not
-		// a CR that ends the line in a file of mixed endings).
-		end = q + len(text[q:le]) - len(strings.TrimLeft(text[q:le], " \t"))
+		// a CR that ends the line in a file of mixed endings). Blanks inside the line
+		// ("foo(a, " of "foo(a,\tb)") are old_string's too, left to Span.
+		if run := len(text[q:le]) - len(strings.TrimLeft(text[q:le], " \t")); lineEnd {
+			end = q + run
+		} else {
+			f.innerBlanks = run
+		}
 	}
 	f.fileLines = strings.Split(text[start:le], "\n")
 	if !lineStart {
@@ -139,6 +149,8 @@ func fitWhitespace(text string, old shape, oldLines []string, r, q int) (start, 
 			}
 			if le > end && isBlank(text[end:le]) {
 				end, f.tailTaken = le, true
+			} else {
+				f.nextIndent = len(leading(text[end:le]))
 			}
 		}
 	}

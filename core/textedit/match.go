@@ -327,6 +327,20 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 			newText = newText[len(ind):]
 		}
 	}
+	if f := m.fit; f != nil && (f.innerBlanks > 0 || f.nextIndent > 0 && !f.tailTaken) {
+		// old_string ended with blanks, or inside the next line's indentation, where
+		// the file goes on after them: a new_string without them drops them ("foo(a, "
+		// -> "foo(" makes "foo(a,\tb)" "foo(b)"; a line break dropped joins the lines),
+		// as an exact match would; one that keeps them keeps the file's.
+		switch ns := shapeOf(newText); {
+		case f.innerBlanks > 0 && ns.core != "" && !ns.endBlanks && ns.trail == 0:
+			m.End += f.innerBlanks
+		case f.nextIndent > 0 && ns.core != "" && ns.trail < f.oldTrail:
+			taken := *f
+			taken.tailTaken = true
+			m.fit, m.End = &taken, m.End+f.nextIndent
+		}
+	}
 	repl = m.Replacement(newText)
 	if m.fit != nil && m.End < len(text) && text[m.End] == '\r' && strings.HasSuffix(repl, "\r") {
 		// The last line kept as the file's own carried its CR, which the file still has
@@ -376,16 +390,48 @@ func (m Match) Replacement(newText string) string {
 		// the line keeps its indentation, as a literal replacement would.
 		return m.lineIndent + newText
 	}
+	// new_string's later lines were written either at the file's indentation (as the
+	// file shows them: a sibling method, an else, a list item may come out shallower
+	// than the matched line) or at old_string's, from column 0. One reading holds for
+	// all of them, never a mix: the file's where a later line is as deep as the matched
+	// line and no block the reading opens is left empty; else old_string's, each line
+	// indented by the matched line's indentation (red team: the mix put a YAML item and
+	// a Python else at two depths at once).
 	lines := strings.Split(newText, "\n")
+	asFile, asOld := slices.Clone(lines), slices.Clone(lines)
+	fileDeep := false
 	for i, l := range lines {
-		// A line already as deep as the file's line was written at the file's
-		// indentation, not old_string's; but not one that would then be no deeper than
-		// the block the line before it opens.
-		if !isBlank(l) && (!strings.HasPrefix(leading(l), m.lineIndent) || i > 0 && bodyOf(lines[i-1], l)) {
-			lines[i] = m.lineIndent + l
+		switch deep := strings.HasPrefix(leading(l), m.lineIndent); {
+		case isBlank(l):
+		case i == 0:
+			if !deep { // the first line goes where old_string began, unless written there
+				asFile[0], asOld[0] = m.lineIndent+l, m.lineIndent+l
+			}
+		default:
+			asOld[i] = m.lineIndent + l
+			fileDeep = fileDeep || deep
 		}
 	}
-	return strings.Join(lines, "\n")
+	if fileDeep && !leavesBlockEmpty(asFile) {
+		return strings.Join(asFile, "\n")
+	}
+	return strings.Join(asOld, "\n")
+}
+
+// leavesBlockEmpty reports a line that opens a block (ends with :, {, ( or [) followed
+// by a line that is no deeper.
+func leavesBlockEmpty(lines []string) bool {
+	prev := ""
+	for _, l := range lines {
+		if isBlank(l) {
+			continue
+		}
+		if prev != "" && bodyOf(prev, l) {
+			return true
+		}
+		prev = l
+	}
+	return false
 }
 
 // lineStarts returns the byte offset of every line start, plus len(text).
@@ -486,6 +532,11 @@ candidates:
 				// whole line would drop the rest of it (abc = compute(...) losing "abc = ").
 				continue
 			}
+			if !linesCorrespond(nl, wl) {
+				// Near as a whole but not line for line: replacing it would drop a line
+				// old_string does not show, or put one of its lines over another.
+				continue
+			}
 			bound = min(bound, d+slack)
 			sim := 1 - float64(d)/float64(max(len(wr), len(nr), 1))
 			m := Match{Start: s, End: s + len(w), Line: c.line + 1, Stage: StageFuzzy, Similarity: sim}
@@ -495,6 +546,69 @@ candidates:
 	}
 	sort.SliceStable(scored, func(a, b int) bool { return scored[a].Similarity > scored[b].Similarity })
 	return scored, top
+}
+
+// linesCorrespond reports whether a fuzzy window's lines are old_string's, line for
+// line, each near its own (lineNear): the same count; or one more or one less, where
+// the odd line is blank or is two lines of the other side wrapped into one. A window
+// near old_string as a whole can still hold a line old_string leaves out (a model
+// that skipped "port = 8080" would have it deleted) or pair a line with another (red
+// team: 14% of random fuzzy edits replaced the wrong span).
+func linesCorrespond(needle, window []string) bool {
+	a, b := needle, window
+	if len(a) > len(b) {
+		a, b = b, a // b has the odd line, if any
+	}
+	switch len(b) - len(a) {
+	case 0:
+		for i := range a {
+			if !lineNear(a[i], b[i], 0.5) {
+				return false
+			}
+		}
+		return true
+	case 1:
+	default:
+		return false
+	}
+	// prefix[i]: a[:i] pairs with b[:i]; suffix[i]: a[i:] pairs with b[i+1:].
+	prefix := make([]bool, len(a)+1)
+	prefix[0] = true
+	for i := range a {
+		prefix[i+1] = prefix[i] && lineNear(a[i], b[i], 0.5)
+	}
+	suffix := make([]bool, len(a)+1)
+	suffix[len(a)] = true
+	for i := len(a) - 1; i >= 0; i-- {
+		suffix[i] = suffix[i+1] && lineNear(a[i], b[i+1], 0.5)
+	}
+	for j := range b {
+		// b[j] is the odd line: blank, or with a neighbour the wrapped form of a[j] or a[j-1].
+		if isBlank(b[j]) && prefix[j] && suffix[j] {
+			return true
+		}
+		if j+1 < len(b) && j < len(a) && prefix[j] && suffix[j+1] &&
+			lineNear(a[j], strings.TrimSpace(b[j])+" "+strings.TrimSpace(b[j+1]), 0.8) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineNear reports two lines, indentation aside, within the given similarity (one
+// minus their edit distance over the longer's length); lines of two characters or
+// fewer are near any such line.
+func lineNear(x, y string, least float64) bool {
+	a, b := []rune(strings.TrimSpace(x)), []rune(strings.TrimSpace(y))
+	if string(a) == string(b) {
+		return true
+	}
+	n := max(len(a), len(b))
+	if n <= 2 {
+		return true
+	}
+	k := int((1 - least) * float64(n))
+	return boundedLevenshtein(a, b, k) <= k
 }
 
 // nestedAlike reports whether needle's lines are indented as the window's but for one

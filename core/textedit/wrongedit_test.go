@@ -161,3 +161,70 @@ func TestFuzzyDoesNotDuplicateALine(t *testing.T) {
 		t.Errorf("got %q, %v; want no_match", got, err)
 	}
 }
+
+// Session 37's red team of edits: a one-line old_string whose new_string goes on at the
+// file's own indentation (a YAML item, a sibling method, an else) was re-indented line
+// by line, some lines by the matched line's indentation and some not; and a
+// whitespace-tolerant match left the blanks old_string ended with in place.
+func TestEditRedTeamSession37(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "yaml item after the last line", text: "items:\n  - name: a\n    value: 1\n",
+			edit: Edit{Old: "value: 1", New: "value: 1\n  - name: b\n    value: 2"},
+			want: "items:\n  - name: a\n    value: 1\n  - name: b\n    value: 2\n"},
+		{name: "sibling method", text: "class A:\n    def f(self):\n        return 1\n",
+			edit: Edit{Old: "return 1", New: "return 1\n\n    def g(self):\n        return 2"},
+			want: "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"},
+		{name: "else branch", text: "def f():\n    if a:\n        b()\n    return 1\n",
+			edit: Edit{Old: "b()", New: "b()\n    else:\n        c()"},
+			want: "def f():\n    if a:\n        b()\n    else:\n        c()\n    return 1\n"},
+		// Written from column 0: the lines follow old_string's indentation, as before.
+		{name: "lines written from column 0", text: "def f():\n        return 1\n",
+			edit: Edit{Old: "return 1", New: "x = 2\nreturn x"},
+			want: "def f():\n        x = 2\n        return x\n"},
+		{name: "a block it opens", text: "def f():\n    pass\n",
+			edit: Edit{Old: "pass", New: "if x:\n    y()"},
+			want: "def f():\n    if x:\n        y()\n"},
+		{name: "call opened over lines", text: "def f():\n    foo()\n",
+			edit: Edit{Old: "foo()", New: "foo(\n    a,\n)"},
+			want: "def f():\n    foo(\n        a,\n    )\n"},
+		// Blanks old_string ends with, inside a line or into the next line's indentation.
+		{name: "trailing blank for a tab", text: "foo(a,\tb)\n", edit: Edit{Old: "foo(a, ", New: "foo("}, want: "foo(b)\n"},
+		{name: "trailing blank, deeper line", text: "def f():\n        call(first, second)\n",
+			edit: Edit{Old: "    call(first, ", New: "    call("}, want: "def f():\n        call(second)\n"},
+		{name: "trailing blank, two-space copy", text: "    x = dict(a=1, b=2)\n",
+			edit: Edit{Old: "  x = dict(a=1, ", New: "  x = dict("}, want: "    x = dict(b=2)\n"},
+		{name: "new_string keeps its blank", text: "a\tb\tc\n", edit: Edit{Old: "a b ", New: "a "}, want: "a\tc\n"},
+		{name: "lines joined", text: "    a = [1,\n         2]\n",
+			edit: Edit{Old: "  a = [1,\n         ", New: "  a = ["}, want: "    a = [2]\n"},
+		{name: "line break kept", text: "    a = [1,\n         2]\n",
+			edit: Edit{Old: "  a = [1,\n         ", New: "  a = [0,\n         "}, want: "    a = [0,\n         2]\n"},
+	})
+}
+
+// A fuzzy match replaces a window only where its lines are old_string's line for line
+// (red team: a window one line longer, near as a whole, lost the line old_string left
+// out; another paired old_string's lines with the wrong ones).
+func TestFuzzyWindowLineForLine(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "a skipped line is not deleted", text: "class Config:\n    name = \"app\"\n    debug = False\n    port = 8080\n    host = \"localhost\"\n",
+			edit: Edit{Old: "    name = \"app\"\n    debug = False\n    host = \"localhost\"", New: "    name = \"app\"\n    debug = True\n    host = \"localhost\"", Fuzzy: true},
+			fail: "no_match"},
+		{name: "a skipped call is not deleted", text: "def main():\n    args = parse()\n    run(args)\n    log()\n    return 0\n",
+			edit: Edit{Old: "    args = parse()\n    run(args)\n    return 0", New: "    args = parse()\n    run(args)\n    return 1", Fuzzy: true},
+			fail: "no_match"},
+		{name: "lines paired with the wrong ones", text: "name alpha self(x)\n        else total delta:\nvalue self result for\nappend while data\nself item value else(x)\n    item name()\nwhile item name = 1\n        print self:\n",
+			edit: Edit{Old: "self item zalue else(x)\nwhile item name = 1", New: "NEW", Fuzzy: true},
+			fail: "no_match"},
+		// What fuzzy matching is for: typos line for line, a blank line more or less,
+		// a line wrapped in two.
+		{name: "typos", text: "def f():\n    total = compute(a, b)\n    return total\n",
+			edit: Edit{Old: "    totl = compute(a, b)\n    retrun total", New: "    total = compute(a, c)\n    return total", Fuzzy: true},
+			want: "def f():\n    total = compute(a, c)\n    return total\n"},
+		{name: "a blank line more in the file", text: "a = compute_first()\n\nb = compute_second()\nc = 3\n",
+			edit: Edit{Old: "a = compute_frist()\nb = compute_second()", New: "a = 1\nb = 2", Fuzzy: true},
+			want: "a = 1\nb = 2\nc = 3\n"},
+		{name: "a line wrapped in the file", text: "result = some_function(first_argument,\n    second_argument)\nnext_line()\n",
+			edit: Edit{Old: "result = some_function(first_argument, second_argumnt)", New: "result = some_function(first_argument, third)", Fuzzy: true},
+			want: "result = some_function(first_argument, third)\nnext_line()\n"},
+	})
+}
