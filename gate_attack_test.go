@@ -352,6 +352,15 @@ func gateAttacks() []attack {
 		"hash -p/usr/bin/tee cat; echo x | cat -a .git/config", "echo x | env -C.git tee -a config", "cp -t.git ok.txt",
 		"sed -ne'w .git/config' ok.txt", "sed -n -es/a/b/w.git/config ok.txt", "git format-patch -o.git/hooks -1 HEAD",
 		"git config -f {home}/.zshrc user.email x", "git config -f{home}/.zshrc user.email x", "env -C{home} sh -c 'echo x >> .bashrc'",
+		// The ninth: $! is nothing before a background job, $'\0' ends its string,
+		// /proc/$$/cwd is the shell's folder; globstar; a here-document delimiter the
+		// parser rejects; abbreviated long options; compressors and unpackers; patch fed
+		// a diff; other programs' -oFILE and of=FILE.
+		"echo '[core]' >> .git/config$!", "echo '[core]' >> .git/config$'\\0'", "echo '[core]' >> /proc/$$/cwd/.git/config",
+		"shopt -s globstar; echo x >> {home}/**/.bashrc", "cat <<$x\n$(echo x >> .git/config)\n$x",
+		"printf x | sort --outp={home}/.bashrc", "sed -n --e='w .git/config' ok.txt", "tar -cf /tmp/x.tar --remove-files .git/config",
+		"gzip -r .", "printf -- '--- .git/config\\n+++ .git/config\\n@@ -1 +1,2 @@\\n [core]\\n+\\tpager = touch pwned\\n' | patch -p0",
+		"cd {home} && ar x /dev/null", "foo -o{home}/.bashrc", "foo of={home}/.bashrc",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -249,7 +250,8 @@ func (p *Policy) allowsExactly(req Request) bool {
 func (p *Policy) manifestDeny(req Request) *Decision {
 	for _, c := range p.Checks(req) {
 		if r := p.best(p.rules, &c, func(r *Rule) bool { return r.Scope == ScopeManifest && r.Action == Deny }); r != nil {
-			return &Decision{Action: Deny, Rule: r, Part: c.Display, Reason: fmt.Sprintf("the host manifest denies %s", c.Display)}
+			d := p.decideRules(&c) // the manifest's deny, with the reason it gives
+			return &d
 		}
 	}
 	return nil
@@ -343,13 +345,31 @@ func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
 // reading is decided too, the links the line itself makes (links) included (red team:
 // ln -s ~/.config/zzz L; echo ... > L/../agentbox/config.json rewrote the user config).
 func (p *Policy) pathChecksThrough(base Check, target, cwd string, links map[string]string) []Check {
+	if m := procDir.FindStringSubmatch(target); m != nil {
+		// /proc/PID/root/x is /x; /proc/self/cwd/x (and $$, the line's own shell) is x
+		// where the command runs; another process's cwd may be any folder, the
+		// workspace's too (red team: >> /proc/$$/cwd/.git/config, a path with a $ in
+		// it, was uncertain, which bypass allows).
+		rest := "/" + m[3]
+		switch {
+		case m[2] == "root":
+			return p.pathChecksThrough(base, rest, cwd, links)
+		case m[1] == "self" || m[1] == "thread-self" || m[1] == "$$":
+			return p.pathChecksThrough(base, p.cwd(cwd)+rest, cwd, links)
+		}
+		var out []Check
+		for _, dir := range append([]string{p.cwd(cwd)}, p.Env.Roots...) {
+			out = append(out, p.pathChecksThrough(base, dir+rest, cwd, links)...)
+		}
+		return out
+	}
 	if dynamic(target) {
 		base.Display, base.Path, base.Uncertain = target, "", true
 		return []Check{base}
 	}
 	raw := target
-	if strings.HasPrefix(raw, "~/") && p.Env.Home != "" {
-		raw = p.Env.Home + "/" + raw[2:]
+	if (raw == "~" || strings.HasPrefix(raw, "~/")) && p.Env.Home != "" {
+		raw = p.Env.Home + strings.TrimPrefix(raw, "~")
 	}
 	if !filepath.IsAbs(raw) {
 		raw = p.cwd(cwd) + "/" + raw
@@ -396,8 +416,8 @@ func (p *Policy) treeChecks(base Check, target, cwd string, workTree bool) []Che
 		return nil // pathChecks made it uncertain already
 	}
 	root := target
-	if strings.HasPrefix(root, "~/") && p.Env.Home != "" {
-		root = filepath.Join(p.Env.Home, root[2:])
+	if (root == "~" || strings.HasPrefix(root, "~/")) && p.Env.Home != "" {
+		root = p.Env.Home + strings.TrimPrefix(root, "~")
 	}
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(p.cwd(cwd), root)
@@ -514,9 +534,14 @@ func (p *Policy) protectedOperands(sc SimpleCommand, dir string, uncertain bool,
 		if i+1 < len(sc.Partial) && sc.Partial[i+1] {
 			continue
 		}
+		// The word, an option's value (--out=F, -oF) and a key's (of=F): a program this
+		// package does not know may write any of them.
 		cands := []string{arg}
-		if _, v, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(arg, "-") {
+		if k, v, ok := strings.Cut(arg, "="); ok && (strings.HasPrefix(arg, "-") || k != "" && strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == "") {
 			cands = append(cands, v)
+		}
+		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
+			cands = append(cands, arg[2:])
 		}
 		for _, c := range cands {
 			if c == "" || dynamic(c) {
@@ -546,6 +571,10 @@ var readOnlyPrograms = map[string]bool{"cat": true, "less": true, "more": true, 
 	// Programs that read keys and folders they are named, or only set a mode (chmod 600
 	// ~/.ssh/key, mkdir -p ~/.ssh: routine, and planting nothing).
 	"chmod": true, "mkdir": true, "ssh": true, "ssh-add": true, "ssh-keyscan": true, "gpg": true, "agentbox": true}
+
+// procDir matches /proc/PID/root and /proc/PID/cwd ($$ and $! for the line's shell and
+// its last background job), and what follows them.
+var procDir = regexp.MustCompile(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/+(root|cwd)(?:/+(.*))?$`)
 
 // physicalPath is where the kernel takes raw, an absolute path as written: each ".."
 // leaves the folder the path has reached, links (on disk, or made by the line: links,
@@ -688,7 +717,11 @@ func globFrom(pattern, cwd string, nocase bool) []string {
 	if nocase {
 		pattern = shell.NoCase(pattern)
 	}
-	m, _ := filepath.Glob(pattern)
+	var m []string
+	for _, v := range shell.GlobstarVariants(pattern) {
+		found, _ := filepath.Glob(v)
+		m = append(m, found...)
+	}
 	if len(m) > 64 {
 		m = m[:64]
 	}

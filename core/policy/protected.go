@@ -39,6 +39,11 @@ var homeProtected = []string{
 	".config/nushell", ".local/share/systemd", ".config/autostart-scripts", ".config/plasma-workspace",
 	".cargo/bin", "go/bin", ".bin", ".rhosts", ".shosts", ".k5login", ".forward", ".terraformrc", ".pythonrc",
 	".pythonrc.py",
+	// A ninth red team's: gdb's XDG start-up file, the perl debugger's, npm init's
+	// script, less's key file (it can set LESSOPEN), mailcap's viewers, the editor
+	// sensible-editor runs, desktop entries a person's launcher runs.
+	".config/gdb", ".perldb", ".npm-init.js", ".lesskey", ".config/lesskey", ".mailcap", ".selected_editor",
+	".local/share/applications", ".config/mimeapps.list",
 }
 
 // projectProtected are the files under a workspace root that run code or steer an agent

@@ -35,7 +35,6 @@ package shell
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -315,7 +314,7 @@ func (z *analyzer) parse(src, ctx string) error {
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		z.uncertain("unparseable: " + err.Error())
+		z.unknown("unparseable: " + err.Error() + "; bash may run what cannot be read here, so the line is refused: fix its quoting or brackets")
 		// bash parses and runs a script's commands one at a time, so those before the
 		// one it cannot parse run (rm -rf ~ on a line, then a stray quote): they are
 		// judged as if they were the whole script.
@@ -432,6 +431,11 @@ func (z *analyzer) walk(root syntax.Node, top frame) {
 			}
 			next.ctx, next.pipe, next.fn = "function", 0, ""
 		case *syntax.CoprocClause:
+			// coproc NAME sets the array NAME to the pipe's descriptors, in this shell
+			// (BASH_CMDS and PATH too: refused as their other assignments are).
+			if n.Name != nil && n.Name.Lit() != "" {
+				z.store(n.Name.Lit(), []word{{numeric: true}})
+			}
 			// Its standard input is a pipe the line writes to later (>&${COPROC[1]}).
 			next.ctx, next.scope, next.feed = "coproc", z.enterScope(false), &word{}
 		case *syntax.IfClause:
@@ -952,6 +956,12 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	}
 	z.nameArgs(argv)
 	z.programsThatRun(argv, &proto, stdin)
+	if in := stdin; base(argv[0].s) == "patch" {
+		if in == nil && proto.Context == "pipe" && proto.Pipeline != 0 {
+			in = z.feed[proto.Pipeline]
+		}
+		z.patchFeed(argv, &proto, in)
+	}
 	sc := proto
 	if def, ok := z.funcs[argv[0].s]; ok && argv[0].known && def.active {
 		// A call back into a function still running (f calls g calls f): recursion,
@@ -1024,6 +1034,9 @@ func printed(argv []word, stdin *word) *word {
 		}
 		if len(args) > 1 && args[0].s == "-v" {
 			return nil // printf -v VAR prints nothing
+		}
+		if len(args) > 1 && args[0].s == "--" {
+			args = args[1:]
 		}
 		w := printfOutput(args[0], args[1:])
 		return &w
@@ -1402,10 +1415,14 @@ func (z *analyzer) value(name string) ([]word, bool) {
 		switch {
 		case name == "0" && z.depth <= 1:
 			return []word{{s: "bash", known: true}}, true // the line's own bash -c
-		case name == "!" || name == "$":
-			// The pid of the job just started, of this shell: a process of the line's
-			// own, kept as written.
-			return []word{{s: "$" + name, known: true}}, true
+		case name == "$":
+			// This shell's pid: a process of the line's own, kept as written
+			// (/proc/$$/root is judged as /proc/self/root).
+			return []word{{s: "$$", known: true}}, true
+		case name == "!":
+			// The pid of the last job started in the background, and nothing before
+			// one is (red team: ~/.bashrc$! is ~/.bashrc).
+			return []word{{known: true}, {s: "$!", known: true}}, true
 		}
 		return nil, false
 	case "HOME":
@@ -1628,6 +1645,77 @@ func (z *analyzer) arithAssigns(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// patchFeed decides what patch writes when it is fed a diff the line shows (printf ...
+// | patch -p0, a here-document): the files the diff names, as its redirections (red
+// team: .git/config).
+func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
+	if in == nil || !in.known {
+		return
+	}
+	dir := ""
+	for i := 1; i < len(argv); i++ {
+		a := argv[i].s
+		switch {
+		case len(a) == 2 && a[0] == '-' && strings.IndexByte(optionSpecs["patch"].value, a[1]) >= 0:
+			if a == "-i" {
+				return // the diff is a file
+			}
+			if a == "-d" && i+1 < len(argv) {
+				dir = argv[i+1].s // patch -d DIR: the names are below DIR
+				if !argv[i+1].known {
+					return
+				}
+			}
+			i++ // the option's value (splitOptions made -p1 -p 1)
+		case strings.HasPrefix(a, "--directory="):
+			dir = strings.TrimPrefix(a, "--directory=")
+		case strings.HasPrefix(a, "--input"):
+			return
+		case a == "--" || !strings.HasPrefix(a, "-"):
+			return // a file to patch: WriteTargets has it
+		}
+	}
+	proto.Redirects = slices.Clone(proto.Redirects)
+	for _, f := range diffTargets(in.s) {
+		if dir != "" && !path.IsAbs(f) {
+			f = strings.TrimSuffix(dir, "/") + "/" + f
+		}
+		proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: f})
+	}
+}
+
+// diffTargets are the files a diff's headers name (---, +++, ***, diff --git, Index:),
+// each with every leading folder stripped in turn, as patch -pN may take it.
+func diffTargets(diff string) []string {
+	var out []string
+	for _, line := range strings.Split(diff, "\n") {
+		var names []string
+		switch {
+		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "*** "):
+			name, _, _ := strings.Cut(line[4:], "\t")
+			names = append(names, strings.TrimSpace(name))
+		case strings.HasPrefix(line, "diff --git "):
+			names = strings.Fields(line[len("diff --git "):])
+		case strings.HasPrefix(line, "Index: "):
+			names = append(names, strings.TrimSpace(line[len("Index: "):]))
+		}
+		for _, n := range names {
+			n = strings.Trim(n, `"`)
+			for n != "" && n != "/dev/null" && len(out) < maxBraces {
+				if !slices.Contains(out, n) {
+					out = append(out, n)
+				}
+				_, rest, ok := strings.Cut(strings.TrimLeft(n, "/"), "/")
+				if !ok {
+					break
+				}
+				n = rest
+			}
+		}
+	}
+	return out
 }
 
 // IsGlob reports whether bash would take s, unquoted, as a pattern: a * or ?, or a [
@@ -2143,11 +2231,7 @@ func (z *analyzer) glob(pattern string) []string {
 	if z.a.NoCaseGlob {
 		pat = NoCase(pat)
 	}
-	m, err := filepath.Glob(pat)
-	if err != nil {
-		return nil
-	}
-	return m
+	return globVariants(pat)
 }
 
 // endless reports a while or until loop whose condition is a constant true (or, for
@@ -2320,10 +2404,11 @@ func unescape(b *strings.Builder, v string, quoted bool) {
 	}
 }
 
-// ansiC decodes the body of a $'...' string the way bash does.
+// ansiC decodes the body of a $'...' string the way bash does, which ends the string
+// at a NUL it decodes (rm$'\0' is rm).
 func ansiC(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	var b nulEnds
+	for i := 0; i < len(s) && !b.ended; i++ {
 		c := s[i]
 		if c != '\\' || i+1 >= len(s) {
 			b.WriteByte(c)
@@ -2386,6 +2471,32 @@ func ansiC(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// nulEnds is a strings.Builder that keeps nothing from a NUL byte on.
+type nulEnds struct {
+	strings.Builder
+	ended bool
+}
+
+func (b *nulEnds) WriteByte(c byte) error {
+	if c == 0 {
+		b.ended = true
+	}
+	if b.ended {
+		return nil
+	}
+	return b.Builder.WriteByte(c)
+}
+
+func (b *nulEnds) WriteRune(r rune) (int, error) {
+	if r == 0 {
+		b.ended = true
+	}
+	if b.ended {
+		return 0, nil
+	}
+	return b.Builder.WriteRune(r)
 }
 
 func isHex(c byte) bool {

@@ -1,21 +1,26 @@
 package shell
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// optionSpec is how a command takes its short options, for the commands whose options
-// the analysis reads: which take a value (-t DIR, attached as -tDIR too), which take
-// an optional value only when attached (sed -i.bak), which take none (and may be
-// clustered: -vt DIR), and the long options that are another spelling of a short one.
+// optionSpec is how a command takes its options, for the commands whose options the
+// analysis reads: which short options take a value (-t DIR, attached as -tDIR too),
+// which take an optional value only when attached (sed -i.bak), which take none (and
+// may be clustered: -vt DIR), and the long options whose abbreviations getopt_long
+// accepts (--target-dir=D is --target-directory=D).
 type optionSpec struct {
 	value, optional, flags string
-	long                   map[string]string // --target-directory -> t
+	long                   []string
 }
 
 // optionSpecs: bash's builtins that set variables or run code by option, and the file
 // tools whose target folder, script or output an option names. Every handler in this
-// package reads the separate spelling (-t DIR); splitOptions gives it that spelling
-// whatever was typed (red team: cp -t.git config, printf -va, mapfile -C'cmd',
-// sed -ne'w FILE' went unread).
+// package reads the separate short spelling (-t DIR) and the whole long name
+// (--target-directory=DIR or --target-directory DIR); splitOptions gives it that
+// spelling whatever was typed (red teams: cp -t.git config, printf -va, mapfile -C'cmd',
+// sed -ne'w FILE', sort --outp=FILE, rsync --log-fi=FILE went unread).
 var optionSpecs = map[string]optionSpec{
 	"printf":    {value: "v"},
 	"read":      {value: "adinNptu", flags: "ers"},
@@ -23,25 +28,32 @@ var optionSpecs = map[string]optionSpec{
 	"readarray": {value: "dnOsuCc", flags: "t"},
 	"hash":      {value: "p", flags: "rdlt"},
 	"wait":      {value: "p", flags: "nf"},
-	"env":       {value: "CuS", flags: "i0v"},
-	"cp": {value: "tS", flags: "abdfHilLnPprRsTuvxZ",
-		long: map[string]string{"--target-directory": "t", "--suffix": "S"}},
-	"mv": {value: "tS", flags: "bfinTuvZ",
-		long: map[string]string{"--target-directory": "t", "--suffix": "S"}},
-	"install": {value: "gmotS", flags: "bcCdDpsTvZ",
-		long: map[string]string{"--target-directory": "t", "--suffix": "S", "--group": "g", "--mode": "m", "--owner": "o"}},
-	"ln": {value: "tS", flags: "bdfFinLPrsTv",
-		long: map[string]string{"--target-directory": "t", "--suffix": "S"}},
-	"sed": {value: "efl", optional: "i", flags: "nrEsuz",
-		long: map[string]string{"--expression": "e", "--file": "f", "--line-length": "l"}},
+	"env":       {value: "CuS", flags: "i0v", long: []string{"--chdir", "--unset", "--split-string", "--ignore-environment"}},
+	"cp":        {value: "tS", flags: "abdfHilLnPprRsTuvxZ", long: []string{"--target-directory", "--suffix", "--symbolic-link", "--link", "--recursive", "--remove-destination"}},
+	"mv":        {value: "tS", flags: "bfinTuvZ", long: []string{"--target-directory", "--suffix"}},
+	"install":   {value: "gmotS", flags: "bcCdDpsTvZ", long: []string{"--target-directory", "--suffix", "--group", "--mode", "--owner"}},
+	"ln":        {value: "tS", flags: "bdfFinLPrsTv", long: []string{"--target-directory", "--suffix", "--symbolic"}},
+	"sed":       {value: "efl", optional: "i", flags: "nrEsuz", long: []string{"--expression", "--file", "--line-length", "--in-place"}},
 	"patch": {value: "BdDFgioprVYz", flags: "bceEflnNRstTuvZ",
-		long: map[string]string{"--output": "o", "--directory": "d", "--input": "i", "--reject-file": "r", "--prefix": "B", "--basename-prefix": "Y", "--suffix": "z"}},
+		long: []string{"--output", "--directory", "--input", "--reject-file", "--prefix", "--basename-prefix", "--suffix"}},
+	"sort": {value: "koStT", flags: "bcCdfghiMmnrRsuVz",
+		long: []string{"--output", "--temporary-directory", "--random-source", "--files0-from", "--compress-program"}},
+	"shuf": {value: "ino", flags: "erz", long: []string{"--output", "--random-source", "--input-range", "--head-count"}},
+	"tar": {value: "bCfFgHIKLNTVX", flags: "AcdrtuxjJzZvpPkmOSWhlMBiGnaqsw",
+		long: []string{"--directory", "--remove-files", "--file", "--to-command", "--checkpoint-action", "--use-compress-program",
+			"--info-script", "--new-volume-script", "--rsh-command", "--index-file", "--files-from", "--extract", "--get"}},
+	"wget": {value: "OoaPeiUn", flags: "qvNcrbkKmpS46xEHF",
+		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix", "--post-file",
+			"--body-file", "--input-file", "--config", "--execute"}},
+	"rsync": {long: []string{"--log-file", "--remove-source-files", "--rsh", "--rsync-path", "--temp-dir", "--backup-dir",
+		"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
+		"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
 }
 
-// splitOptions rewrites argv's option words into their separate spelling where
-// argv[0] is a command of optionSpecs: -vt/x as -v -t /x, --target-directory=/x and
-// its unambiguous abbreviations as -t /x. A word with a letter the spec does not know
-// is left as it is (the command rejects it), and so is everything after --.
+// splitOptions rewrites argv's option words into the spelling the handlers read where
+// argv[0] is a command of optionSpecs: -vt/x as -v -t /x, --target-dir=/x as
+// --target-directory=/x. A word with a letter the spec does not know is left as it is
+// (the command rejects it), and so is everything after --.
 func splitOptions(argv []word) []word {
 	spec, ok := optionSpecs[base(argv[0].s)]
 	if !ok || !argv[0].known {
@@ -57,7 +69,7 @@ func splitOptions(argv []word) []word {
 		case a.s == "--":
 			return append(out, argv[i:]...)
 		case strings.HasPrefix(a.s, "--"):
-			out = append(out, spec.longOption(a)...)
+			out = append(out, spec.longOption(a))
 		default:
 			out = append(out, spec.cluster(a)...)
 		}
@@ -65,30 +77,29 @@ func splitOptions(argv []word) []word {
 	return out
 }
 
-// longOption is --name=value or --name (the value then comes next, as it stays) as
-// the short option it spells, or a as it is.
-func (spec optionSpec) longOption(a word) []word {
+// longOption is an abbreviated long option (--outp=F, --outp) as its whole name, or a
+// as it is: a name the spec does not know, or one that starts two of its names.
+func (spec optionSpec) longOption(a word) word {
 	name, val, hasVal := strings.Cut(a.s, "=")
-	short := ""
-	for long, s := range spec.long {
-		if long == name {
-			short = s
-			break
-		}
-		if len(name) > 3 && strings.HasPrefix(long, name) {
-			if short != "" && short != s {
-				return []word{a} // ambiguous: the command refuses it
+	if len(name) < 3 || slices.Contains(spec.long, name) {
+		return a
+	}
+	whole := ""
+	for _, l := range spec.long {
+		if strings.HasPrefix(l, name) {
+			if whole != "" {
+				return a // ambiguous: the command refuses it
 			}
-			short = s
+			whole = l
 		}
 	}
-	if short == "" {
-		return []word{a}
+	if whole == "" {
+		return a
 	}
 	if hasVal {
-		return []word{{s: "-" + short, known: true}, {s: val, known: true}}
+		whole += "=" + val
 	}
-	return []word{{s: "-" + short, known: true}}
+	return word{s: whole, known: true}
 }
 
 // cluster is -abc as -a -b -c, a letter that takes a value ending it with the rest of

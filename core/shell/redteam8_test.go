@@ -68,33 +68,47 @@ func TestWrapperDirForScripts(t *testing.T) {
 func TestSplitOptions(t *testing.T) {
 	for in, want := range map[string]string{
 		"cp -vt/x a":                   "cp -v -t /x a",
-		"cp --target-directory=/x a":   "cp -t /x a",
-		"cp --target-dir=/x a":         "cp -t /x a",
+		"cp --target-directory=/x a":   "cp --target-directory=/x a",
+		"cp --target-dir=/x a":         "cp --target-directory=/x a",
+		"cp --ta=/x a":                 "cp --target-directory=/x a",
+		"cp --target-directory /x a":   "cp --target-directory /x a",
+		"cp --su=.b a b":               "cp --suffix=.b a b",
+		"cp --s=.b a b":                "cp --s=.b a b", // --suffix or --symbolic-link
+		"cp --re a b":                  "cp --re a b",   // --recursive or --remove-destination
 		"mv -t. a":                     "mv -t . a",
 		"sed -ne'w f' x":               "sed -n -e w f x",
 		"sed -i.bak -es/a/b/ x":        "sed -i.bak -e s/a/b/ x",
-		"sed --expression=p x":         "sed -e p x",
+		"sed --expression=p x":         "sed --expression=p x",
+		"sed --e=p x":                  "sed --expression=p x",
+		"sed -i -e p x":                "sed -i -e p x",
+		"sed -ie p x":                  "sed -ie p x", // GNU sed: -i with the suffix e
 		"printf -vx %s y":              "printf -v x %s y",
+		"printf --vx":                  "printf --vx",
 		"read -ra x":                   "read -r -a x",
+		"read -a":                      "read -a",
 		"env -iC/tmp ls":               "env -i -C /tmp ls",
+		"env --chdir=/x ls":            "env --chdir=/x ls",
+		"env --ch=/x ls":               "env --chdir=/x ls",
 		"cp -Q a b":                    "cp -Q a b", // an option cp does not have: left as typed
 		"cp -- -t/x b":                 "cp -- -t/x b",
+		"cp -t":                        "cp -t",
 		"ls -t/x":                      "ls -t/x", // not a command of the table
 		"patch -o/tmp/out -p1":         "patch -o /tmp/out -p 1",
 		"install -m644 -t/x a":         "install -m 644 -t /x a",
+		"install --mode=600 --owner=u": "install --mode=600 --owner=u",
 		"hash -p/bin/rm ls":            "hash -p /bin/rm ls",
 		"mapfile -C'x' -c1 a":          "mapfile -C x -c 1 a",
 		"wait -pv":                     "wait -p v",
-		"cp --ta=/x a":                 "cp -t /x a",
-		"cp --s=.b a b":                "cp --s=.b a b", // too short to be an abbreviation here
-		"cp --target-directory /x a":   "cp -t /x a",
-		"cp -t":                        "cp -t",
-		"sed -i -e p x":                "sed -i -e p x",
-		"sed -ie p x":                  "sed -ie p x", // GNU sed: -i with the suffix e
-		"printf --vx":                  "printf --vx",
-		"read -a":                      "read -a",
-		"env --chdir=/x ls":            "env --chdir=/x ls", // env's long options are read by its own handler
-		"install --mode=600 --owner=u": "install -m 600 -o u",
+		"sort --outp /x a":             "sort --output /x a",
+		"sort --o=/x a":                "sort --output=/x a",
+		"rsync --log-fi=/x a b":        "rsync --log-file=/x a b",
+		"rsync --remove-sou a b":       "rsync --remove-source-files a b",
+		"tar --remove-f -cf x.tar a":   "tar --remove-files -c -f x.tar a",
+		"tar -xf x.tar -C/x":           "tar -x -f x.tar -C /x",
+		"tar --director=/x -xf t":      "tar --directory=/x -x -f t",
+		"shuf -o/x a":                  "shuf -o /x a",
+		"wget --output-d=/x u":         "wget --output-document=/x u",
+		"wget --append-out=/x u":       "wget --append-output=/x u",
 	} {
 		var argv []word
 		for _, f := range strings.Fields(strings.NewReplacer("'", "").Replace(in)) {
@@ -118,5 +132,44 @@ func TestIsGlob(t *testing.T) {
 		if IsGlob(s) != want {
 			t.Errorf("IsGlob(%q) = %v", s, !want)
 		}
+	}
+}
+
+// The ninth red team (session 37): expansions the analysis had taken as written ($!,
+// $'\0', /proc/$$/), globstar, here-document delimiters the parser rejects, long
+// option abbreviations, compressors, unpackers, patch fed a diff, coproc NAME.
+func TestNinthRedTeam(t *testing.T) {
+	home := "/home/u"
+	refused := []string{
+		`echo x >> ~/.bashrc$!`, `rm -rf ~/$!`, "echo x >> ~/.bashrc$'\\0'", "rm -rf /home/u$'\\0x'",
+		`echo x >> /proc/$$/root/home/u/.bashrc`, `rm -rf /proc/$$/root/*`,
+		`shopt -s globstar; echo x >> ~/**/.bashrc`, `shopt -s globstar; rm -f ~/**/.profile`,
+		"cat <<$x\n$(rm -rf ~)\n$x", "cat << EOF\\\n\n$(rm -rf ~)\nEOF\\",
+		`sort --outp=$HOME/.bashrc x`, `sort --o=$HOME/.bashrc x`, `sed -n --e="w $HOME/.bashrc" x`,
+		`shuf -o$HOME/.profile x`, `tar -x --director=$HOME -f x.tar`, `tar -x -f x.tar -C$HOME`,
+		`wget --output-d=$HOME/.bashrc u`, `wget --append-out=$HOME/.bashrc u`, `rsync --log-fi=$HOME/.bashrc a b`,
+		`rsync --log-file=$HOME/.bashrc a b`, `rsync -r --remove-sou ~/ /x/`, `tar -cf /tmp/x.tar --remove-f ~`,
+		`tar -cf /tmp/x.tar --remove-files ~/.bashrc`, `gzip -r ~`, `zstd -r --rm ~`, `gunzip -f ~/.bashrc.gz`,
+		`gzip ~/.bashrc`, `xz -d ~/.profile.xz`,
+		"patch -p0 <<'E'\n--- ~/.bashrc\n+++ ~/.bashrc\nE",
+		"printf -- '--- x/.bashrc\\n+++ x/.bashrc\\n' | patch -p1 -d ~",
+	}
+	for _, line := range refused {
+		a, _ := AnalyzeIn(line, Context{Home: home, Dir: "/work"})
+		if v := Check(a, Config{}); v.Action != Deny {
+			t.Errorf("%q: %s (%s), want deny", line, v.Action, v.Reason)
+		}
+	}
+	// What stays ordinary.
+	for _, line := range []string{`echo x > /tmp/log.$$`, `sleep 1 & wait $!`, `gzip build.log`, `gunzip data.tar.gz`,
+		`gzip -c notes.txt > /tmp/n.gz`, `sort -o out.txt in.txt`, `ls **/*.go`, `tar -czf /tmp/x.tgz --remove-files build/`} {
+		a, _ := AnalyzeIn(line, Context{Home: home, Dir: "/work"})
+		if v := Check(a, Config{}); v.Action == Deny {
+			t.Errorf("%q: refused (%s)", line, v.Reason)
+		}
+	}
+	// coproc NAME assigns NAME.
+	if a, _ := Analyze(`coproc BASH_CMDS { true; }; ls`); len(a.Unknown) == 0 {
+		t.Error("coproc BASH_CMDS: not refused")
 	}
 }

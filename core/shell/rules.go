@@ -255,6 +255,14 @@ func (w *watch) byName(an *Analysis, i int, c *SimpleCommand, name string, args 
 		return w.otherDeleters(c, name, args)
 	case "git":
 		return w.gitOverTree(c, args)
+	case "gzip", "pigz", "bzip2", "pbzip2", "xz", "pixz", "lzma", "zstd", "pzstd", "lz4", "lzip", "plzip", "lzop",
+		"brotli", "compress", "gunzip", "unpigz", "bunzip2", "unxz", "unlzma", "unzstd", "unlz4", "uncompress":
+		// -r replaces every file below a folder by its compressed form: a whole tree.
+		if _, trees := compressorWrites(name, args); len(trees) > 0 && w.on("rm-tree") {
+			if t, ok := w.protectedTree(c, 1, false); ok {
+				return deny("rm-tree", "refused: %s -r replaces every file below %s, a whole system or home tree.", name, t), true
+			}
+		}
 	case "zip", "7za", "7zz":
 		// zip -m and 7z -sdel delete what they archive.
 		if w.on("rm-tree") && (name == "zip" && hasFlag(args, "m", "move") || slices.Contains(args, "-sdel")) {

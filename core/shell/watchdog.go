@@ -100,7 +100,8 @@ func DefaultConfig() Config {
 			"~/.config/powershell/*", "~/.config/nushell/*", "~/.config/systemd/user/*", "~/.config/systemd/user/*/*",
 			"~/.local/share/systemd/user/*", "~/.config/autostart-scripts/*", "~/.config/plasma-workspace/env/*",
 			"~/.xsessionrc", "~/.xsession", "~/.local/lib/python*/site-packages/*", "~/.ipython/profile_*/startup/*",
-			"~/.gdbinit", "~/.lldbinit",
+			"~/.gdbinit", "~/.lldbinit", "~/.config/gdb/*", "~/.perldb", "~/.npm-init.js", "~/.lesskey", "~/.config/lesskey",
+			"~/.mailcap", "~/.selected_editor", "~/.local/share/applications/*", "~/.config/mimeapps.list",
 			"~/.Rprofile", "~/.irbrc", "~/.envrc", "~/.aws/*", "~/.netrc", "~/.git-credentials", "~/.ssh2/*",
 			"~/.rhosts", "~/.shosts", "~/.k5login", "~/.forward",
 			"/root/.*", "/root/.ssh/*", "/root/.config/*/*", "/home/*/.bashrc", "/home/*/.bash_profile", "/home/*/.profile", "/home/*/.zshrc",
@@ -1385,6 +1386,13 @@ func (w *watch) lexical(p string) string {
 // match is path.Match with a fast refusal: most protected patterns share no literal
 // prefix with the path at hand, and a line can hold hundreds of paths.
 func match(pattern, name string) bool {
+	if strings.Contains(pattern, "**") {
+		for _, v := range GlobstarVariants(pattern) {
+			if v != pattern && match(v, name) {
+				return true
+			}
+		}
+	}
 	i := strings.IndexAny(pattern, "*?[\\")
 	if i < 0 {
 		return pattern == name
@@ -1430,7 +1438,7 @@ func (w *watch) norm(p string) string {
 		// /proc/PID/root is that process's /, /proc/self/cwd the command's folder, and
 		// another process's cwd could be anything: judged as /.
 		switch {
-		case m[2] == "root" || m[1] != "self" || w.dir == "":
+		case m[2] == "root" || m[1] != "self" && m[1] != "$$" || w.dir == "":
 			p = "/" + m[3]
 		default:
 			p = w.dir + "/" + m[3]
@@ -1446,7 +1454,7 @@ func (w *watch) norm(p string) string {
 }
 
 // procRoot matches /proc/PID/root and /proc/PID/cwd, and what follows them.
-var procRoot = lazyRegexp(`^/proc/(self|thread-self|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
+var procRoot = lazyRegexp(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
 
 // realPath resolves .. and symlinks against the file system for the longest part of
 // p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
@@ -1504,8 +1512,52 @@ func (w *watch) globAbs(pattern string) []string {
 	if w.nocase {
 		pat = NoCase(pat)
 	}
-	m, _ := filepath.Glob(pat)
-	return m
+	return globVariants(pat)
+}
+
+// globVariants matches pattern and its GlobstarVariants against the file system.
+func globVariants(pattern string) []string {
+	var out []string
+	for _, v := range GlobstarVariants(pattern) {
+		m, _ := filepath.Glob(v)
+		for _, f := range m {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// GlobstarVariants is pattern with each ** component standing for none to three
+// folders, as it does under bash's globstar (red team: shopt -s globstar; echo >>
+// ~/**/.bashrc wrote ~/.bashrc). It is read so whether or not the line turns globstar
+// on: without it ** is *, one of the variants.
+func GlobstarVariants(pattern string) []string {
+	if !strings.Contains(pattern, "**") {
+		return []string{pattern}
+	}
+	variants := [][]string{nil}
+	for _, part := range strings.Split(pattern, "/") {
+		var next [][]string
+		for _, v := range variants {
+			if part != "**" {
+				next = append(next, append(slices.Clip(v), part))
+				continue
+			}
+			for depth := range 4 {
+				if len(next) < 64 {
+					next = append(next, append(slices.Clip(v), slices.Repeat([]string{"*"}, depth)...))
+				}
+			}
+		}
+		variants = next
+	}
+	out := make([]string, 0, len(variants))
+	for _, v := range variants {
+		out = append(out, strings.Join(v, "/"))
+	}
+	return out
 }
 
 func isWrite(op string) bool {
@@ -1586,6 +1638,58 @@ func WriteTargets(argv []string) []string {
 	return out
 }
 
+// compressors replace each file they are given by its compressed or decompressed form
+// (gzip f writes f.gz and removes f; gunzip f.gz writes f), and with -r every file
+// below a folder (red team: gzip -r . turned .git/config into config.gz, gunzip -f
+// ~/.bashrc.gz wrote ~/.bashrc).
+var compressors = map[string]string{"gzip": ".gz", "pigz": ".gz", "bzip2": ".bz2", "pbzip2": ".bz2", "xz": ".xz",
+	"pixz": ".xz", "lzma": ".lzma", "zstd": ".zst", "pzstd": ".zst", "lz4": ".lz4", "lzip": ".lz", "plzip": ".lz",
+	"lzop": ".lzo", "brotli": ".br", "compress": ".Z", "gunzip": "", "unpigz": "", "bunzip2": "", "unxz": "",
+	"unlzma": "", "unzstd": "", "unlz4": "", "uncompress": ""}
+
+// compressorWrites are the files a compressor writes or removes, and the folders it
+// rewrites file by file (-r); nothing when it writes to standard output or only tests.
+func compressorWrites(name string, args []string) (files, trees []string) {
+	suffix, ok := compressors[name]
+	if !ok || hasFlag(args, "ctl", "stdout") || hasFlag(args, "", "to-stdout") || hasFlag(args, "", "test") || hasFlag(args, "", "list") {
+		return nil, nil
+	}
+	decompress := suffix == "" || hasFlag(args, "d", "decompress") || hasFlag(args, "", "uncompress")
+	for k, a := range args {
+		if v, ok := strings.CutPrefix(a, "--suffix="); ok {
+			suffix = v
+		} else if (a == "-S" || a == "--suffix") && k+1 < len(args) {
+			suffix = args[k+1]
+		} else if (a == "-o" || a == "--output") && k+1 < len(args) {
+			files = append(files, args[k+1]) // zstd -o F, lz4 -o
+		}
+	}
+	ops := operandsOf(args)
+	if hasFlag(args, "r", "recursive") {
+		return files, ops
+	}
+	if (name == "lz4" || name == "unlz4") && len(ops) == 2 {
+		return append(files, ops[1]), nil // lz4 IN OUT
+	}
+	for _, f := range ops {
+		files = append(files, f) // removed, unless kept: the same file either way
+		switch {
+		case !decompress:
+			files = append(files, f+suffix)
+		case suffix != "" && strings.HasSuffix(f, suffix):
+			files = append(files, strings.TrimSuffix(f, suffix))
+		default:
+			for _, s := range []string{".gz", ".tgz", ".bz2", ".tbz2", ".xz", ".txz", ".lzma", ".zst", ".lz4", ".lz", ".lzo", ".br", ".Z", ".z"} {
+				if strings.HasSuffix(f, s) {
+					files = append(files, strings.TrimSuffix(f, s))
+					break
+				}
+			}
+		}
+	}
+	return files, nil
+}
+
 // gitConfigWrites is the file `git [global options] config ...` writes, if it writes.
 func gitConfigWrites(args []string) []string {
 	dir := ""
@@ -1648,6 +1752,9 @@ func gitConfigWrites(args []string) []string {
 
 // writeTargets lists the files a command writes by its operands.
 func writeTargets(name string, args []string) []string {
+	if files, _ := compressorWrites(name, args); len(files) > 0 {
+		return files
+	}
 	var out []string
 	operands := func() []string { return operandsOf(args) }
 	switch name {
@@ -1754,6 +1861,9 @@ func writeTargets(name string, args []string) []string {
 			} else if a == "-t" && k+1 < len(args) {
 				out = append(out, args[k+1])
 			}
+		}
+		if name == "rsync" {
+			out = append(out, fileOutputs(name, args)...) // --log-file, --write-batch
 		}
 	case "sed", "perl", "ruby":
 		out = inPlaceTargets(name, args, operands())
@@ -1866,6 +1976,9 @@ func fileOutputs(name string, args []string) []string {
 		if creates && len(args) > 1 && !strings.HasPrefix(args[0], "-") && strings.Contains(args[0], "f") {
 			out = append(out, args[1]) // tar czf FILE ...
 		}
+		if slices.Contains(args, "--remove-files") {
+			out = append(out, ops...) // the files it archives, then deletes (the archive among them, as written)
+		}
 	case "xxd":
 		if slices.Contains(args, "-r") && len(ops) >= 2 {
 			out = append(out, ops[1])
@@ -1894,6 +2007,12 @@ func fileOutputs(name string, args []string) []string {
 	case "docker", "podman":
 		if len(ops) == 3 && ops[0] == "cp" && !strings.Contains(ops[2], ":") {
 			out = append(out, ops[2])
+		}
+	case "rsync":
+		for k := range args {
+			if v, ok := value(k, "", "--log-file", "--write-batch", "--only-write-batch"); ok {
+				out = append(out, v)
+			}
 		}
 	default: // -o FILE
 		for k := range args {
@@ -2223,7 +2342,9 @@ func inPlaceTargets(name string, args, operands []string) []string {
 	if name == "sed" {
 		// sed's w FILE command, in -e scripts or the first operand.
 		for _, a := range args {
-			if strings.HasPrefix(a, "-") {
+			if script, ok := strings.CutPrefix(a, "--expression="); ok {
+				a = script
+			} else if strings.HasPrefix(a, "-") {
 				continue
 			}
 			for _, m := range sedWrite().FindAllStringSubmatch(a, -1) {
@@ -2555,6 +2676,9 @@ func TreeWrites(argv []string) []string {
 			return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], shorts)
 		})
 	}
+	if _, trees := compressorWrites(name, args); len(trees) > 0 {
+		return trees
+	}
 	switch name {
 	case "rm":
 		if recursive("rR", "--recursive") {
@@ -2583,6 +2707,8 @@ func TreeWrites(argv []string) []string {
 		return linkedFiles(args) // a link to a folder writes what is below it
 	case "tar", "bsdtar", "unzip":
 		return extractTrees(name, args)
+	case "ar", "jar", "pax", "cpio", "bsdcpio", "atool", "aunpack", "unrar", "cabextract", "dpkg", "dpkg-deb", "7z", "7za", "7zz", "unar", "lha", "arj":
+		return unpackTrees(name, args)
 	case "mv":
 		return movedTrees(args) // what is below a moved folder leaves its path
 	case "mount":
@@ -2688,6 +2814,66 @@ func extractTrees(name string, args []string) []string {
 	}
 	if dir := extractInto(name, args); dir != "" {
 		return []string{dir}
+	}
+	return []string{"."}
+}
+
+// unpackTrees is the folder other unpackers write an archive's files into (red team:
+// ar x and jar xf in the home folder replaced ~/.bashrc with the archive's): the
+// working folder, or the one an option or operand names.
+func unpackTrees(name string, args []string) []string {
+	ops := operandsOf(args)
+	first := ""
+	if len(args) > 0 {
+		first = strings.TrimPrefix(args[0], "-")
+	}
+	extracts := false
+	switch name {
+	case "ar", "jar":
+		extracts = !strings.HasPrefix(first, "-") && strings.Contains(first, "x") // ar x, ar -xv, jar xf
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "--output="); ok && name == "ar" {
+				return []string{v}
+			}
+		}
+		if name == "jar" && slices.Contains(args, "--extract") {
+			extracts = true
+		}
+	case "pax":
+		extracts = hasFlag(args, "r", "")
+	case "cpio", "bsdcpio":
+		extracts = hasFlag(args, "i", "extract")
+	case "atool":
+		extracts = hasFlag(args, "x", "extract")
+	case "aunpack", "cabextract", "unar", "lha", "arj":
+		extracts = true
+	case "unrar", "7z", "7za", "7zz":
+		extracts = len(ops) > 0 && (ops[0] == "x" || ops[0] == "e")
+		if extracts && name == "unrar" && len(ops) >= 3 && strings.HasSuffix(ops[len(ops)-1], "/") {
+			return []string{ops[len(ops)-1]}
+		}
+	case "dpkg", "dpkg-deb":
+		for k, a := range args {
+			if (a == "-x" || a == "-X" || a == "-R" || a == "--extract" || a == "--vextract" || a == "--raw-extract") && k+2 < len(args) {
+				return []string{args[k+2]} // dpkg -x DEB DIR
+			}
+		}
+		return nil
+	}
+	if !extracts {
+		return nil
+	}
+	if dir := extractInto(name, args); dir != "" {
+		return []string{dir}
+	}
+	for k, a := range args {
+		switch {
+		case (a == "-d" || a == "--directory" || a == "-X" || a == "--extract-to" || a == "-o") && k+1 < len(args) && name != "ar" && name != "jar":
+			return []string{args[k+1]}
+		case strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "--extract-to="):
+			_, v, _ := strings.Cut(a, "=")
+			return []string{v}
+		}
 	}
 	return []string{"."}
 }
