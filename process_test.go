@@ -364,3 +364,39 @@ func TestEarlySignalLeavesNothing(t *testing.T) {
 	}
 	t.Logf("outcomes: %v", outcomes)
 }
+
+// TestSigkillEndsAForegroundTask: a foreground task's subagent ends with the agentbox
+// that waits for it, even one killed with SIGKILL (red team: it ran on until its
+// timeout, 10 minutes by default).
+func TestSigkillEndsAForegroundTask(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := agentboxBinary(t)
+	state := t.TempDir()
+	agent := filepath.Join(state, "agent.sh")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\nsleep 9733.5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "task")
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass",
+		"AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state, "AGENTBOX_TASK_COMMAND="+agent)
+	cmd.Dir = state
+	cmd.Stdin = strings.NewReader(`{"description":"d","prompt":"p"}`)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(sleepPIDs("9733.5")) == 1 }) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the subagent never started")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !waitFor(10*time.Second, func() bool { return len(sleepPIDs("9733.5")) == 0 }) {
+		for _, p := range sleepPIDs("9733.5") {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		t.Fatal("the subagent of a killed foreground task was still running")
+	}
+}

@@ -116,8 +116,16 @@ func (b *Bash) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			return b.output(jobs, out)
 		}
 	case "input":
-		if err = jobs.Input(b.JobID, b.Stdin, b.EOF); err == nil {
+		if err = jobs.InputContext(ctx, b.JobID, b.Stdin, b.EOF); err == nil {
 			job, err = jobs.Get(b.JobID)
+		}
+		var stalled *proc.InputStalled
+		if errors.As(err, &stalled) {
+			code := core.CodeTimeout
+			if stalled.Cause != nil {
+				code = core.CodeInterrupted
+			}
+			return nil, core.Errorf(code, "%v", stalled).WithDetails(map[string]any{"written": stalled.Written, "total": stalled.Total})
 		}
 	case "kill":
 		d, aerr := env.Authorize(ctx, core.Request{Capability: core.CapShellRun, Target: "kill " + b.JobID, Summary: "kill background job " + b.JobID, Own: true})
@@ -166,6 +174,10 @@ func (b *Bash) output(jobs *proc.Jobs, out *BashResult) (*core.Result, error) {
 	}
 	res := &core.Result{Data: out}
 	if c.More {
+		res.Truncated, res.OutputPath = true, c.Job.StdoutPath
+	}
+	if len(c.Job.Capped) > 0 {
+		out.Note = strings.TrimPrefix(out.Note+"; the job "+cappedNote(c.Job), "; ")
 		res.Truncated, res.OutputPath = true, c.Job.StdoutPath
 	}
 	return res, nil

@@ -33,7 +33,9 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	// commands' trees and answer as interrupted; the server stops once they have (or
 	// after mcpStopWait), so no command outlives it and no call goes unanswered.
 	calls := &runningCalls{}
-	server, err := newMCPServer(env, m.Tools, ctx, calls)
+	callsCtx, stopCalls := context.WithCancel(ctx)
+	defer stopCalls()
+	server, err := newMCPServer(env, m.Tools, callsCtx, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +53,13 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 	// The frame filter refuses longer lines itself; the SDK's own bound (16 MiB by
 	// default) would end the session on a line between the two.
 	transport := &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MCPMaxFrame + 1<<20}
-	if err := server.Run(serveCtx, transport); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	err = server.Run(serveCtx, transport)
+	// However the session ended (the client closed stdin, or stopped reading and the
+	// answers cannot be written), the calls still running are stopped, with their
+	// commands' trees, before the server exits.
+	stopCalls()
+	calls.wait(mcpStopWait)
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return nil, core.Errorf(core.CodeIOError, "mcp server stopped: %v", err)
 	}
 	return nil, nil

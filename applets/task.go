@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/agentbox/agentbox/core/policy"
 	"github.com/agentbox/agentbox/core/proc"
 	"github.com/google/shlex"
+	"golang.org/x/sys/unix"
 )
 
 // task runs the agent the host configures, as a subagent. agentbox is the tool layer,
@@ -353,7 +355,7 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			command += " < /dev/null" // the prompt is an argument: an agent reading stdin gets EOF
 		}
 		env.ReadyToSpawn()
-		job, err = jobs.Start(proc.StartOptions{Command: command, Dir: env.Cwd, Env: extra, Timeout: timeout, MaxOutput: jobOutputMax(env), KillRest: true})
+		job, err = jobs.Start(proc.StartOptions{Command: command, Dir: env.Cwd, Env: extra, Timeout: timeout, MaxOutput: jobOutputMax(env), KillRest: true, Foreground: !t.RunInBackground})
 		if err != nil {
 			return core.Errorf(core.CodeIOError, "cannot start the subagent: %v", err)
 		}
@@ -444,7 +446,19 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 	case out.AgentError != "":
 		out.Note = "the subagent reported that it failed (" + out.AgentError + "); answer is its last message"
 	case out.Answer == "" && !failed:
-		out.Note = "the subagent ended without an answer (its stdout was empty); stderr says what it printed there"
+		out.Note = "the subagent ended without an answer (its stdout was empty)"
+	case out.Answer == "" && job.ExitCode != nil:
+		out.Note = fmt.Sprintf("the subagent exited with code %d without an answer", *job.ExitCode)
+		if code := *job.ExitCode; code > 128 && code < 128+65 {
+			out.Note += fmt.Sprintf(" (code %d is a process killed by signal %d, %s)", code, code-128, unix.SignalName(syscall.Signal(code-128)))
+		}
+	}
+	if out.Note != "" && out.Answer == "" {
+		if strings.TrimSpace(c.Stderr) == "" {
+			out.Note += "; it printed nothing on stderr either"
+		} else {
+			out.Note += "; stderr says what it printed there"
+		}
 	}
 	if failed || out.Note != "" {
 		out.Stderr = strings.TrimSpace(c.Stderr)
@@ -453,6 +467,10 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 		}
 	}
 	res := &core.Result{Data: out}
+	if len(job.Capped) > 0 {
+		out.Note = strings.TrimPrefix(out.Note+"; the subagent "+cappedNote(job), "; ")
+		res.Truncated, res.OutputPath = true, job.StdoutPath
+	}
 	if len(out.Answer) > TaskAnswerCap || c.More || job.StdoutBytes > taskParseMax && out.Format == "text" {
 		if out.Format == "text" {
 			// A plain-text agent ends with its conclusion: the end is kept.
@@ -463,6 +481,12 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 		res.Truncated, res.OutputPath = true, job.StdoutPath
 	}
 	return res, nil
+}
+
+// cappedNote says that a job's output files are not all it printed.
+func cappedNote(job *proc.Job) string {
+	return fmt.Sprintf("printed more than its output cap (AGENTBOX_JOB_OUTPUT_MAX): the files of its %s hold its start and its end, and %d bytes from the middle were dropped",
+		strings.Join(job.Capped, " and "), job.DroppedBytes)
 }
 
 // clipStart keeps the last n bytes of s (at a character's start).

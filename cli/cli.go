@@ -303,11 +303,14 @@ func runApplet(ref *core.ToolRef, prog string, args []string, table *core.Table,
 	c := &call{ref: ref, table: table, host: host, start: start}
 	c.jsonIn = len(args) == 0 && !host.StdinIsTerminal && !spec.Stdio
 	c.jsonOut = (c.jsonIn || g.JSON) && !g.Text
-	if c.jsonOut && host.Signals {
+	if (c.jsonOut || spec.Stdio) && host.Signals {
 		// A reader that goes away takes the envelope with it: that is a write error
-		// (exit 1 and a line on stderr), not a silent death by SIGPIPE. At a shell the
-		// silent death is what `agentbox grep … | head` wants, as grep does.
-		signal.Ignore(syscall.SIGPIPE)
+		// (exit 1 and a line on stderr), not a silent death by SIGPIPE, for an agent's
+		// call and for the MCP server (red team: it died, leaving its calls' commands
+		// running). Caught, not ignored: an ignored SIGPIPE is inherited through exec,
+		// and every command bash ran then saw EPIPE errors (yes | head complained). At a
+		// shell the silent death is what `agentbox grep … | head` wants, as grep does.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	}
 	c.color = !c.jsonOut && host.StdoutIsTerminal && host.Getenv("NO_COLOR") == "" && host.Getenv("TERM") != "dumb"
 	switch g.Color {

@@ -45,6 +45,13 @@ func (j Journals) Begin(ctx context.Context) (path string, done func(), err erro
 	return path, unlock, nil
 }
 
+// journalTemp reports a name renameio gives a journal's temporary file: the journal's
+// name after a dot, then digits.
+func journalTemp(name string) bool {
+	i := strings.LastIndex(name, journalSuffix)
+	return i > 0 && len(name) > i+len(journalSuffix) && strings.Trim(name[i+len(journalSuffix):], "0123456789") == ""
+}
+
 // RecoverAll rolls back every interrupted commit whose journal is in the directory.
 // It waits for commits in progress (they are short) up to ctx's deadline.
 func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
@@ -55,13 +62,16 @@ func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
+	var names, temps []string
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), journalSuffix) {
-			names = append(names, e.Name())
+		switch name := e.Name(); {
+		case strings.HasSuffix(name, journalSuffix):
+			names = append(names, name)
+		case strings.HasPrefix(name, ".") && journalTemp(name):
+			temps = append(temps, name)
 		}
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && len(temps) == 0 {
 		return &Recovery{}, nil // the common case: one ReadDir, no lock
 	}
 	unlock, err := filelock.Hold(ctx, j.lockPath(), false)
@@ -69,6 +79,12 @@ func (j Journals) RecoverAll(ctx context.Context, fsys FS) (*Recovery, error) {
 		return nil, fmt.Errorf("recovering interrupted patches in %s: %w", j.Dir, err)
 	}
 	defer unlock()
+	// A journal's temporary file (renameio's .NAME<digits>) that a killed commit left
+	// half-written: with the lock held no commit is writing one, and it holds copies
+	// of files' old contents (red team: 74 MB left by two killed patches).
+	for _, name := range temps {
+		os.Remove(filepath.Join(j.Dir, name))
+	}
 	// Names sort by time: undo the newest first, as a later patch may build on an
 	// earlier one's files.
 	sort.Strings(names)

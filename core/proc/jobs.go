@@ -59,6 +59,10 @@ type StartOptions struct {
 	// KillRest stops what the job leaves behind when it exits (every process of its
 	// tree, daemons included): a subagent's helpers end with it.
 	KillRest bool `json:"kill_rest,omitempty"`
+	// Foreground: the starter waits for the job, which ends with it: its supervisor
+	// gets SIGTERM (and stops the job's tree) when the starter dies, even of SIGKILL
+	// (red team: a foreground subagent outlived its killed agentbox by its timeout).
+	Foreground bool `json:"-"`
 }
 
 // DefaultJobOutputMax is the default cap of a background job's stdout and stderr files.
@@ -79,7 +83,12 @@ type Job struct {
 	StderrBytes int64      `json:"stderr_bytes"`
 	StdoutPath  string     `json:"stdout_path"`
 	StderrPath  string     `json:"stderr_path"`
-	supervisor  int
+	// Capped: the job printed past its output cap (StartOptions.MaxOutput) on this
+	// stream, "stdout" or "stderr" or both; the file then holds the first MaxOutput
+	// bytes and the last part, and DroppedBytes were dropped between them so far.
+	Capped       []string `json:"output_capped,omitempty"`
+	DroppedBytes int64    `json:"dropped_bytes,omitempty"`
+	supervisor   int
 }
 
 type pidFile struct {
@@ -181,6 +190,9 @@ func (j *Jobs) Start(o StartOptions) (*Job, error) {
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if o.Foreground {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
+	}
 	err = cmd.Start()
 	readyW.Close()
 	if err != nil {
@@ -264,6 +276,13 @@ func (j *Jobs) Get(id string) (*Job, error) {
 	}
 	if st, err := os.Stat(job.StderrPath); err == nil {
 		job.StderrBytes = st.Size()
+	}
+	for _, stream := range []string{"stdout", "stderr"} {
+		if b, err := os.ReadFile(j.path(id, stream+".capped")); err == nil {
+			job.Capped = append(job.Capped, stream)
+			n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			job.DroppedBytes += n
+		}
 	}
 	var ef exitFile
 	if readJSON(j.path(id, "exit.json"), &ef) == nil {
@@ -443,6 +462,35 @@ func (j *Jobs) killLost(id string, job *Job, grace time.Duration) (*Job, error) 
 
 // Input sends data to the job's stdin; with eof the job's stdin is closed after it.
 func (j *Jobs) Input(id, data string, eof bool) error {
+	return j.InputContext(context.Background(), id, data, eof)
+}
+
+// InputStall is how long Input waits for a job that takes none of its input (its
+// stdin pipe full: the job does not read it) before it gives up.
+var InputStall = 10 * time.Second
+
+// InputStalled is Input's error when the job stopped taking its input, or the call
+// was cancelled, before all of it went in: Written bytes of Total did.
+type InputStalled struct {
+	ID             string
+	Written, Total int
+	Cause          error // context.Canceled, or nil for a stall
+}
+
+func (e *InputStalled) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("job %s took %d of the %d bytes of input before the call was interrupted; the job keeps running (send the rest, from byte %d, with action input)", e.ID, e.Written, e.Total, e.Written)
+	}
+	return fmt.Sprintf("job %s took %d of the %d bytes of input and then none for %v: it is not reading its standard input (the pipe is full); read its output, or send the rest, from byte %d, later", e.ID, e.Written, e.Total, InputStall, e.Written)
+}
+
+func (e *InputStalled) Unwrap() error { return e.Cause }
+
+// InputContext is Input that gives up when the job takes nothing for InputStall, or
+// when ctx ends (a signal to agentbox): never a call that hangs on a job that does not
+// read (red team: a 300 KB input to a server hung the call, and a signal, for as long
+// as the server ran).
+func (j *Jobs) InputContext(ctx context.Context, id, data string, eof bool) error {
 	if err := j.checkID(id); err != nil {
 		return err
 	}
@@ -453,14 +501,21 @@ func (j *Jobs) Input(id, data string, eof bool) error {
 	if job.State != "running" {
 		return fmt.Errorf("background job %s is %s; it cannot take input", id, job.State)
 	}
-	return j.withLock(id, func() error {
+	// Its own lock: an output or wait of the job never waits for an input to go in.
+	return j.withNamedLock(id, "input.lock", func() error {
 		f, err := os.OpenFile(j.path(id, "stdin"), os.O_WRONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return fmt.Errorf("background job %s no longer reads input: %v", id, err)
 		}
 		defer f.Close()
-		// Frames: 4-byte big-endian length, then data; the length 0xFFFFFFFF closes stdin.
+		defer context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })()
+		// Frames: 4-byte big-endian length, then data; the length 0xFFFFFFFF closes
+		// stdin. A frame is one write of at most PIPE_BUF bytes, which a FIFO takes
+		// whole or not at all, so a write cut short by the deadline cuts no frame.
 		frame := func(p []byte, n uint32) error {
+			if ctx.Err() == nil {
+				f.SetWriteDeadline(time.Now().Add(InputStall))
+			}
 			var hdr [4]byte
 			binary.BigEndian.PutUint32(hdr[:], n)
 			_, err := f.Write(append(hdr[:], p...))
@@ -470,6 +525,9 @@ func (j *Jobs) Input(id, data string, eof bool) error {
 		for len(b) > 0 {
 			k := min(len(b), 4000) // one atomic FIFO write per frame
 			if err := frame(b[:k], uint32(k)); err != nil {
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					return &InputStalled{ID: id, Written: len(data) - len(b), Total: len(data), Cause: ctx.Err()}
+				}
 				return fmt.Errorf("cannot write to job %s's stdin: %v", id, err)
 			}
 			b = b[k:]
@@ -527,8 +585,10 @@ func (j *Jobs) Cleanup(maxAge time.Duration) []string {
 	return gone
 }
 
-func (j *Jobs) withLock(id string, fn func() error) error {
-	f, err := os.OpenFile(j.path(id, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+func (j *Jobs) withLock(id string, fn func() error) error { return j.withNamedLock(id, "lock", fn) }
+
+func (j *Jobs) withNamedLock(id, name string, fn func() error) error {
+	f, err := os.OpenFile(j.path(id, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -834,6 +894,10 @@ func copyCapped(f *os.File, r *os.File, limit int64) {
 		return // exactly at the cap: nothing was lost
 	}
 	keep := int(min(jobTailKeep, limit/10))
+	// Beside the file, what was dropped so far (Job.Capped): a reader is told the file
+	// is not the whole output, not only by the note inside it.
+	capped := f.Name() + ".capped"
+	os.WriteFile(capped, []byte("0"), 0o600)
 	fmt.Fprintf(f, "\n[agentbox: this job's output reached its cap of %d bytes (AGENTBOX_JOB_OUTPUT_MAX); the middle is dropped and the last %d bytes follow]\n", limit, keep)
 	// The end of a flood is kept: a program's last lines (a subagent's answer, a test
 	// run's summary) matter most.
@@ -841,11 +905,16 @@ func copyCapped(f *os.File, r *os.File, limit int64) {
 	dropped := int64(0)
 	buf := make([]byte, 64<<10)
 	pending := one[:1]
+	lastNote := time.Now()
 	for {
 		tail = append(tail, pending...)
 		if over := len(tail) - keep; over > 0 {
 			dropped += int64(over)
 			tail = append(tail[:0], tail[over:]...)
+		}
+		if time.Since(lastNote) > time.Second {
+			os.WriteFile(capped, []byte(strconv.FormatInt(dropped, 10)), 0o600)
+			lastNote = time.Now()
 		}
 		k, err := r.Read(buf)
 		pending = buf[:k]
@@ -860,6 +929,7 @@ func copyCapped(f *os.File, r *os.File, limit int64) {
 	}
 	fmt.Fprintf(f, "[agentbox: %d bytes were dropped]\n", dropped)
 	f.Write(tail)
+	os.WriteFile(capped, []byte(strconv.FormatInt(dropped, 10)), 0o600)
 }
 
 // jobTailKeep is how much of the end of a capped job output is kept (at most a tenth

@@ -1,10 +1,13 @@
 package proc
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -322,5 +325,69 @@ func TestKillOfALostJob(t *testing.T) {
 	if groupAlive(job.PID) {
 		syscall.Kill(-job.PID, syscall.SIGKILL)
 		t.Fatal("the lost job's process group is still running")
+	}
+}
+
+// An input to a job that does not read gives up, saying how much went in, after
+// InputStall, or at once when its context ends; an output of the job meanwhile does not
+// wait for it (red team: both hung for as long as the job ran, deaf to signals).
+func TestJobInputToAJobThatDoesNotRead(t *testing.T) {
+	defer func(d time.Duration) { InputStall = d }(InputStall)
+	InputStall = 300 * time.Millisecond
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `sleep 30`, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Kill(job.ID, time.Second)
+	big := strings.Repeat("y", 1<<20)
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- j.Input(job.ID, big, false) }()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := j.Output(job.ID, false, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 250*time.Millisecond {
+		t.Errorf("output waited %v for the input", d)
+	}
+	err = <-done
+	var stalled *InputStalled
+	if !errors.As(err, &stalled) || stalled.Written == 0 || stalled.Written >= len(big) || stalled.Total != len(big) || stalled.Cause != nil {
+		t.Fatalf("input to a job that does not read: %v (%+v)", err, stalled)
+	}
+	if stalled.Written%4000 != 0 {
+		t.Errorf("%d bytes went in: not whole frames", stalled.Written)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	start = time.Now()
+	err = j.InputContext(ctx, job.ID, big, false)
+	if !errors.As(err, &stalled) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled input: %v", err)
+	}
+	if d := time.Since(start); d > InputStall {
+		t.Errorf("a cancelled input took %v", d)
+	}
+}
+
+// A job that prints past its output cap is marked so in its state, with the bytes
+// dropped, not only by the note inside the file (red team: a reader was told nothing).
+func TestJobCappedOutputIsReported(t *testing.T) {
+	j := &Jobs{Dir: t.TempDir()}
+	job, err := j.Start(StartOptions{Command: `head -c 200000 /dev/zero | tr '\0' y; echo end`, Dir: t.TempDir(), MaxOutput: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err = j.Wait(job.ID, 10*time.Second)
+	if err != nil || job.State != "exited" {
+		t.Fatalf("%+v %v", job, err)
+	}
+	if !slices.Equal(job.Capped, []string{"stdout"}) || job.DroppedBytes < 170000 || job.DroppedBytes > 200004-20000 {
+		t.Fatalf("capped %v, dropped %d", job.Capped, job.DroppedBytes)
+	}
+	small, _ := j.Start(StartOptions{Command: `echo small`, Dir: t.TempDir(), MaxOutput: 20000})
+	if small, _ = j.Wait(small.ID, 10*time.Second); len(small.Capped) != 0 || small.DroppedBytes != 0 {
+		t.Fatalf("an uncapped job: %+v", small)
 	}
 }
