@@ -330,8 +330,83 @@ func (z *analyzer) parse(src, ctx string) error {
 	z.depth++
 	defer func() { z.depth-- }()
 	z.quotesThatDoNotQuote(f)
+	z.heredocsReadOtherwise(f, src)
 	z.walk(f, frame{ctx: ctx, pipe: z.inherit.pipe, fn: z.inherit.fn})
 	return err
+}
+
+// heredocsReadOtherwise flags here-documents whose end bash finds elsewhere than the
+// parser (a tenth red team ran commands the analysis had read as a here-document's
+// text): a body line that ends in a backslash (bash joins it to the next before it
+// compares it with the delimiter), an expansion that spans lines in an unquoted body
+// (bash ends the body at the delimiter inside it), a here-document in backquotes (bash
+// reads the body from the lines after them), and one in $(...) whose delimiter line
+// goes on with ")" (bash ends both there).
+func (z *analyzer) heredocsReadOtherwise(f *syntax.File, src string) {
+	const why = "a here-document that bash ends elsewhere than it appears to end (a backslash at a line's end, an expansion across lines, backquotes, or its delimiter followed by \")\"): write it plainly, with a quoted delimiter ('EOF')"
+	text := func(n syntax.Node) string {
+		s, e := int(n.Pos().Offset()), int(n.End().Offset())
+		if s < 0 || e > len(src) || s > e {
+			return ""
+		}
+		return src[s:e]
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			syntax.Walk(n, func(m syntax.Node) bool {
+				r, ok := m.(*syntax.Redirect)
+				if !ok || r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc || r.Word == nil {
+					return true
+				}
+				if n.Backquotes {
+					z.unknown(why)
+				}
+				delim := ""
+				syntax.Walk(r.Word, func(w syntax.Node) bool {
+					switch w := w.(type) {
+					case *syntax.Lit:
+						delim += strings.ReplaceAll(w.Value, "\\", "")
+					case *syntax.SglQuoted:
+						delim += w.Value
+					}
+					return true
+				})
+				for _, line := range strings.Split(text(r.Hdoc), "\n") {
+					if delim != "" && strings.HasPrefix(strings.TrimLeft(line, "\t"), delim+")") {
+						z.unknown(why)
+					}
+				}
+				return true
+			})
+		case *syntax.Redirect:
+			if n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc || n.Hdoc == nil || n.Word == nil {
+				return true
+			}
+			quoted := false
+			for _, p := range n.Word.Parts {
+				if l, ok := p.(*syntax.Lit); !ok || strings.Contains(l.Value, "\\") {
+					quoted = true
+				}
+			}
+			if quoted {
+				return true // the body is text: bash reads it byte for byte, as the parser does
+			}
+			if strings.Contains(text(n.Hdoc), "\\\n") {
+				z.unknown(why)
+			}
+			syntax.Walk(n.Hdoc, func(m syntax.Node) bool {
+				switch m.(type) {
+				case *syntax.CmdSubst, *syntax.ParamExp, *syntax.ArithmExp:
+					if strings.Contains(text(m), "\n") {
+						z.unknown(why)
+					}
+				}
+				return true
+			})
+		}
+		return true
+	})
 }
 
 // quotesThatDoNotQuote flags single quotes around a $ or ` in the word of ${x:-...},
@@ -1915,6 +1990,13 @@ func (z *analyzer) track(argv []word) {
 		z.trackCd(name, args)
 	case "popd":
 		if !slices.ContainsFunc(args, func(a word) bool { return a.s == "-n" }) {
+			// It leaves the folder for one the stack holds: OLDPWD is where it was (red
+			// team: pushd ~; popd; rm -rf ~- removed home).
+			old := []word{{}}
+			if z.cwd != "" && !z.cwdLost {
+				old = []word{{s: z.cwd, known: true}}
+			}
+			z.store("OLDPWD", old)
 			z.loseCwd()
 		}
 	case "set":

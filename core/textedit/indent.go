@@ -68,6 +68,7 @@ type fitting struct {
 	// next line's indentation, and that line goes on (the indentation's length).
 	// Span takes them in when new_string drops them, as an exact match would.
 	innerBlanks, nextIndent int
+	joined                  bool // Span took nextIndent in: new_string's own end blanks join the lines
 }
 
 // deletedWords is the deletion of a tolerant match that starts a line and ends inside
@@ -204,7 +205,7 @@ func (f *fitting) replace(newText string) string {
 			}
 			b.WriteString(l.text)
 		}
-		if n := len(out); n > 0 && !out[n-1].verbatim && !f.noTrail {
+		if n := len(out); n > 0 && !out[n-1].verbatim && (!f.noTrail || f.joined) {
 			// new_string's own blanks after its last word (a Markdown line break),
 			// which its core leaves out.
 			b.WriteString(ns.endBlankText)
@@ -655,9 +656,14 @@ func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outL
 	oldToFile := f.oldToFile()
 	// A first line pairs only with a first line: old_string's first line is often copied
 	// from its first word on, so its text says nothing of its column, while a later
-	// line's does.
+	// line's does; but lines at column 0 in old_string and in the file have no column to
+	// lose (second red team of edits: "1 a\n2 b" -> "2 b" lost a TSV row's tab).
+	atZero := func(j int) bool { // old line j and its file line start at column 0
+		fi, ok := oldToFile[j]
+		return ok && leading(f.oldLines[j]) == "" && leading(f.fileLines[fi]) == ""
+	}
 	newToOld := lcsPairs(len(newLines), len(f.oldLines), func(k, j int) bool {
-		return newLines[k] == f.oldLines[j] && (k == 0) == (j == 0)
+		return newLines[k] == f.oldLines[j] && ((k == 0) == (j == 0) || atZero(j))
 	})
 	keep := make([]*kept, len(newLines))
 	for k, l := range newLines {

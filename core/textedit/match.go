@@ -337,7 +337,7 @@ func (m Match) Span(text, newText string) (start, end int, repl string) {
 			m.End += f.innerBlanks
 		case f.nextIndent > 0 && ns.core != "" && ns.trail < f.oldTrail:
 			taken := *f
-			taken.tailTaken = true
+			taken.tailTaken, taken.joined = true, true
 			m.fit, m.End = &taken, m.End+f.nextIndent
 		}
 	}
@@ -392,14 +392,16 @@ func (m Match) Replacement(newText string) string {
 	}
 	// new_string's later lines were written either at the file's indentation (as the
 	// file shows them: a sibling method, an else, a list item may come out shallower
-	// than the matched line) or at old_string's, from column 0. One reading holds for
-	// all of them, never a mix: the file's where a later line is as deep as the matched
-	// line and no block the reading opens is left empty; else old_string's, each line
-	// indented by the matched line's indentation (red team: the mix put a YAML item and
-	// a Python else at two depths at once).
+	// than the matched line) or at old_string's, from column 0 (an if block after the
+	// line). One reading holds for all of them, never a mix (red teams: a per-line mix
+	// broke a YAML item and an else; "x = 1\nif y:\n    z()" read as written put the
+	// if at column 0). The reading that nests plausibly wins (no line deeper than one
+	// that opens nothing, no block left empty); on a tie, lines written from column 0
+	// follow old_string's indentation, lines indented on their own are as written.
 	lines := strings.Split(newText, "\n")
+	lines = tabsLike(lines, m.lineIndent)
 	asFile, asOld := slices.Clone(lines), slices.Clone(lines)
-	fileDeep := false
+	least := -1
 	for i, l := range lines {
 		switch deep := strings.HasPrefix(leading(l), m.lineIndent); {
 		case isBlank(l):
@@ -409,27 +411,101 @@ func (m Match) Replacement(newText string) string {
 			}
 		default:
 			asOld[i] = m.lineIndent + l
-			fileDeep = fileDeep || deep
+			if w := columns(leading(l), 4); least < 0 || w < least {
+				least = w
+			}
 		}
 	}
-	if fileDeep && !leavesBlockEmpty(asFile) {
+	if least < 0 {
+		return strings.Join(asOld, "\n")
+	}
+	switch fileBad, oldBad := nestingFaults(asFile), nestingFaults(asOld); {
+	case fileBad < oldBad, fileBad == oldBad && least > 0:
 		return strings.Join(asFile, "\n")
 	}
 	return strings.Join(asOld, "\n")
 }
 
-// leavesBlockEmpty reports a line that opens a block (ends with :, {, ( or [) followed
-// by a line that is no deeper.
-func leavesBlockEmpty(lines []string) bool {
-	prev := ""
+// tabsLike writes the later lines' space indentation in tabs where the file's line is
+// indented with tabs and every such line is indented in steps of 4 (else 2) spaces: a
+// model writes spaces for a tab-indented file's tabs.
+func tabsLike(lines []string, fileIndent string) []string {
+	if fileIndent == "" || strings.Trim(fileIndent, "\t") != "" {
+		return lines
+	}
+	step := 0
+	for _, want := range []int{4, 2} {
+		ok, any := true, false
+		for _, l := range lines[1:] {
+			ind := leading(l)
+			if isBlank(l) || ind == "" {
+				continue
+			}
+			if strings.Trim(ind, " ") != "" || len(ind)%want != 0 {
+				ok = false
+				break
+			}
+			any = true
+		}
+		if ok && any {
+			step = want
+			break
+		}
+	}
+	if step == 0 {
+		return lines
+	}
+	out := slices.Clone(lines)
+	for i, l := range out[1:] {
+		if ind := leading(l); ind != "" && !isBlank(l) {
+			out[i+1] = strings.Repeat("\t", len(ind)/step) + l[len(ind):]
+		}
+	}
+	return out
+}
+
+// nestingFaults counts what nests implausibly in lines laid out in a file: a line
+// deeper than the line before it where that line opens nothing, and a block opened
+// (a line ending with :, {, ( or [) whose next line is no deeper.
+func nestingFaults(lines []string) int {
+	faults, prev := 0, ""
 	for _, l := range lines {
 		if isBlank(l) {
 			continue
 		}
-		if prev != "" && bodyOf(prev, l) {
-			return true
+		if prev != "" {
+			depth, was := columns(leading(l), 4), columns(leading(prev), 4)
+			switch {
+			case depth > was && !opensLines(prev):
+				faults++
+			case bodyOf(prev, l):
+				faults++
+			}
 		}
 		prev = l
+	}
+	return faults
+}
+
+// opensLines reports a line after which a deeper one is expected: one that opens a
+// block or a bracket, goes on (a trailing comma, operator or backslash), or is a YAML
+// list item or block scalar.
+func opensLines(l string) bool {
+	t := strings.TrimSpace(l)
+	if strings.HasPrefix(t, "- ") || t == "-" {
+		return true
+	}
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ':', '{', '(', '[', ',', '\\', '=', '|', '>', '+', '-', '*', '/', '&', '.':
+		return true
+	}
+	for _, w := range []string{" do", " then", "else", " in", "=>", "->"} {
+		if strings.HasSuffix(t, w) {
+			return true
+		}
 	}
 	return false
 }
@@ -587,12 +663,25 @@ func linesCorrespond(needle, window []string) bool {
 		if isBlank(b[j]) && prefix[j] && suffix[j] {
 			return true
 		}
-		if j+1 < len(b) && j < len(a) && prefix[j] && suffix[j+1] &&
-			lineNear(a[j], strings.TrimSpace(b[j])+" "+strings.TrimSpace(b[j+1]), 0.8) {
-			return true
+		if j+1 < len(b) && j < len(a) && prefix[j] && suffix[j+1] {
+			// A wrap: the two lines together are near a[j], and nearer than the first
+			// alone, by more than a short line could add by chance (red team: a "}" or a
+			// call of its own after a line was taken for its wrapped end, and deleted).
+			joined := strings.TrimSpace(b[j]) + " " + strings.TrimSpace(b[j+1])
+			if together, first := lineSimilarity(a[j], joined), lineSimilarity(a[j], b[j]); together >= 0.8 && together > first+0.1 {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// lineSimilarity is one minus the edit distance of two lines, indentation aside, over
+// the longer's length.
+func lineSimilarity(x, y string) float64 {
+	a, b := []rune(strings.TrimSpace(x)), []rune(strings.TrimSpace(y))
+	n := max(len(a), len(b), 1)
+	return 1 - float64(boundedLevenshtein(a, b, n))/float64(n)
 }
 
 // lineNear reports two lines, indentation aside, within the given similarity (one

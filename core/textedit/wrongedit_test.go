@@ -228,3 +228,61 @@ func TestFuzzyWindowLineForLine(t *testing.T) {
 			want: "result = some_function(first_argument, third)\nnext_line()\n"},
 	})
 }
+
+// The second red team of edits in session 37: the one reading of a one-line
+// old_string's later lines is the one that nests plausibly (a block written from column
+// 0 after the line, a dedented line, a tab-indented file written with spaces).
+func TestOneLineReadingsRoundTwo(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "python if block after the line", text: "def f():\n    x = 1\n    return x\n",
+			edit: Edit{Old: "x = 1", New: "x = 1\nif y:\n    z()"}, want: "def f():\n    x = 1\n    if y:\n        z()\n    return x\n"},
+		{name: "python for loop after the line", text: "def f():\n    a = 1\n",
+			edit: Edit{Old: "a = 1", New: "a = 1\nfor i in r:\n    a += i"}, want: "def f():\n    a = 1\n    for i in r:\n        a += i\n"},
+		{name: "go block after the line", text: "func f() {\n\tb()\n}\n",
+			edit: Edit{Old: "b()", New: "b()\nif c {\n\td()\n}"}, want: "func f() {\n\tb()\n\tif c {\n\t\td()\n\t}\n}\n"},
+		{name: "yaml mapping after the line", text: "root:\n  a: 1\n  b: 2\n",
+			edit: Edit{Old: "a: 1", New: "a: 1\nc:\n  d: 3"}, want: "root:\n  a: 1\n  c:\n    d: 3\n  b: 2\n"},
+		{name: "a dedented line", text: "def f():\n    if a:\n        b()\n    c()\n",
+			edit: Edit{Old: "b()", New: "b()\n    d()"}, want: "def f():\n    if a:\n        b()\n    d()\n    c()\n"},
+		{name: "yaml dedented key", text: "a:\n  b:\n    c: 1\nd: 2\n",
+			edit: Edit{Old: "c: 1", New: "c: 1\n  e: 3"}, want: "a:\n  b:\n    c: 1\n  e: 3\nd: 2\n"},
+		{name: "spaces for a tab file", text: "def f():\n\tif a:\n\t\tb()\n\treturn 1\n",
+			edit: Edit{Old: "b()", New: "b()\n        c()"}, want: "def f():\n\tif a:\n\t\tb()\n\t\tc()\n\treturn 1\n"},
+		{name: "spaces for a tab file, else", text: "def f():\n\tif a:\n\t\tb()\n\treturn 1\n",
+			edit: Edit{Old: "b()", New: "b()\n    else:\n        c()"}, want: "def f():\n\tif a:\n\t\tb()\n\telse:\n\t\tc()\n\treturn 1\n"},
+	})
+}
+
+// A fuzzy window's odd line counts as a wrapped line's end only where it brings the
+// rest of the line (second red team of edits: a "}" and a call of their own were taken
+// for wrapped ends and deleted, or code was put into the wrong block).
+func TestFuzzyOddLineIsAWrapOnlyWhenItIs(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "a closing brace", text: "if (x) {\n  foo(alpha, beta, gamma);\n}\nbar();\n",
+			edit: Edit{Old: "if (x) {\n  foo(alpha, beta, gama);\nbar();", New: "if (x) {\n  foo(alpha, beta, delta);\nbar();", Fuzzy: true}, fail: "no_match"},
+		{name: "a return", text: "def f():\n    result = some_long_function_name(argument_one, argument_two, argument_three)\n    return result\n\ndef g():\n    pass\n",
+			edit: Edit{Old: "    result = some_long_function_name(argument_one, argument_two, argument_thre)\n\ndef g():", New: "    result = some_long_function_name(argument_one, argument_two, argument_four)\n\ndef g():", Fuzzy: true}, fail: "no_match"},
+		{name: "into the wrong block", text: "if (x) {\n  if (y) {\n    foo(alpha, beta, gamma, delta);\n  }\n}\nbar();\n",
+			edit: Edit{Old: "if (x) {\n  if (y) {\n    foo(alpha, beta, gamma, delt);\nbar();", New: "if (x) {\n  if (y) {\n    foo(alpha, beta, gamma, epsilon);\nbar();", Fuzzy: true}, fail: "no_match"},
+	})
+}
+
+// Lines joined by a whitespace-tolerant match keep new_string's own blank between
+// them (second red team of edits: "return (not " made "(notvalue)").
+func TestJoinedLinesKeepNewStringsBlank(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "python", text: "def f():\n    return (\n        value)\n", edit: Edit{Old: "return ( \n        ", New: "return (not "}, want: "def f():\n    return (not value)\n"},
+		{name: "sql", text: "SELECT *\n  FROM t\n", edit: Edit{Old: "SELECT * \n  ", New: "SELECT DISTINCT "}, want: "SELECT DISTINCT FROM t\n"},
+		{name: "no blank asked", text: "foo(a,\n    b)\n", edit: Edit{Old: "foo(a, \n    ", New: "foo(x,"}, want: "foo(x,b)\n"},
+	})
+}
+
+// A line new_string keeps as old_string had it keeps the file's text (tabs, alignment,
+// a Markdown line break) wherever it moved to in new_string.
+func TestKeptLinesKeepTheirSpacingAfterAnInsertion(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "tsv row removed before", text: "id\tname\n1\talice\n2\tbob\n", edit: Edit{Old: "1 alice\n2 bob", New: "2 bob"}, want: "id\tname\n2\tbob\n"},
+		{name: "tsv row added before", text: "h\tx\n1\ta\n2\tb\n3\tc\n", edit: Edit{Old: "1 a\n2 b\n3 c", New: "0\tz\n1 a\n2 b\n3 c"}, want: "h\tx\n0\tz\n1\ta\n2\tb\n3\tc\n"},
+		{name: "markdown line break", text: "line one  \nline two  \nline three\n", edit: Edit{Old: "line one\nline two\nline three", New: "line zero\nline one\nline two\nline three"}, want: "line zero\nline one  \nline two  \nline three\n"},
+	})
+}
