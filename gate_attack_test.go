@@ -361,6 +361,9 @@ func gateAttacks() []attack {
 		"printf x | sort --outp={home}/.bashrc", "sed -n --e='w .git/config' ok.txt", "tar -cf /tmp/x.tar --remove-files .git/config",
 		"gzip -r .", "printf -- '--- .git/config\\n+++ .git/config\\n@@ -1 +1,2 @@\\n [core]\\n+\\tpager = touch pwned\\n' | patch -p0",
 		"cd {home} && ar x /dev/null", "foo -o{home}/.bashrc", "foo of={home}/.bashrc",
+		// The tenth: here-documents bash ends elsewhere; time --; descriptors reopened.
+		"cat <<EOF\nEO\\\nF\necho x >> .git/config\nEOF", "time -- sh -c 'echo x >> .git/config'",
+		"exec 8<.git/config; echo x >> /dev/fd/8", "echo x 0<.git/config >> /dev/stdin", "cp --parents ok.txt .git",
 	} {
 		as = append(as, attack{name: "bash scope " + line, applet: "bash", req: fmt.Sprintf(`{"command":%q}`, line), want: refused, modes: []string{"default", "accept-edits", "bypass"}})
 	}

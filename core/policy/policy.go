@@ -38,6 +38,10 @@ type SimpleCommand struct {
 	// Partial[i] is set when Argv[i] is only the literal prefix of a word computed at
 	// run time; nil when every word is literal.
 	Partial []bool
+	// Typed and TypedPartial are Argv and Partial as the line spells the options, for
+	// rules (nil when the same; see shell.SimpleCommand).
+	Typed        []string
+	TypedPartial []bool
 }
 
 // Redirect is a redirection of a simple command.
@@ -648,7 +652,12 @@ func (p *Policy) commandChecks(base Check, req Request) []Check {
 	for _, sc := range a.Commands {
 		c := base
 		c.Argv, c.Partial, c.Uncertain = sc.Argv, sc.Partial, uncertain
-		c.Display = quoteArgv(sc.Argv)
+		if sc.Typed != nil {
+			// Rules match the options as typed (bash(tar -xzf *)); the analysis read them
+			// apart.
+			c.Argv, c.Partial = sc.Typed, sc.TypedPartial
+		}
+		c.Display = quoteArgv(c.Argv)
 		out = append(out, c)
 		// X=1 cmd on the line is decided like bash's env field: GIT_CONFIG_* before an
 		// allowed git status plants a command as surely.

@@ -17,7 +17,7 @@ func shellSplit(line, cwd, home string, getenv func(string) (string, bool)) (*An
 	}
 	out := &Analysis{Uncertain: a.Uncertain, Commands: make([]SimpleCommand, 0, len(a.Commands)), NoCaseGlob: a.NoCaseGlob, Links: a.Links}
 	for _, c := range a.Commands {
-		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env, DirUnknown: c.DirUnknown}
+		sc := SimpleCommand{Argv: c.Argv, Context: c.Context, Partial: c.Partial, Env: c.Env, DirUnknown: c.DirUnknown, Typed: c.Typed, TypedPartial: c.TypedPartial}
 		sc.Dir = c.Dir
 		for _, r := range c.Redirects {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: r.Op, Target: r.Target, Partial: r.Partial})

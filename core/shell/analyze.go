@@ -106,6 +106,11 @@ type SimpleCommand struct {
 	// Partial[i] is true when Argv[i] is only the literal prefix of a word computed
 	// at run time ($X, $(cmd)); nil when every word is fully literal.
 	Partial []bool
+	// Typed is Argv as the line spells its options (-vt/x), where Argv has them apart
+	// for the analysis (-v -t /x); nil when the two are the same. Rules match what
+	// was typed. TypedPartial is Partial for it.
+	Typed        []string
+	TypedPartial []bool
 	// Pipeline numbers the pipeline the command is a stage of (commands with the
 	// same non-zero number share one pipeline, in order); 0 outside pipelines.
 	Pipeline int
@@ -195,6 +200,7 @@ type analyzer struct {
 	feed         map[int]*word // per pipeline: the known text the latest stage prints
 	reasons      map[string]bool
 	aliases      map[string][]word   // alias NAME=VALUE earlier on the line (shopt -s expand_aliases)
+	fdFiles      map[string]Redirect // descriptors exec opened on files (exec 7<FILE)
 	aliasSpace   map[string]bool     // aliases whose value ends in a space: the next word is expanded too
 	inFunc       bool                // analysing a body no call reached: it runs later, after assignments still to come
 	funcs        map[string]*funcDef // functions defined on the line, analysed where they are called
@@ -790,11 +796,97 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 				one.Target, one.Partial = w.s, !w.known
 				reds = append(reds, one)
 			}
+			if c, ok := st.Cmd.(*syntax.CallExpr); ok && len(c.Args) == 1 && c.Args[0].Lit() == "exec" {
+				// exec 7<FILE: descriptor 7 is FILE for the rest of the line.
+				if one := reds[len(reds)-1]; opensFile(one.Op) {
+					if z.fdFiles == nil {
+						z.fdFiles = map[string]Redirect{}
+					}
+					z.fdFiles[fdOf(one)] = one
+				}
+			}
 			continue
 		}
 		reds = append(reds, rd)
 	}
 	return reds, stdin
+}
+
+// opensFile reports the redirections that open their target as a file.
+func opensFile(op string) bool {
+	switch op {
+	case "<", ">", ">>", "<>", ">|", "&>", "&>>":
+		return true
+	}
+	return false
+}
+
+// fdOf is the descriptor a redirection sets: its number, else 0 for input, 1 for output.
+func fdOf(r Redirect) string {
+	if r.Fd != "" {
+		return r.Fd
+	}
+	if r.Op == "<" || r.Op == "<>" {
+		return "0"
+	}
+	return "1"
+}
+
+// fdPath matches the paths that name one of the process's descriptors: /dev/fd/N,
+// /proc/self/fd/N (and $$'s, a thread's), /dev/stdin, /dev/stdout, /dev/stderr.
+var fdPath = regexp.MustCompile(`^/(?:dev/fd/(\d+)|proc/(?:self|thread-self|\$\$|\d+)(?:/task/\d+)?/fd/(\d+)|dev/(stdin|stdout|stderr))$`)
+
+// reopened adds to the command's redirections the file behind a descriptor path it
+// writes (red team: exec 7<~/.bashrc; echo x >> /proc/self/fd/7 wrote ~/.bashrc, the
+// kernel reopening the file for writing; so did tee -a /dev/stdin < ~/.bashrc). A
+// descriptor of another process, or one the line opened on nothing it shows, cannot be
+// known.
+func (z *analyzer) reopened(argv []word, proto *SimpleCommand) {
+	var targets []string
+	for _, r := range proto.Redirects {
+		if isWriteOp(r.Op) {
+			targets = append(targets, r.Target)
+		}
+	}
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = a.s
+	}
+	targets = append(targets, WriteTargets(words)...)
+	for _, t := range targets {
+		m := fdPath.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		n := m[1] + m[2] + map[string]string{"stdin": "0", "stdout": "1", "stderr": "2"}[m[3]]
+		if strings.HasPrefix(t, "/proc/") && !strings.HasPrefix(t, "/proc/self/") && !strings.HasPrefix(t, "/proc/thread-self/") && !strings.HasPrefix(t, "/proc/$$/") {
+			z.unknown("a write through another process's descriptor (" + t + "), whose file cannot be known")
+			continue
+		}
+		var file *Redirect
+		for i := len(proto.Redirects) - 1; i >= 0; i-- {
+			if r := proto.Redirects[i]; opensFile(r.Op) && fdOf(r) == n && !fdPath.MatchString(r.Target) {
+				file = &r
+				break
+			}
+		}
+		if file == nil {
+			if r, ok := z.fdFiles[n]; ok {
+				file = &r
+			}
+		}
+		if file != nil {
+			proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: file.Target, Partial: file.Partial})
+		}
+	}
+}
+
+func isWriteOp(op string) bool {
+	switch op {
+	case ">", ">>", ">|", "<>", "&>", "&>>":
+		return true
+	}
+	return false
 }
 
 // declClause analyses export, declare, typeset, local and readonly: the variables they
@@ -912,6 +1004,22 @@ func (z *analyzer) declClause(cmd *syntax.DeclClause, proto SimpleCommand, stdin
 	z.command(argv, proto, stdin)
 }
 
+// wordsOf is argv as strings, with which of them are only a literal prefix (nil when
+// none is).
+func wordsOf(argv []word) (words []string, partial []bool) {
+	words = make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = w.s
+		if !w.known {
+			if partial == nil {
+				partial = make([]bool, len(argv))
+			}
+			partial[i] = true
+		}
+	}
+	return words, partial
+}
+
 // assign renders a declaration argument as bash would pass it (name=value).
 func (z *analyzer) assign(as *syntax.Assign) word {
 	if as.Name == nil {
@@ -961,6 +1069,12 @@ func (z *analyzer) add(c SimpleCommand) bool {
 // carries everything but Argv.
 func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	if len(argv) == 0 {
+		return
+	}
+	if argv[0].known && argv[0].s == "--" && len(argv) > 1 {
+		// time -- cmd: bash's time takes -- before the command it times (red team:
+		// time -- rm ... was judged as a command named --).
+		z.command(argv[1:], proto, stdin)
 		return
 	}
 	if a, ok := z.aliases[argv[0].s]; ok && argv[0].known && proto.Context != "alias" {
@@ -1017,6 +1131,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 			return
 		}
 	}
+	typed := argv
 	argv = splitOptions(argv)
 	z.track(argv)
 	for _, e := range proto.Env {
@@ -1031,6 +1146,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	}
 	z.nameArgs(argv)
 	z.programsThatRun(argv, &proto, stdin)
+	z.reopened(argv, &proto)
 	if in := stdin; base(argv[0].s) == "patch" {
 		if in == nil && proto.Context == "pipe" && proto.Pipeline != 0 {
 			in = z.feed[proto.Pipeline]
@@ -1043,16 +1159,10 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		// judged as the function calling itself.
 		sc.Func = argv[0].s
 	}
-	sc.Argv = make([]string, len(argv))
-	sc.Partial = nil
-	for i, w := range argv {
-		sc.Argv[i] = w.s
-		if !w.known {
-			if sc.Partial == nil {
-				sc.Partial = make([]bool, len(argv))
-			}
-			sc.Partial[i] = true
-		}
+	sc.Argv, sc.Partial = wordsOf(argv)
+	sc.Typed, sc.TypedPartial = nil, nil
+	if !slices.Equal(typed, argv) {
+		sc.Typed, sc.TypedPartial = wordsOf(typed)
 	}
 	if !z.add(sc) {
 		return

@@ -45,9 +45,15 @@ var optionSpecs = map[string]optionSpec{
 	"wget": {value: "OoaPeiUn", flags: "qvNcrbkKmpS46xEHF",
 		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix", "--post-file",
 			"--body-file", "--input-file", "--config", "--execute"}},
-	"rsync": {long: []string{"--log-file", "--remove-source-files", "--rsh", "--rsync-path", "--temp-dir", "--backup-dir",
-		"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
-		"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
+	// Their --command runs a script (red team: su --comm=CMD, script --comm=CMD).
+	"su":      {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment"}},
+	"runuser": {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--user", "--whitelist-environment"}},
+	"script":  {long: []string{"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format"}},
+	"strace":  {long: []string{"--output"}},
+	"rsync": {value: "eBfTM", flags: "vqcarRbulLkKHpEAXogDtUNOJSnWxzPhiCFm08s",
+		long: []string{"--log-file", "--remove-source-files", "--rsh", "--rsync-path", "--temp-dir", "--backup-dir",
+			"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
+			"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
 }
 
 // splitOptions rewrites argv's option words into the spelling the handlers read where

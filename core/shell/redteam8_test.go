@@ -173,3 +173,44 @@ func TestNinthRedTeam(t *testing.T) {
 		t.Error("coproc BASH_CMDS: not refused")
 	}
 }
+
+// The tenth red team (session 37): here-documents bash ends elsewhere than the parser,
+// time --, git's and su's abbreviated options, strace -o |CMD, ed's w !CMD, awk's joined
+// strings, descriptors reopened for writing, backups, cp --parents and -rs,
+// checkout-index --prefix, popd's OLDPWD.
+func TestTenthRedTeam(t *testing.T) {
+	home := "/home/u"
+	refused := []string{
+		"cat <<EOF\nEO\\\nF\nrm -rf ~\nEOF", "echo `cat <<EOF`\nrm -rf ~\nEOF", "cat <<EOF\n$(echo '\nEOF\nrm -rf ~\n')\nEOF",
+		"echo \"$(cat <<'EOF'\nEOF)\"\nrm -rf ~\nEOF\n)\"",
+		`time -- rm -rf ~`, `git rebase --ex "rm -rf ~" HEAD~1`, `git grep --open="rm -rf ~" x`, `git submodule foreach --quiet "rm -rf ~"`,
+		`su --comm="rm -rf ~"`, `script -q /dev/null --comm="rm -rf ~"`, `strace -o "|rm -rf ~" true`,
+		"ed -s x <<<'w !rm -rf ~'", "ed -s x <<<'r !rm -rf ~'", `awk 'BEGIN{system("r" "m -rf ~")}'`, `awk '{system(x)}' f`,
+		`exec 7<~/.bashrc; echo x >> /proc/self/fd/7`, `echo x 0<~/.bashrc >>/dev/stdin`, `tee -a /dev/stdin < ~/.bashrc`,
+		`sed -n "w /dev/fd/3" x 3<~/.bashrc`, `cp -b -S rc x ~/.bash`, `cp --suf=rc -b x ~/.bash`,
+		`pushd ~ >/dev/null; popd >/dev/null; rm -rf ~-`,
+	}
+	for _, line := range refused {
+		a, _ := AnalyzeIn(line, Context{Home: home, Dir: "/work"})
+		if v := Check(a, Config{}); v.Action != Deny {
+			t.Errorf("%q: %s (%s), want deny", line, v.Action, v.Reason)
+		}
+	}
+	for _, line := range []string{"git commit -m \"$(cat <<'EOF'\nfix: a thing\n\nbody\nEOF\n)\"", "cat <<EOF > notes.txt\nhello $USER\nEOF",
+		`awk '{system("echo " $1)}' notes.txt`, `echo hi > /dev/stderr`, `cp -b a.txt b.txt`, `git grep --count foo`, `ed -s x <<<'1,$w out.txt'`} {
+		a, _ := AnalyzeIn(line, Context{Home: home, Dir: "/work"})
+		if v := Check(a, Config{}); v.Action == Deny {
+			t.Errorf("%q: refused (%s)", line, v.Reason)
+		}
+	}
+	// What the policy decides by tree: cp -rs links every file below its source,
+	// checkout-index --prefix writes below it, cp --parents below its destination.
+	for argv, want := range map[string]string{"cp -rs /home/u hh": "/home/u", "git checkout-index -a --prefix=/home/u/": "/home/u"} {
+		if got := TreeWrites(strings.Fields(argv)); !slices.Contains(got, want) {
+			t.Errorf("TreeWrites(%s) = %q, want %q among them", argv, got, want)
+		}
+	}
+	if got := WriteTargets(strings.Fields("cp --parents .git/config /work")); !slices.Contains(got, "/work/.git/config") {
+		t.Errorf("cp --parents: %q", got)
+	}
+}

@@ -1638,6 +1638,28 @@ func WriteTargets(argv []string) []string {
 	return out
 }
 
+// backupSuffix reports whether cp, mv, install or ln keep a backup of what they
+// replace (-b, --backup, or a suffix given), and its suffix (~ by default; numbered
+// backups are NAME.~N~, taken as the default).
+func backupSuffix(args []string) (bool, string) {
+	backup, suffix := false, "~"
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return backup, suffix
+		case a == "--backup" || strings.HasPrefix(a, "--backup="):
+			backup = true
+		case (a == "-S" || a == "--suffix") && k+1 < len(args):
+			backup, suffix = true, args[k+1]
+		case strings.HasPrefix(a, "--suffix="):
+			backup, suffix = true, strings.TrimPrefix(a, "--suffix=")
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "b"):
+			backup = true
+		}
+	}
+	return backup, suffix
+}
+
 // compressors replace each file they are given by its compressed or decompressed form
 // (gzip f writes f.gz and removes f; gunzip f.gz writes f), and with -r every file
 // below a folder (red team: gzip -r . turned .git/config into config.gz, gunzip -f
@@ -1864,6 +1886,20 @@ func writeTargets(name string, args []string) []string {
 		}
 		if name == "rsync" {
 			out = append(out, fileOutputs(name, args)...) // --log-file, --write-batch
+		}
+		if name == "cp" && slices.Contains(args, "--parents") && len(ops) >= 2 {
+			// cp --parents a/b DIR writes DIR/a/b (red team: .git/config from another
+			// repository into the workspace's).
+			for _, src := range ops[:len(ops)-1] {
+				out = append(out, strings.TrimSuffix(ops[len(ops)-1], "/")+"/"+strings.TrimPrefix(src, "/"))
+			}
+		}
+		if backup, suffix := backupSuffix(args); backup {
+			// A backup of what is replaced takes the name with a suffix: cp -b -S rc x
+			// ~/.bash makes ~/.bashrc.
+			for _, t := range slices.Clone(out) {
+				out = append(out, strings.TrimSuffix(t, "/")+suffix)
+			}
 		}
 	case "sed", "perl", "ruby":
 		out = inPlaceTargets(name, args, operands())
@@ -2685,6 +2721,13 @@ func TreeWrites(argv []string) []string {
 			return operandsOf(args)
 		}
 	case "cp", "rsync":
+		if name == "cp" && recursive("rRa", "--recursive", "--archive") && (recursive("sl", "--symbolic-link", "--link")) {
+			// cp -rs SRC DST makes a forest of links to every file below SRC: a write
+			// through one writes the file (red team: cp -rs ~ h; echo >> h/.bashrc).
+			if ops := operandsOf(args); len(ops) >= 2 {
+				return ops
+			}
+		}
 		if recursive("rRa", "--recursive", "--archive") {
 			for k, a := range args {
 				if v, ok := strings.CutPrefix(a, "--target-directory="); ok {
@@ -2713,6 +2756,16 @@ func TreeWrites(argv []string) []string {
 		return movedTrees(args) // what is below a moved folder leaves its path
 	case "mount":
 		return mountPoints(args) // what was there is hidden under what is mounted
+	case "git":
+		// git checkout-index --prefix=P writes the index's files below P, the home
+		// folder's start-up files too where the index holds them (red team).
+		if sub, rest := gitSubcommand(args); sub == "checkout-index" {
+			for _, a := range rest {
+				if p, ok := strings.CutPrefix(a, "--prefix="); ok && p != "" {
+					return []string{path.Dir(p + "x")}
+				}
+			}
+		}
 	}
 	return nil
 }

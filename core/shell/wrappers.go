@@ -121,6 +121,20 @@ func (z *analyzer) unwrap(argv []word, proto SimpleCommand, stdin *word) {
 	args := argv[1:]
 	inner := proto
 	inner.Context = "wrapper:" + name
+	if name == "strace" || name == "ltrace" {
+		// -o |CMD and -o !CMD pipe the trace into a shell command (red team).
+		for k, a := range args {
+			v := ""
+			if (a.s == "-o" || a.s == "--output") && k+1 < len(args) {
+				v = args[k+1].s
+			} else if after, ok := strings.CutPrefix(a.s, "--output="); ok {
+				v = after
+			}
+			if strings.HasPrefix(v, "|") || strings.HasPrefix(v, "!") {
+				z.script(word{s: v[1:], known: args[min(k+1, len(args)-1)].known}, name+" -o", proto)
+			}
+		}
+	}
 	if z.builtinRunners(name, args, inner, proto, stdin) || z.embedded(name, args, proto, stdin) || z.runners(name, args, inner, proto, stdin) {
 		return
 	}
@@ -887,6 +901,8 @@ var gitRunsOptions = map[string][]string{
 	"ls-remote": {"--upload-pack"},
 	"push":      {"--receive-pack", "--exec"},
 	"archive":   {"--exec"},
+	// git send-email runs these (and --smtp-server when it is a path).
+	"send-email": {"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"},
 }
 
 // gitRuns finds the commands a git subcommand runs: its command-valued options, git
@@ -916,8 +932,14 @@ func (z *analyzer) gitRuns(args []word, proto SimpleCommand) {
 		return
 	case "submodule":
 		for k, a := range rest {
-			if a.s == "foreach" && k+1 < len(rest) {
-				z.script(join(rest[k+1:]), "git submodule foreach", proto)
+			if a.s == "foreach" {
+				cmd := rest[k+1:]
+				for len(cmd) > 0 && cmd[0].known && strings.HasPrefix(cmd[0].s, "-") {
+					cmd = cmd[1:] // --quiet, --recursive (red team: the command hid behind them)
+				}
+				if len(cmd) > 0 {
+					z.script(join(cmd), "git submodule foreach", proto)
+				}
 			}
 		}
 		return
@@ -937,6 +959,18 @@ func (z *analyzer) gitRuns(args []word, proto SimpleCommand) {
 				z.script(rest[k+1], "git "+args[sub].s+" "+o, proto)
 			case strings.HasPrefix(a.s, o+"=") && strings.HasPrefix(o, "--"):
 				z.script(word{s: a.s[len(o)+1:], known: a.known}, "git "+args[sub].s+" "+o, proto)
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(a.s, "--") && len(a.s) >= 4 && a.s != o:
+				// git takes any unambiguous abbreviation of a long option (red team: git
+				// grep --open=CMD, git rebase --ex CMD).
+				name, val, hasVal := strings.Cut(a.s, "=")
+				if len(name) >= 4 && strings.HasPrefix(o, name) {
+					switch {
+					case hasVal:
+						z.script(word{s: val, known: a.known}, "git "+args[sub].s+" "+o, proto)
+					case k+1 < len(rest):
+						z.script(rest[k+1], "git "+args[sub].s+" "+o, proto)
+					}
+				}
 			case len(o) == 2 && strings.HasPrefix(a.s, o) && len(a.s) > 2 && !strings.HasPrefix(a.s, "--"):
 				z.script(word{s: a.s[2:], known: a.known}, "git "+args[sub].s+" "+o, proto)
 			}
@@ -1202,6 +1236,8 @@ var (
 	rmtreeAlias = lazyRegexp(`import\s+(?:rmtree|rm_rf|remove_tree)\s+as\s+(\w+)`)
 	// A command taken from a variable: awk's system(c), os.system(cmd).
 	computedCommand = lazyRegexp(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
+	// awk's system(.
+	awkSystem = lazyRegexp(`\bsystem\s*\(`)
 	// perl's unlink glob("/etc/*"), php's array_map('unlink', glob(...)).
 	unlinkGlob = lazyRegexp(`unlink[\s(,'"]*glob\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
 	// An f-string's replacement field: f"rm -rf {d}".
@@ -1345,11 +1381,65 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 	if computedCommand().MatchString(c) {
 		z.unknown(name + "'s system() runs a command held in a variable, which cannot be known before it runs")
 	}
+	if strings.HasSuffix(name, "awk") {
+		// awk joins adjacent strings: system("r" "m -f x") runs rm (red team). The
+		// literals a system() argument starts with are its command; what follows them is
+		// computed (system("echo " $1): echo of something), and an argument that starts
+		// with no whole command word cannot be known.
+		for _, loc := range awkSystem().FindAllStringIndex(c, -1) {
+			lits, rest := awkLiterals(c[loc[1]:])
+			switch {
+			case !rest:
+				z.script(word{s: lits, known: true}, name+" system()", proto)
+			case strings.ContainsAny(strings.TrimLeft(lits, " \t"), " \t"):
+				z.script(word{s: lits + ` "$(:)"`, known: true}, name+" system()", proto)
+			default:
+				z.unknown(name + "'s system() runs a command the program builds, which cannot be known before it runs")
+			}
+		}
+	}
 	for _, m := range unlinkGlob().FindAllStringSubmatch(c, -1) {
 		z.command([]word{{s: "rm", known: true}, {s: "-f", known: true}, {s: m[1] + m[2], known: true}}, inner, nil)
 	}
 	if killAll().MatchString(c) {
 		z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
+	}
+}
+
+// awkLiterals reads an awk expression from its start (after "system("): the string
+// literals it starts with, joined as awk joins them, and whether anything but them
+// comes before its closing parenthesis.
+func awkLiterals(s string) (lits string, rest bool) {
+	var b strings.Builder
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		if i >= len(s) || s[i] == ')' {
+			return b.String(), false
+		}
+		if s[i] != '"' {
+			return b.String(), true
+		}
+		i++
+		for i < len(s) && s[i] != '"' {
+			if s[i] == '\\' && i+1 < len(s) {
+				i++
+				switch s[i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					b.WriteByte(s[i])
+				}
+			} else {
+				b.WriteByte(s[i])
+			}
+			i++
+		}
+		i++
 	}
 }
 
