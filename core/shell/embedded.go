@@ -511,6 +511,11 @@ func (z *analyzer) exOne(name, c string, proto SimpleCommand, stdin *word, depth
 	case exAbbrev(verb, "r", "read") || exAbbrev(verb, "w", "write") || exAbbrev(verb, "wq", "wq") || exAbbrev(verb, "x", "xit") || exAbbrev(verb, "sav", "saveas") || exAbbrev(verb, "up", "update"):
 		if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "!") && !bang {
 			z.script(word{s: t[1:], known: true}, name+" :"+verb+" !", proto)
+			if f := strings.Fields(t[1:]); !exAbbrev(verb, "r", "read") && len(f) > 0 && (shells[base(f[0])] || codeRunners[base(f[0])]) {
+				// :w !sh runs the buffer, which the line builds as it likes (red team:
+				// -c "norm irm -f x" -c "w !sh").
+				z.unknown(name + "'s :w !" + base(f[0]) + " runs the text being edited, which cannot be known here")
+			}
 			return
 		}
 		target := strings.TrimSpace(strings.TrimPrefix(arg, ">>"))

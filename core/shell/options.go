@@ -45,6 +45,12 @@ var optionSpecs = map[string]optionSpec{
 	"wget": {value: "OoaPeiUn", flags: "qvNcrbkKmpS46xEHF",
 		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix", "--post-file",
 			"--body-file", "--input-file", "--config", "--execute"}},
+	// vim's clustered flags: -esc CMD is -e -s -c CMD (red team).
+	"vim":  {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
+	"vi":   {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
+	"nvim": {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
+	"ex":   {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
+	"view": {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
 	// Their --command runs a script (red team: su --comm=CMD, script --comm=CMD).
 	"su":      {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment"}},
 	"runuser": {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--user", "--whitelist-environment"}},

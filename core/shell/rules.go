@@ -693,6 +693,16 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 					return deny("protected-write", protected, name, t+" ("+m+")"), true
 				}
 			}
+			if name == "split" || name == "csplit" {
+				// The names it makes need not exist yet: any protected name the pattern
+				// spells.
+				n := w.norm(t)
+				for _, pat := range w.cfg.ProtectedFiles {
+					if !strings.ContainsAny(pat, "*?[") && match(n, pat) {
+						return deny("protected-write", protected, name, t+" ("+pat+")"), true
+					}
+				}
+			}
 		}
 	}
 	if w.on("unknown-operand") && c.Partial != nil {

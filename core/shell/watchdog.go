@@ -1453,6 +1453,9 @@ func (w *watch) norm(p string) string {
 	return path.Clean(p)
 }
 
+// curlOutputVar matches curl's -w %output{FILE} (and %output{>>FILE}).
+var curlOutputVar = lazyRegexp(`%output\{(?:>>)?([^}]+)\}`)
+
 // procRoot matches /proc/PID/root and /proc/PID/cwd, and what follows them.
 var procRoot = lazyRegexp(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
 
@@ -2287,7 +2290,13 @@ func splitOutputs(name string, args []string) []string {
 	if name == "split" && len(ops) >= 2 {
 		prefix = ops[1]
 	}
-	return []string{prefix + "aa" + suffix, prefix + "00" + suffix}
+	// The names are PREFIX, a suffix of letters or digits (two, or -a N, growing past
+	// that), then --additional-suffix: ~/.bash, r and c make ~/.bashrc (red team).
+	out := []string{prefix + "aa" + suffix, prefix + "00" + suffix}
+	for n := 1; n <= 4; n++ {
+		out = append(out, prefix+strings.Repeat("?", n)+suffix)
+	}
+	return out
 }
 
 // remoteNamed are the files a downloader names after the URL in a folder it is given:
@@ -2365,6 +2374,28 @@ func outputOption(name string, args []string) []string {
 					out = append(out, next)
 				}
 				break
+			}
+		}
+	}
+	if name == "curl" {
+		// --output-dir DIR holds what -o names (red team: --output-dir ~ -o .bashrc),
+		// and -w %output{FILE} writes FILE.
+		dir := ""
+		for k, a := range args {
+			if a == "--output-dir" && k+1 < len(args) {
+				dir = args[k+1]
+			} else if v, ok := strings.CutPrefix(a, "--output-dir="); ok {
+				dir = v
+			}
+			for _, m := range curlOutputVar().FindAllStringSubmatch(a, -1) {
+				out = append(out, m[1])
+			}
+		}
+		if dir != "" {
+			for i, o := range out {
+				if !path.IsAbs(o) && !strings.HasPrefix(o, "~") && o != "-" {
+					out[i] = strings.TrimSuffix(dir, "/") + "/" + o
+				}
 			}
 		}
 	}

@@ -577,7 +577,8 @@ func (z *analyzer) xargs(args, rest []word, inner SimpleCommand, stdin *word) {
 // see exCommand).
 var scriptOptions = map[string][]string{
 	"nodemon": {"--exec", "-x"}, "entr": {"-s"}, "npx": {"-c", "--call"}, "nix-shell": {"--run", "--command"},
-	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script"},
+	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script", "--rsh-command"},
+	"sort":   {"--compress-program"},
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
 	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
@@ -1524,7 +1525,8 @@ func extArgv(cmd string, known bool) []word {
 // gitCommandKeys are git config keys whose value is a command git runs.
 var gitCommandKeys = map[string]bool{"core.pager": true, "core.editor": true, "core.fsmonitor": true,
 	"core.sshcommand": true, "core.askpass": true, "diff.external": true, "sequence.editor": true,
-	"credential.helper": true, "gpg.program": true, "core.gitproxy": true, "uploadpack.packobjectshook": true}
+	"credential.helper": true, "gpg.program": true, "core.gitproxy": true, "uploadpack.packobjectshook": true,
+	"core.alternaterefscommand": true}
 
 // gitCommandKey reports a git config key whose value is a command git runs: the fixed
 // ones, and the sections' command keys (pager.*, filter.*.clean/smudge/process,
@@ -1536,7 +1538,7 @@ func gitCommandKey(key string) bool {
 	last := key[strings.LastIndexByte(key, '.')+1:]
 	switch last {
 	case "clean", "smudge", "process", "uploadpack", "receivepack", "cmd", "command", "textconv", "program",
-		"helper", "sshcommand", "proxy", "editor", "askpass":
+		"helper", "sshcommand", "proxy", "editor", "askpass", "driver":
 		return strings.Count(key, ".") >= 1 && !strings.HasPrefix(key, "http.")
 	}
 	return false
