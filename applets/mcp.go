@@ -68,8 +68,15 @@ func (m *MCP) Run(ctx context.Context, env *core.Env) (*core.Result, error) {
 // mcpStopWait bounds how long a signalled server waits for its calls to stop.
 const mcpStopWait = 15 * time.Second
 
-// runningCalls counts the tool calls in progress.
-type runningCalls struct{ n atomic.Int64 }
+// runningCalls counts the tool calls in progress, and bounds how many run at once.
+type runningCalls struct {
+	n     atomic.Int64
+	slots chan struct{} // MCPMaxCalls; made by newMCPServer
+}
+
+// MCPMaxCalls is how many tool calls one server runs at once; more wait for a free
+// slot (a cancel ends the wait), so a client cannot start commands without bound.
+const MCPMaxCalls = 16
 
 // wait returns once no call runs, or after max.
 func (c *runningCalls) wait(max time.Duration) {
@@ -87,6 +94,9 @@ func NewMCPServer(env *core.Env, only string) (*mcp.Server, error) {
 
 // newMCPServer is NewMCPServer whose calls are also interrupted when stop is done.
 func newMCPServer(env *core.Env, only string, stop context.Context, calls *runningCalls) (*mcp.Server, error) {
+	if calls.slots == nil {
+		calls.slots = make(chan struct{}, MCPMaxCalls)
+	}
 	var names []string // none: the whole catalog, which leaves servers out
 	if only != "" {
 		names = strings.Split(only, ",")
@@ -124,6 +134,14 @@ func mcpHandler(base *core.Env, ref core.ToolRef, stop context.Context, calls *r
 			ctx, cancel = context.WithCancel(ctx)
 			defer cancel()
 			defer context.AfterFunc(stop, cancel)()
+		}
+		select {
+		case calls.slots <- struct{}{}:
+			defer func() { <-calls.slots }()
+		case <-ctx.Done():
+			e := core.Errorf(core.CodeInterrupted, "the call was cancelled while it waited for one of the %d calls running to end", MCPMaxCalls)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: e.Message}},
+				StructuredContent: map[string]any{"error_code": string(e.Code), "error_text": e.Message}}, nil
 		}
 		env := *base
 		env.Applet, env.Stdin, env.Stdout, env.Interactive = spec.Name, nil, nil, false

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentbox/agentbox/core"
@@ -127,5 +129,39 @@ func TestMCPClientRootsWithinPinnedRoots(t *testing.T) {
 		if written := statErr == nil; written == pinned {
 			t.Errorf("pinned %v: written %v: %s", pinned, written, res.Content[0].(*mcp.TextContent).Text)
 		}
+	}
+}
+
+// TestMCPBoundsConcurrentCalls: at most MCPMaxCalls tool calls run at once; the rest
+// wait their turn and all are answered.
+func TestMCPBoundsConcurrentCalls(t *testing.T) {
+	env := coretest.Env(t, "mcp")
+	env.Specs = All
+	cs := connectMCP(t, env)
+	dir := t.TempDir()
+	cmd := `touch ` + dir + `/$$; ls ` + dir + ` | wc -l; sleep 0.4; rm ` + dir + `/$$`
+	n := MCPMaxCalls + 6
+	most := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": cmd}})
+			if err != nil || res.IsError {
+				t.Errorf("call: %v %+v", err, res)
+				most <- 0
+				return
+			}
+			k, _ := strconv.Atoi(strings.TrimSpace(res.StructuredContent.(map[string]any)["stdout"].(string)))
+			most <- k
+		})
+	}
+	wg.Wait()
+	close(most)
+	top := 0
+	for k := range most {
+		top = max(top, k)
+	}
+	if top > MCPMaxCalls || top < 2 {
+		t.Fatalf("%d calls ran at once, want 2 to %d", top, MCPMaxCalls)
 	}
 }
