@@ -1147,6 +1147,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	z.nameArgs(argv)
 	z.programsThatRun(argv, &proto, stdin)
 	z.reopened(argv, &proto)
+	z.gitApplyUnsafe(argv, &proto)
 	if in := stdin; base(argv[0].s) == "patch" {
 		if in == nil && proto.Context == "pipe" && proto.Pipeline != 0 {
 			in = z.feed[proto.Pipeline]
@@ -1868,6 +1869,40 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 			f = strings.TrimSuffix(dir, "/") + "/" + f
 		}
 		proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: f})
+	}
+}
+
+// gitApplyUnsafe decides what git apply --unsafe-paths writes (a path out of the work
+// tree too) where the line wrote the diff: the files it names, below --directory (an
+// eleventh red team: ../home/.bashrc).
+func (z *analyzer) gitApplyUnsafe(argv []word, proto *SimpleCommand) {
+	words, _ := wordsOf(argv)
+	if base(words[0]) != "git" {
+		return
+	}
+	sub, rest := gitSubcommand(words[1:])
+	if sub != "apply" || !slices.Contains(rest, "--unsafe-paths") {
+		return
+	}
+	dir := ""
+	for _, a := range rest {
+		if v, ok := strings.CutPrefix(a, "--directory="); ok {
+			dir = v
+		}
+	}
+	for _, f := range operandsOf(rest) {
+		text, ok := z.written[z.writtenKey(f)]
+		if !ok || !text.known {
+			z.unknown("git apply --unsafe-paths writes where its diff says, which the line does not show")
+			continue
+		}
+		proto.Redirects = slices.Clone(proto.Redirects)
+		for _, t := range diffTargets(text.s) {
+			if dir != "" && !path.IsAbs(t) {
+				t = strings.TrimSuffix(dir, "/") + "/" + t
+			}
+			proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: t})
+		}
 	}
 }
 

@@ -238,3 +238,48 @@ func TestTenthRedTeamSecondPart(t *testing.T) {
 		}
 	}
 }
+
+// The eleventh red team (session 37): programs that run a command the line names
+// (split --filter, logsave, perf, hyperfine, npm exec -c, go -exec, gcc -wrapper,
+// apt-get and dpkg hooks, socat, lftp, run-parts), git plumbing that writes the files
+// it is given, less's log file, scp into a folder, interpreters' copies and moves,
+// server-chosen names, gunzip -N, git apply --unsafe-paths.
+func TestEleventhRedTeam(t *testing.T) {
+	for _, line := range []string{
+		`split --filter='rm -rf ~' in`, `logsave /dev/null rm -rf ~`, `perf stat -o /dev/null rm -rf ~`, `hyperfine --runs 1 'rm -rf ~'`,
+		`npm exec -c "rm -rf ~"`, `go run -exec "rm -rf" x.go ~`, `gcc -wrapper rm,-rf,/home/u x.c`,
+		`apt-get -o APT::Update::Pre-Invoke::="rm -rf ~" update`, `dpkg --pre-invoke="rm -rf ~" -i x.deb`, `socat - EXEC:"rm -rf ~"`,
+		`lftp -c "!rm -rf ~"`, `run-parts d`,
+		`git merge-file --union ~/.bashrc /dev/null pay`, `git mailinfo ~/.bashrc p < m`, `git interpret-trailers --in-place --trailer x ~/.bashrc`,
+		`git fast-import --export-marks=/home/u/.bashrc`, `git credential-store --file ~/.bashrc store`,
+		`printf x | less -F -O ~/.bashrc`,
+		`python3 -c 'import shutil; shutil.copy("in", "/home/u/.bashrc")'`, `python3 -c 'import shutil; shutil.move("/home/u", "/tmp/x")'`,
+		`perl -MFile::Path=remove_tree -e "remove_tree(q(/home/u))"`, `node -e 'require("fs").copyFileSync("in", "/home/u/.bashrc")'`,
+		`python3 -c 'import pathlib; pathlib.Path("/home/u/.bashrc").write_text("x")'`,
+		`cd ~ && curl -sOJ http://127.0.0.1:1/x`, `cd ~ && wget --content-disposition http://x/y`,
+		"printf -- '--- /home/u/.bashrc\\n+++ /home/u/.bashrc\\n' > x.diff && git apply --unsafe-paths x.diff",
+	} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action != Deny {
+			t.Errorf("%q: %s (%s), want deny", line, v.Action, v.Reason)
+		}
+	}
+	for _, line := range []string{`go test ./...`, `hyperfine "sleep 0.1"`, `perf stat ls`, `git merge-file -p a b c`, `less README.md`,
+		`scp a.txt host:/tmp/`, `python3 -c 'import shutil; shutil.copy("a.txt", "b.txt")'`, `curl -OJ https://e.com/f`, `git apply fix.diff`,
+		`git commit --file=msg.txt`} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action == Deny {
+			t.Errorf("%q: refused (%s)", line, v.Reason)
+		}
+	}
+	home := t.TempDir() // scp into a folder that is there: the file keeps its name
+	if a, _ := AnalyzeIn("scp .bashrc "+home, Context{Home: home, Dir: "/work"}); Check(a, Config{}).Action != Deny {
+		t.Error("scp .bashrc ~: not refused")
+	}
+	if got := TreeWrites(strings.Fields("git worktree add --detach /home/u/.ssh")); !slices.Contains(got, "/home/u/.ssh") {
+		t.Errorf("worktree add: %q", got)
+	}
+	if got := WriteTargets(strings.Fields("git init --separate-git-dir=gd")); !slices.Contains(got, ".git") {
+		t.Errorf("init --separate-git-dir: %q", got)
+	}
+}

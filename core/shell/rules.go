@@ -693,7 +693,7 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 					return deny("protected-write", protected, name, t+" ("+m+")"), true
 				}
 			}
-			if name == "split" || name == "csplit" {
+			if name == "split" || name == "csplit" || name == "curl" || name == "wget" {
 				// The names it makes need not exist yet: any protected name the pattern
 				// spells.
 				n := w.norm(t)

@@ -646,7 +646,7 @@ func firstOperand(argv []string, from int) int {
 // source, so cp -t ~ .bashrc writes ~/.bashrc.
 func (w *watch) intoDirs(name string, args []string) []string {
 	switch name {
-	case "cp", "mv", "install", "ln", "rsync":
+	case "cp", "mv", "install", "ln", "rsync", "scp":
 	default:
 		return nil
 	}
@@ -1638,6 +1638,9 @@ func WriteTargets(argv []string) []string {
 	if dir := extractInto(name, args); dir != "" {
 		out = append(out, strings.TrimSuffix(dir, "/")+"/pre-commit")
 	}
+	// A name the server chooses (curl -OJ: DIR/?*) is the watchdog's to judge against
+	// the protected files; as a path for the rules it would match every entry there.
+	out = slices.DeleteFunc(out, func(t string) bool { return strings.HasSuffix(t, "/?*") })
 	return out
 }
 
@@ -1680,6 +1683,14 @@ func compressorWrites(name string, args []string) (files, trees []string) {
 		return nil, nil
 	}
 	decompress := suffix == "" || hasFlag(args, "d", "decompress") || hasFlag(args, "", "uncompress")
+	if decompress && hasFlag(args, "N", "name") {
+		// gunzip -N restores the name the archive holds, in the file's folder (red
+		// team: .bashrc in the home folder).
+		for _, f := range operandsOf(args) {
+			trees = append(trees, path.Dir(f))
+		}
+		return files, trees
+	}
 	for k, a := range args {
 		if v, ok := strings.CutPrefix(a, "--suffix="); ok {
 			suffix = v
@@ -1777,6 +1788,22 @@ func gitConfigWrites(args []string) []string {
 
 // writeTargets lists the files a command writes by its operands.
 func writeTargets(name string, args []string) []string {
+	if name == "less" {
+		// less -o/-O FILE and --log-file copy what it shows into FILE (red team:
+		// script -c "... | less -O ~/.bashrc").
+		var out []string
+		for k, a := range args {
+			switch {
+			case (a == "-o" || a == "-O") && k+1 < len(args):
+				out = append(out, args[k+1])
+			case (strings.HasPrefix(a, "-o") || strings.HasPrefix(a, "-O")) && len(a) > 2:
+				out = append(out, a[2:])
+			case strings.HasPrefix(a, "--log-file=") || strings.HasPrefix(a, "--LOG-FILE="):
+				out = append(out, a[len("--log-file="):])
+			}
+		}
+		return out
+	}
 	if files, _ := compressorWrites(name, args); len(files) > 0 {
 		return files
 	}
@@ -2162,7 +2189,37 @@ func gitOutputs(args []string) []string {
 		}
 		out = append(out, val)
 	}
+	// Plumbing that writes the files it is given (an eleventh red team: merge-file
+	// --union ~/.bashrc, mailinfo MSG PATCH, interpret-trailers --in-place, marks files,
+	// credential-store --file, index-pack -o, read-tree --index-output,
+	// --build-fake-ancestor, --separate-git-dir, which turns .git into a file).
+	for k, a := range rest {
+		for _, o := range []string{"--export-marks", "--file", "--index-output", "--build-fake-ancestor", "--separate-git-dir"} {
+			if o == "--file" && sub != "credential-store" {
+				continue // commit --file, tag --file read theirs
+			}
+			if v, ok := strings.CutPrefix(a, o+"="); ok {
+				out = append(out, v)
+			} else if a == o && k+1 < len(rest) {
+				out = append(out, rest[k+1])
+			} else {
+				continue
+			}
+			if o == "--separate-git-dir" {
+				out = append(out, ".git", strings.TrimSuffix(out[len(out)-1], "/")+"/config")
+			}
+		}
+		if a == "-o" && k+1 < len(rest) && sub == "index-pack" {
+			out = append(out, rest[k+1])
+		}
+	}
 	switch ops := operandsOf(rest); {
+	case sub == "merge-file" && len(ops) >= 1 && !slices.Contains(rest, "-p") && !slices.Contains(rest, "--stdout"):
+		out = append(out, ops[0])
+	case sub == "mailinfo" && len(ops) >= 2:
+		out = append(out, ops[0], ops[1])
+	case sub == "interpret-trailers" && slices.Contains(rest, "--in-place"):
+		out = append(out, ops...)
 	case sub == "bundle" && len(ops) >= 2 && ops[0] == "create":
 		out = append(out, ops[1])
 	case sub == "init" && len(ops) >= 1:
@@ -2398,6 +2455,19 @@ func outputOption(name string, args []string) []string {
 				}
 			}
 		}
+	}
+	if name == "curl" && hasFlag(args, "J", "remote-header-name") || name == "wget" && slices.Contains(args, "--content-disposition") {
+		// The server names the file, in the output folder: any name there (red team:
+		// cd ~ && curl -OJ URL wrote ~/.profile).
+		dir := "."
+		for k, a := range args {
+			if (a == "--output-dir" || a == "-P" || a == "--directory-prefix") && k+1 < len(args) {
+				dir = args[k+1]
+			} else if _, v, ok := strings.Cut(a, "="); ok && (strings.HasPrefix(a, "--output-dir=") || strings.HasPrefix(a, "--directory-prefix=")) {
+				dir = v
+			}
+		}
+		out = append(out, strings.TrimSuffix(dir, "/")+"/?*")
 	}
 	return out
 }
@@ -2789,11 +2859,23 @@ func TreeWrites(argv []string) []string {
 		return mountPoints(args) // what was there is hidden under what is mounted
 	case "git":
 		// git checkout-index --prefix=P writes the index's files below P, the home
-		// folder's start-up files too where the index holds them (red team).
-		if sub, rest := gitSubcommand(args); sub == "checkout-index" {
+		// folder's start-up files too where the index holds them (red team); git
+		// worktree add PATH and move W PATH write a work tree there.
+		sub, rest := gitSubcommand(args)
+		if sub == "checkout-index" {
 			for _, a := range rest {
 				if p, ok := strings.CutPrefix(a, "--prefix="); ok && p != "" {
 					return []string{path.Dir(p + "x")}
+				}
+			}
+		}
+		if ops := operandsOf(rest); sub == "worktree" && len(ops) >= 2 {
+			switch ops[0] {
+			case "add":
+				return ops[1:2]
+			case "move":
+				if len(ops) >= 3 {
+					return ops[2:3]
 				}
 			}
 		}

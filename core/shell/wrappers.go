@@ -578,11 +578,185 @@ func (z *analyzer) xargs(args, rest []word, inner SimpleCommand, stdin *word) {
 var scriptOptions = map[string][]string{
 	"nodemon": {"--exec", "-x"}, "entr": {"-s"}, "npx": {"-c", "--call"}, "nix-shell": {"--run", "--command"},
 	"rsync": {"-e", "--rsh", "--rsync-path"}, "tar": {"--to-command", "--checkpoint-action=exec", "-I", "--use-compress-program", "--info-script", "-F", "--new-volume-script", "--rsh-command"},
-	"sort":   {"--compress-program"},
+	"sort": {"--compress-program"},
+	// An eleventh red team's: split --filter, dpkg's and aria2c's hooks, ncat's shells.
+	"split": {"--filter"}, "dpkg": {"--pre-invoke", "--post-invoke"},
+	"aria2c": {"--on-download-complete", "--on-download-error", "--on-download-start", "--on-download-pause", "--on-download-stop", "--on-bt-download-complete"},
+	"ncat":   {"--sh-exec", "-c", "--lua-exec"}, "nc": {"-c", "--sh-exec"}, "git-instaweb": {"--browser", "-b"},
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
 	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
 	"fzf": {"--preview", "--bind"},
+}
+
+// moreRunners covers an eleventh red team's programs that run a command the line
+// names: logsave LOG CMD, lckdo LOCK CMD, ifne CMD, ccache CMD, distcc CMD, perf
+// stat|record|trace CMD, hyperfine 'CMD'..., pee and mispipe 'CMD'..., npm exec -c,
+// go run|test -exec PROG and build -toolexec PROG, gcc -wrapper PROG,ARGS, apt-get -o
+// ...::Pre-Invoke::=CMD, socat EXEC:/SYSTEM: addresses, lftp and dc's !CMD, and
+// run-parts, whose scripts the line does not show.
+func (z *analyzer) moreRunners(name string, args []word, inner, proto SimpleCommand, stdin *word) bool {
+	operands := func(from int, valueOpts string) []word {
+		for k := from; k < len(args); k++ {
+			a := args[k].s
+			switch {
+			case a == "--":
+				return args[k+1:]
+			case len(a) == 2 && a[0] == '-' && strings.IndexByte(valueOpts, a[1]) >= 0:
+				k++
+			case strings.HasPrefix(a, "-"):
+			default:
+				return args[k:]
+			}
+		}
+		return nil
+	}
+	switch name {
+	case "logsave", "lckdo":
+		if rest := operands(0, ""); len(rest) > 1 {
+			z.command(rest[1:], inner, stdin)
+		}
+		return true
+	case "ifne", "ccache", "distcc":
+		if rest := operands(0, ""); len(rest) > 0 {
+			z.command(rest, inner, stdin)
+		}
+		return true
+	case "perf":
+		if len(args) > 0 && slices.Contains([]string{"stat", "record", "trace", "kvm", "mem", "lock", "sched", "c2c"}, args[0].s) {
+			if rest := operands(1, "eoptrxGCIFcmaAdDLSjuk"); len(rest) > 0 {
+				z.command(rest, inner, stdin)
+			}
+		}
+		return true
+	case "hyperfine":
+		for k := 0; k < len(args); k++ {
+			a := args[k].s
+			switch {
+			case (a == "-p" || a == "--prepare" || a == "-c" || a == "--cleanup" || a == "-s" || a == "--setup" || a == "--conclude") && k+1 < len(args):
+				z.script(args[k+1], name+" "+a, proto)
+				k++
+			case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
+			case strings.HasPrefix(a, "-") && k+1 < len(args) && slices.Contains(hyperfineValueOptions, a):
+				if a == "-S" || a == "--shell" {
+					z.command([]word{args[k+1]}, inner, nil)
+				}
+				k++
+			case strings.HasPrefix(a, "-"):
+			default:
+				z.script(args[k], name, proto) // each command it times, run by a shell
+			}
+		}
+		return true
+	case "pee", "mispipe":
+		for _, a := range operands(0, "") {
+			z.script(a, name, proto)
+		}
+		return true
+	case "npm", "pnpm", "yarn":
+		if len(args) > 1 && (args[0].s == "exec" || args[0].s == "x" || args[0].s == "dlx") {
+			for k, a := range args[1:] {
+				if (a.s == "-c" || a.s == "--call") && k+2 < len(args) {
+					z.script(args[k+2], name+" exec "+a.s, proto)
+				} else if v, ok := strings.CutPrefix(a.s, "--call="); ok {
+					z.script(word{s: v, known: a.known}, name+" exec --call", proto)
+				}
+			}
+		}
+		return false
+	case "go":
+		// The program runs the built binary with the run's arguments.
+		for k, a := range args {
+			val, ok := "", false
+			switch {
+			case (a.s == "-exec" || a.s == "-toolexec" || a.s == "--exec" || a.s == "--toolexec") && k+1 < len(args):
+				val, ok = args[k+1].s, args[k+1].known
+			case strings.HasPrefix(a.s, "-exec=") || strings.HasPrefix(a.s, "-toolexec="):
+				_, val, _ = strings.Cut(a.s, "=")
+				ok = a.known
+			default:
+				continue
+			}
+			if !ok {
+				z.unknown("go -exec runs a program computed at run time")
+				continue
+			}
+			rest := ""
+			for _, o := range args[min(k+2, len(args)):] {
+				rest += " " + shellQuoteWord(o.s)
+			}
+			z.script(word{s: val + ` "$(:)"` + rest, known: true}, "go "+a.s, proto)
+		}
+		return false
+	case "gcc", "g++", "cc", "c++", "clang", "clang++":
+		for k, a := range args {
+			if a.s == "-wrapper" && k+1 < len(args) {
+				var argv []word
+				for _, f := range strings.Split(args[k+1].s, ",") {
+					argv = append(argv, word{s: f, known: args[k+1].known})
+				}
+				z.command(append(argv, word{}), inner, nil) // the wrapper, then the compiler's own command
+			}
+		}
+		return false
+	case "apt-get", "apt":
+		for k, a := range args {
+			v := ""
+			if a.s == "-o" && k+1 < len(args) {
+				v = args[k+1].s
+			} else if after, ok := strings.CutPrefix(a.s, "-o"); ok && after != "" {
+				v = after
+			} else if after, ok := strings.CutPrefix(a.s, "--option="); ok {
+				v = after
+			}
+			if key, cmd, ok := strings.Cut(v, "="); ok && strings.Contains(strings.ToLower(key), "invoke") {
+				z.script(word{s: cmd, known: true}, name+" -o "+key, proto)
+			}
+		}
+		return false
+	case "socat":
+		for _, a := range args {
+			low := strings.ToLower(a.s)
+			for _, p := range []string{"exec:", "system:"} {
+				if strings.HasPrefix(low, p) {
+					cmd, _, _ := strings.Cut(a.s[len(p):], ",")
+					z.script(word{s: cmd, known: a.known}, "socat "+p, proto)
+				}
+			}
+		}
+		return true
+	case "lftp", "dc":
+		for k, a := range args {
+			if (a.s == "-c" || a.s == "-e") && k+1 < len(args) {
+				for _, part := range strings.Split(args[k+1].s, ";") {
+					if t := strings.TrimSpace(part); strings.HasPrefix(t, "!") {
+						z.script(word{s: t[1:], known: args[k+1].known}, name+" !", proto)
+					}
+				}
+			}
+		}
+		return true
+	case "run-parts":
+		if !slices.ContainsFunc(args, func(a word) bool { return a.s == "--test" || a.s == "--list" }) {
+			z.unknown("run-parts runs every program in a folder, which the line does not show")
+		}
+		return true
+	}
+	return false
+}
+
+// hyperfineValueOptions are hyperfine's options that take a value.
+var hyperfineValueOptions = []string{"-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-n", "--command-name",
+	"-L", "--parameter-list", "-P", "--parameter-scan", "-D", "--parameter-step-size", "-S", "--shell", "-u", "--time-unit",
+	"-o", "--output", "--export-json", "--export-csv", "--export-markdown", "--export-asciidoc", "--export-orgmode", "--style",
+	"--sort", "-i", "--input"}
+
+// shellQuoteWord quotes s for a shell line, as one word.
+func shellQuoteWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./~=:,+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // argvOptions are options after which the rest of the line is a command the tool
@@ -649,6 +823,9 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 	}
 	if name == "start-stop-daemon" {
 		z.startStopDaemon(args, inner, stdin)
+		return true
+	}
+	if z.moreRunners(name, args, inner, proto, stdin) {
 		return true
 	}
 	subs, ok := subcommandRunners[name]
@@ -1233,6 +1410,11 @@ var (
 	// A file opened for writing from a string literal: open('/etc/passwd', 'w'),
 	// appendFileSync("~/.bashrc"), perl open F, '>>', '/x' or open(F, ">/x").
 	fileWrite = lazyRegexp(`print[^>|]*>>?\s*"([^"]+)"|(?:open\s*\(\s*(?:"([^"]*)"|'([^']*)')\s*,\s*(?:"|')(?:[wa]|r\+)|(?:appendFileSync|writeFileSync|appendFile|writeFile|File\.write|file_put_contents)\s*\(\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?(?:"|')\s*,\s*(?:"([^"]*)"|'([^']*)')|open\s*\(?\s*\w+\s*,\s*(?:"|')>>?\s*([^"']+)(?:"|'))`)
+	// A copy, move or link between two literal paths; a pathlib write; perl's
+	// remove_tree or rmtree of a q(...) literal.
+	fileCopy       = lazyRegexp(`(shutil\.(?:copy2?|copyfile|move|copytree)|os\.(?:rename|replace|symlink|link)|copyFileSync|renameSync|cpSync|symlinkSync|linkSync|File::Copy::(?:copy|move)|\bcopy|\bmove|\brename)\s*\(?\s*("[^"]*"|'[^']*'|qq?\([^)]*\))\s*,\s*("[^"]*"|'[^']*'|qq?\([^)]*\))`)
+	pathWrite      = lazyRegexp(`Path\(\s*("[^"]*"|'[^']*')\s*\)\s*\.(?:write_text|write_bytes|touch|symlink_to|hardlink_to|rename|replace|unlink|rmdir|chmod|open\(\s*["'][wa])`)
+	perlQuotedTree = lazyRegexp(`(?:remove_tree|rmtree|rmdir)\s*\(?\s*qq?\(([^)]*)\)`)
 	// An alias of a tree deleter: from shutil import rmtree as r.
 	rmtreeAlias = lazyRegexp(`import\s+(?:rmtree|rm_rf|remove_tree)\s+as\s+(\w+)`)
 	// A command taken from a variable: awk's system(c), os.system(cmd).
@@ -1372,6 +1554,35 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: strings.TrimSpace(strings.Join(m[1:], ""))})
 		z.add(sc)
 	}
+	// Copies, moves, links and pathlib writes between literal paths (an eleventh red
+	// team: shutil.copy("in", "~/.bashrc"), os.rename(".git", ...), Path(x).write_text,
+	// File::Copy, copyFileSync): a move's source goes as surely as its destination
+	// comes; perl's remove_tree(q(...)) deletes a tree.
+	for _, m := range fileCopy().FindAllStringSubmatch(c, -1) {
+		targets := []string{unquoteLiteral(m[3])}
+		if low := strings.ToLower(m[1]); strings.Contains(low, "move") || strings.Contains(low, "rename") || strings.Contains(low, "replace") {
+			targets = append(targets, unquoteLiteral(m[2])) // moved or renamed away: mv's rules judge it
+			z.command([]word{{s: "mv", known: true}, {s: unquoteLiteral(m[2]), known: true}, {s: unquoteLiteral(m[3]), known: true}}, inner, nil)
+		}
+		for _, t := range targets {
+			sc := inner
+			sc.Argv = []string{name}
+			sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: t})
+			z.add(sc)
+		}
+		if strings.Contains(m[1], "copytree") || strings.Contains(m[1], "cpSync") {
+			z.command([]word{{s: "cp", known: true}, {s: "-r", known: true}, {s: unquoteLiteral(m[2]), known: true}, {s: unquoteLiteral(m[3]), known: true}}, inner, nil)
+		}
+	}
+	for _, m := range pathWrite().FindAllStringSubmatch(c, -1) {
+		sc := inner
+		sc.Argv = []string{name}
+		sc.Redirects = append(slices.Clip(sc.Redirects), Redirect{Op: ">>", Target: unquoteLiteral(m[1])})
+		z.add(sc)
+	}
+	for _, m := range perlQuotedTree().FindAllStringSubmatch(c, -1) {
+		z.command([]word{{s: "rm", known: true}, {s: "-rf", known: true}, {s: m[1], known: true}}, inner, nil)
+	}
 	if homeRef().MatchString(c) && writeMode().MatchString(c) {
 		// open(os.path.expanduser("~") + "/.bashrc", "a"), Path.home() / ".ssh" /
 		// "authorized_keys": a start-up file written by a path built from home.
@@ -1405,6 +1616,19 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 	if killAll().MatchString(c) {
 		z.command([]word{{s: "kill", known: true}, {s: "-9", known: true}, {s: "-1", known: true}}, inner, nil)
 	}
+}
+
+// unquoteLiteral is a string literal's text: "x", 'x', q(x) or qq(x).
+func unquoteLiteral(s string) string {
+	switch {
+	case strings.HasPrefix(s, "qq(") && strings.HasSuffix(s, ")"):
+		return s[3 : len(s)-1]
+	case strings.HasPrefix(s, "q(") && strings.HasSuffix(s, ")"):
+		return s[2 : len(s)-1]
+	case len(s) >= 2 && (s[0] == '"' || s[0] == '\''):
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // awkLiterals reads an awk expression from its start (after "system("): the string
