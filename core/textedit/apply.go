@@ -19,6 +19,12 @@ type Edit struct {
 	Threshold  float64
 }
 
+// lineIndentAt is the indentation of the line that holds offset i.
+func lineIndentAt(text string, i int) string {
+	ls := strings.LastIndexByte(text[:i], '\n') + 1
+	return leading(text[ls:])
+}
+
 // Applied reports how one edit matched.
 type Applied struct {
 	Index        int     `json:"index"`
@@ -102,7 +108,19 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			}
 		}
 		changes := false
+		if len(ms) > 1 && strings.Contains(strings.TrimRight(e.New, "\r\n"), "\n") {
+			// replace_all of a multi-line new_string over places at different depths:
+			// its lines were written for one of them.
+			for _, m := range ms[1:] {
+				if m.Stage == StageExact && lineIndentAt(text, m.Start) != lineIndentAt(text, ms[0].Start) {
+					return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: replace_all puts a multi-line new_string at lines %d and %d, which are indented differently; its lines can be right for one depth only, so nothing was written. Replace each place on its own, old_string starting at the line's start", i, ms[0].Line, m.Line)}
+				}
+			}
+		}
 		for _, m := range ms {
+			if m.IndentAmbiguous(text, e.New) {
+				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string starts after line %d's indentation, and new_string's later lines read as well at the file's indentation as one level in from that line; which you meant cannot be told, so nothing was written. Start old_string at the line's start, with its indentation, and write new_string's lines as they should stand in the file", i, m.Line)}
+			}
 			if m.Stage == StageExact {
 				m.Start += keepLead // the kept breaks; a tolerant match starts after them
 			}

@@ -2,6 +2,7 @@ package textedit
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -390,18 +391,28 @@ func (m Match) Replacement(newText string) string {
 		// the line keeps its indentation, as a literal replacement would.
 		return m.lineIndent + newText
 	}
-	// new_string's later lines were written either at the file's indentation (as the
-	// file shows them: a sibling method, an else, a list item may come out shallower
-	// than the matched line) or at old_string's, from column 0 (an if block after the
-	// line). One reading holds for all of them, never a mix (red teams: a per-line mix
-	// broke a YAML item and an else; "x = 1\nif y:\n    z()" read as written put the
-	// if at column 0). The reading that nests plausibly wins (no line deeper than one
-	// that opens nothing, no block left empty); on a tie, lines written from column 0
-	// follow old_string's indentation, lines indented on their own are as written.
-	lines := strings.Split(newText, "\n")
-	lines = tabsLike(lines, m.lineIndent)
+	lines, _ := m.oneLineReading(newText)
+	return strings.Join(lines, "\n")
+}
+
+// oneLineReading lays out new_string for an exact match of a one-line old_string that
+// starts after its line's indentation. Its later lines were written either at the
+// file's indentation (as the file shows them: a sibling method, an else, a list item
+// may come out shallower than the matched line) or at old_string's, from column 0 (an
+// if block after the line); one reading holds for all of them, never a mix (red teams:
+// a per-line mix broke a YAML item and an else; "x = 1\nif y:\n    z()" read as written
+// put the if at column 0). The reading that nests plausibly wins (no line deeper than
+// one that opens nothing, no block left empty). sure is false when both readings nest
+// as plausibly and lay the lines out differently: then no rule knows which was meant (a
+// Makefile target or a here-document's end at column 0, a Python statement after a
+// block), and Apply refuses the edit rather than guess.
+func (m Match) oneLineReading(newText string) (lines []string, sure bool) {
+	lines = strings.Split(newText, "\n")
+	if columnZeroShape(lines) != "kept" {
+		lines = tabsLike(lines, m.lineIndent) // (a string's content stays as written)
+	}
 	asFile, asOld := slices.Clone(lines), slices.Clone(lines)
-	least := -1
+	later, atZero := false, false
 	for i, l := range lines {
 		switch deep := strings.HasPrefix(leading(l), m.lineIndent); {
 		case isBlank(l):
@@ -411,19 +422,102 @@ func (m Match) Replacement(newText string) string {
 			}
 		default:
 			asOld[i] = m.lineIndent + l
-			if w := columns(leading(l), 4); least < 0 || w < least {
-				least = w
+			later = true
+			atZero = atZero || leading(l) == ""
+		}
+	}
+	if !later {
+		return asOld, true
+	}
+	switch fileBad, oldBad := nestingFaults(asFile), nestingFaults(asOld); {
+	case fileBad < oldBad:
+		return asFile, true
+	case oldBad < fileBad:
+		return asOld, true
+	}
+	if !atZero {
+		// Lines indented on their own: written at the file's indentation where one is
+		// as deep as the matched line; else no rule tells.
+		for _, l := range lines[1:] {
+			if !isBlank(l) && strings.HasPrefix(leading(l), m.lineIndent) {
+				return asFile, true
+			}
+		}
+		return asOld, false
+	}
+	// Lines written from column 0: old_string's indentation, unless the text must stay
+	// at column 0 (a here-document's end, a multi-line string's content, a Makefile
+	// target over its tab-indented recipe), or may mean to (a definition, a
+	// preprocessor line: top level or nested, no rule tells).
+	switch columnZeroShape(lines) {
+	case "kept":
+		return asFile, true
+	case "either":
+		return asOld, false
+	}
+	return asOld, true
+}
+
+// columnZeroShape tells whether new_string's lines written from column 0 must stay
+// there ("kept"), may be meant at the top level ("either"), or are statements that
+// follow the matched line ("").
+func columnZeroShape(lines []string) string {
+	text := strings.Join(lines, "\n")
+	if strings.Count(text, `"""`)+strings.Count(text, "'''") > 0 || strings.Count(text, "`")%2 == 1 || strings.Count(text, "`") >= 2 && strings.Contains(text[strings.Index(text, "`"):strings.LastIndex(text, "`")], "\n") {
+		return "kept" // a string across lines: its content is as written
+	}
+	if i := strings.Index(lines[0], "<<"); i >= 0 {
+		delim := strings.Trim(strings.Fields(lines[0][i+2:] + " x")[0], `'"-`)
+		for _, l := range lines[1:] {
+			if strings.TrimRight(l, "\r") == delim {
+				return "kept" // a here-document ends at column 0
 			}
 		}
 	}
-	if least < 0 {
-		return strings.Join(asOld, "\n")
+	for i, l := range lines[1:] {
+		if leading(l) != "" || isBlank(l) {
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if i+2 < len(lines) && strings.HasPrefix(lines[i+2], "\t") && makeTarget.MatchString(t) {
+			return "kept"
+		}
+		for _, k := range []string{"def ", "class ", "func ", "fn ", "function ", "package ", "import ", "export ", "pub ", "#if", "#endif", "#else", "#define", "#include", "@"} {
+			if strings.HasPrefix(t, k) {
+				return "either"
+			}
+		}
 	}
-	switch fileBad, oldBad := nestingFaults(asFile), nestingFaults(asOld); {
-	case fileBad < oldBad, fileBad == oldBad && least > 0:
-		return strings.Join(asFile, "\n")
+	return ""
+}
+
+// makeTarget matches a Makefile rule's first line.
+var makeTarget = regexp.MustCompile(`^[\w.%/$(){}-]+(?:\s+[\w.%/$(){}-]+)*\s*::?(?:\s|$)`)
+
+// IndentAmbiguous reports an exact match of a one-line old_string, after its line's
+// indentation, whose new_string's later lines read as plausibly at the file's
+// indentation as at the matched line's (see oneLineReading).
+// A match inside a line (after other text on an indented line) with later lines
+// written from column 0 is ambiguous too: as written they leave the line's block (a
+// YAML item's next key at column 0), and no rule tells how deep they were meant.
+func (m Match) IndentAmbiguous(text, newText string) bool {
+	if m.fit != nil || !strings.Contains(strings.TrimRight(newText, "\r\n"), "\n") {
+		return false
 	}
-	return strings.Join(asOld, "\n")
+	if m.lineIndent == "" {
+		ls := strings.LastIndexByte(text[:m.Start], '\n') + 1
+		if before := text[ls:m.Start]; isBlank(before) || leading(before) == "" {
+			return false
+		}
+		for _, l := range strings.Split(newText, "\n")[1:] {
+			if !isBlank(l) && leading(l) == "" && columnZeroShape(strings.Split(newText, "\n")) != "kept" {
+				return true
+			}
+		}
+		return false
+	}
+	_, sure := m.oneLineReading(newText)
+	return !sure
 }
 
 // tabsLike writes the later lines' space indentation in tabs where the file's line is
@@ -465,8 +559,9 @@ func tabsLike(lines []string, fileIndent string) []string {
 }
 
 // nestingFaults counts what nests implausibly in lines laid out in a file: a line
-// deeper than the line before it where that line opens nothing, and a block opened
-// (a line ending with :, {, ( or [) whose next line is no deeper.
+// deeper than the line before it where that line opens nothing, and a block opened (a
+// line ending with :, {, (, [, a YAML block scalar's | or >, =, a keyword such as then,
+// do or BEGIN, or starting with if, while, unless ...) whose next line is no deeper.
 func nestingFaults(lines []string) int {
 	faults, prev := 0, ""
 	for _, l := range lines {
@@ -478,7 +573,7 @@ func nestingFaults(lines []string) int {
 			switch {
 			case depth > was && !opensLines(prev):
 				faults++
-			case bodyOf(prev, l):
+			case depth <= was && opensBlock(prev):
 				faults++
 			}
 		}
@@ -487,22 +582,60 @@ func nestingFaults(lines []string) int {
 	return faults
 }
 
-// opensLines reports a line after which a deeper one is expected: one that opens a
-// block or a bracket, goes on (a trailing comma, operator or backslash), or is a YAML
-// list item or block scalar.
-func opensLines(l string) bool {
+// codeOf is a line without its indentation and a trailing # or // comment.
+func codeOf(l string) string {
 	t := strings.TrimSpace(l)
-	if strings.HasPrefix(t, "- ") || t == "-" {
+	for _, c := range []string{" #", "\t#", " //", "\t//"} {
+		if i := strings.Index(t, c); i > 0 && strings.Count(t[:i], "\"")%2 == 0 && strings.Count(t[:i], "'")%2 == 0 {
+			t = strings.TrimSpace(t[:i])
+		}
+	}
+	return t
+}
+
+// blockKeywords start a line that opens a block in languages without braces or colons.
+var blockKeywords = []string{"if ", "if(", "unless ", "while ", "while(", "until ", "for ", "for(", "foreach ", "case ", "begin", "def ", "class ", "module ", "else", "elif ", "elsif ", "do", "BEGIN", "LOOP", "WHILE ", "IF "}
+
+// opensBlock reports a line after which a deeper one must come.
+func opensBlock(l string) bool {
+	t := codeOf(l)
+	if t == "" {
+		return false
+	}
+	switch t[len(t)-1] {
+	case ':', '{', '(', '[', '|', '=':
+		return !strings.HasSuffix(t, "==") && !strings.HasSuffix(t, "!=") && !strings.HasSuffix(t, "||")
+	case '>':
+		return strings.HasSuffix(t, "|>") || strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "</") && !strings.HasSuffix(t, "/>")
+	}
+	for _, w := range []string{" do", " then", " THEN", " of", " where", "BEGIN", " LOOP"} {
+		if strings.HasSuffix(t, w) {
+			return true
+		}
+	}
+	for _, k := range blockKeywords {
+		if strings.HasPrefix(t, k) && !strings.HasSuffix(t, ";") && !strings.HasSuffix(t, "}") && !strings.Contains(t, " end") {
+			return true
+		}
+	}
+	return false
+}
+
+// opensLines reports a line after which a deeper one may come: one that opens a block,
+// or goes on (a trailing comma, operator or backslash), or a YAML list item.
+func opensLines(l string) bool {
+	t := codeOf(l)
+	if strings.HasPrefix(t, "- ") || t == "-" || opensBlock(l) {
 		return true
 	}
 	if t == "" {
 		return false
 	}
 	switch t[len(t)-1] {
-	case ':', '{', '(', '[', ',', '\\', '=', '|', '>', '+', '-', '*', '/', '&', '.':
+	case ',', '\\', '+', '-', '*', '/', '&', '.', '>', '?', '%':
 		return true
 	}
-	for _, w := range []string{" do", " then", "else", " in", "=>", "->"} {
+	for _, w := range []string{" or", " and", "=>", "->", " in", " else"} {
 		if strings.HasSuffix(t, w) {
 			return true
 		}

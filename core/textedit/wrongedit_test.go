@@ -21,6 +21,12 @@ func runWrongEditCases(t *testing.T, cases []wrongEditCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got, applied, err := Apply(c.text, []Edit{c.edit})
+			if c.fail == "refused" {
+				if err == nil {
+					t.Fatalf("applied as %q, want a refusal", got)
+				}
+				return
+			}
 			if c.fail != "" {
 				var ee *EditError
 				if !errors.As(err, &ee) || ee.Failure == nil || ee.Failure.Kind != c.fail {
@@ -284,5 +290,33 @@ func TestKeptLinesKeepTheirSpacingAfterAnInsertion(t *testing.T) {
 		{name: "tsv row removed before", text: "id\tname\n1\talice\n2\tbob\n", edit: Edit{Old: "1 alice\n2 bob", New: "2 bob"}, want: "id\tname\n2\tbob\n"},
 		{name: "tsv row added before", text: "h\tx\n1\ta\n2\tb\n3\tc\n", edit: Edit{Old: "1 a\n2 b\n3 c", New: "0\tz\n1 a\n2 b\n3 c"}, want: "h\tx\n0\tz\n1\ta\n2\tb\n3\tc\n"},
 		{name: "markdown line break", text: "line one  \nline two  \nline three\n", edit: Edit{Old: "line one\nline two\nline three", New: "line zero\nline one\nline two\nline three"}, want: "line zero\nline one  \nline two  \nline three\n"},
+	})
+}
+
+// The third red team of edits: where no rule tells which reading new_string's later
+// lines were written in, the edit is refused rather than guessed; text that must stay
+// at column 0 stays; more openers are read (a trailing comment, YAML's |, keywords).
+func TestOneLineReadingsRoundThree(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "here-document end stays at column 0", text: "main() {\n    x=1\n}\n",
+			edit: Edit{Old: "x=1", New: "cat > f <<EOF\nhello\nEOF"}, want: "main() {\n    cat > f <<EOF\nhello\nEOF\n}\n"},
+		{name: "raw string content as written", text: "func TestX(t *testing.T) {\n\tin := 1\n}\n",
+			edit: Edit{Old: "in := 1", New: "in := `\na:\n  b: 1\n`"}, want: "func TestX(t *testing.T) {\n\tin := `\na:\n  b: 1\n`\n}\n"},
+		{name: "makefile target", text: "all:\n\tgcc a.c\n",
+			edit: Edit{Old: "gcc a.c", New: "gcc a.c\n\nclean:\n\trm -f a"}, want: "all:\n\tgcc a.c\n\nclean:\n\trm -f a\n"},
+		{name: "yaml block scalar", text: "a:\n  key: value\n  other: 1\n",
+			edit: Edit{Old: "key: value", New: "key: |\n  line1\n  line2"}, want: "a:\n  key: |\n    line1\n    line2\n  other: 1\n"},
+		{name: "opener with a comment", text: "def f():\n    x = 1\n    return x\n",
+			edit: Edit{Old: "x = 1", New: "if a:  # why\n    x = 1"}, want: "def f():\n    if a:  # why\n        x = 1\n    return x\n"},
+		{name: "ruby unless", text: "class A\n  def m\n    x = 1\n  end\nend\n",
+			edit: Edit{Old: "x = 1", New: "unless done\n  x = 1\nend"}, want: "class A\n  def m\n    unless done\n      x = 1\n    end\n  end\nend\n"},
+		{name: "sql then", text: "CREATE PROCEDURE p()\nBEGIN\n    SELECT 1;\nEND\n",
+			edit: Edit{Old: "SELECT 1;", New: "IF x THEN\n    SELECT 1;\nEND IF;"}, want: "CREATE PROCEDURE p()\nBEGIN\n    IF x THEN\n        SELECT 1;\n    END IF;\nEND\n"},
+		{name: "a top-level def or a nested one", text: "def f():\n    return 1\n",
+			edit: Edit{Old: "return 1", New: "return 1\n\n\ndef g():\n    return 2"}, fail: "refused"},
+		{name: "a yaml item's next key from column 0", text: "items:\n  - name: x\n    val: 1\n",
+			edit: Edit{Old: "name: x", New: "name: y\nval: 2"}, fail: "refused"},
+		{name: "replace_all at two depths", text: "def f():\n    x = 1\nx = 1\n",
+			edit: Edit{Old: "x = 1", New: "x = 1\n    y = 2", ReplaceAll: true}, fail: "refused"},
 	})
 }
