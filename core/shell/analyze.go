@@ -1147,6 +1147,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	z.nameArgs(argv)
 	z.programsThatRun(argv, &proto, stdin)
 	z.reopened(argv, &proto)
+	z.logFiles(argv, &proto)
 	z.gitApplyUnsafe(argv, &proto)
 	if in := stdin; base(argv[0].s) == "patch" {
 		if in == nil && proto.Context == "pipe" && proto.Pipeline != 0 {
@@ -1869,6 +1870,75 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 			f = strings.TrimSuffix(dir, "/") + "/" + f
 		}
 		proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: f})
+	}
+}
+
+// logFileVars are variables whose value is a file programs write (a log, a history),
+// and logFileOptions options of the same kind: GIT_TRACE=~/.bashrc git status wrote
+// it (a twelfth red team), as did VALGRIND_OPTS=--log-file=F and ssh -E F.
+var logFileVars = []string{"GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF", "GIT_TRACE_PACKET",
+	"GIT_TRACE_PERFORMANCE", "GIT_TRACE_SETUP", "GIT_TRACE_SHALLOW", "GIT_TRACE_CURL", "GIT_TRACE_PACK_ACCESS",
+	"PIP_LOG", "PIP_LOG_FILE", "SSLKEYLOGFILE", "LESSHISTFILE", "NODE_REPL_HISTORY", "SQLITE_HISTORY", "MYSQL_HISTFILE",
+	"PSQL_HISTORY", "PYTHON_HISTORY", "HISTFILE", "GNUPLOT_HISTORY", "R_HISTFILE", "REDISCLI_HISTFILE", "LESSKEY"}
+
+// logFiles adds to the command's writes the files its variables and options name for
+// logs and histories.
+func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
+	vals := map[string]string{}
+	for _, e := range z.exported {
+		if k, v, ok := strings.Cut(e, "="); ok {
+			vals[k] = v
+		}
+	}
+	for _, e := range proto.Env {
+		if k, v, ok := strings.Cut(e, "="); ok {
+			vals[k] = v
+		}
+	}
+	pathLike := func(v string) bool {
+		return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".") || strings.Contains(v, "/")
+	}
+	add := func(f string) {
+		proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: f})
+	}
+	for _, k := range logFileVars {
+		if v, ok := vals[k]; ok && pathLike(v) && k != "HISTFILE" {
+			add(v)
+		}
+	}
+	if v, ok := vals["VALGRIND_OPTS"]; ok {
+		for _, f := range strings.Fields(v) {
+			if after, ok := strings.CutPrefix(f, "--log-file="); ok {
+				add(after)
+			} else if after, ok := strings.CutPrefix(f, "--xml-file="); ok {
+				add(after)
+			}
+		}
+	}
+	words, _ := wordsOf(argv)
+	switch base(words[0]) {
+	case "ssh", "scp", "sftp":
+		for k, a := range words[1:] {
+			switch {
+			case a == "-E" && k+2 < len(words):
+				add(words[k+2])
+			case strings.HasPrefix(a, "-E") && len(a) > 2:
+				add(a[2:])
+			}
+			for _, o := range []string{"UserKnownHostsFile=", "ControlPath=", "IdentityAgent="} {
+				if i := strings.Index(a, o); i >= 0 && !strings.Contains(a, "ControlPath") && pathLike(a[i+len(o):]) {
+					add(a[i+len(o):])
+				}
+			}
+		}
+	case "git":
+		for k, a := range words[1:] {
+			if a == "-c" && k+2 < len(words) {
+				if key, v, ok := strings.Cut(words[k+2], "="); ok && strings.HasPrefix(strings.ToLower(key), "trace2.") && strings.HasSuffix(strings.ToLower(key), "target") && pathLike(v) {
+					add(v)
+				}
+			}
+		}
 	}
 }
 

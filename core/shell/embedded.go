@@ -138,6 +138,31 @@ func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *
 		for _, m := range sqliteShell().FindAllStringSubmatch(t.s, -1) {
 			z.script(word{s: strings.Trim(strings.Join(m[1:], ""), `'"`), known: t.known}, name+" .shell", proto)
 		}
+		// .output, .once, .log, .backup, .save FILE and VACUUM INTO, ATTACH 'FILE' write
+		// FILE (a twelfth red team rewrote the user config with .output), .read and
+		// .import read a file whose commands cannot be seen from here.
+		for _, m := range sqliteWrite().FindAllStringSubmatch(t.s, -1) {
+			if f := strings.Trim(strings.Join(m[1:], ""), `'"`); f != "" && !strings.HasPrefix(f, "|") && f != "stdout" && f != "stderr" && f != ":memory:" {
+				z.writesTo(name, f, proto)
+			}
+		}
+		if sqliteRead().MatchString(t.s) {
+			z.unknown(name + " .read runs the commands of a file the line does not show")
+		}
+	}
+	// The database file is written (created, or changed by the SQL).
+	for k := 0; k < len(args); k++ {
+		a := args[k].s
+		switch {
+		case a == "-init" || a == "-cmd" || a == "-separator" || a == "-newline" || a == "-nullvalue" || a == "-vfs" || a == "-maxsize" || a == "-mmap" || a == "-pagecache" || a == "-lookaside" || a == "-heap":
+			k++
+		case strings.HasPrefix(a, "-"):
+		default:
+			if a != ":memory:" && a != "" {
+				z.writesTo(name, a, proto)
+			}
+			k = len(args)
+		}
 	}
 }
 
@@ -480,6 +505,16 @@ func (z *analyzer) exCommand(name string, w word, proto SimpleCommand, stdin *wo
 	if vimJobList().MatchString(w.s) {
 		z.unknown(name + " starts a job from a list the line does not spell out")
 	}
+	// Functions and commands that write a file they name (a twelfth red team:
+	// writefile([...], expand("~/.bashrc"))), and delete(), which removes one.
+	for _, m := range vimWriteFile().FindAllStringSubmatch(w.s, -1) {
+		if f := strings.Join(m[1:], ""); f != "" {
+			z.writesTo(name, f, proto)
+		}
+	}
+	if vimComputedFile().MatchString(w.s) {
+		z.unknown(name + " writes or deletes a file whose name it computes (writefile(), delete(), mksession, redir, verbosefile)")
+	}
 	for _, c := range splitBar(w.s) {
 		z.exOne(name, c, proto, stdin, depth)
 	}
@@ -657,6 +692,20 @@ func (z *analyzer) writesTo(name, target string, proto SimpleCommand) {
 // sqliteShell finds sqlite3's dot commands that run a shell command: .shell CMD and
 // .system CMD (any prefix of two letters or more), the '|CMD' form of .output, .once,
 // .read and .import, and SQL's edit(TEXT, EDITOR), which runs EDITOR.
+// sqliteWrite matches sqlite3's commands that write a file: .output, .once, .log,
+// .backup, .save, .dump's redirection aside; VACUUM INTO and ATTACH of a file.
+var sqliteWrite = lazyRegexp(`(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|log|ba|bac|back|backu|backup|sav|save)\s+(?:--?\w+\s+)*(?:'([^'\n]*)'|"([^"\n]*)"|(\S+))|(?i)\bvacuum\s+into\s+'([^']*)'|(?i)\battach\s+(?:database\s+)?'([^']*)'`)
+
+// sqliteRead matches .read FILE (not .read |CMD, which sqliteShell reads).
+var sqliteRead = lazyRegexp(`(?m)^\s*\.(?:rea|read)\s+['"]?[^|'"\s]`)
+
+// vimWriteFile matches vim's writes to a literal file: writefile(..., "F"),
+// :mksession F, :mkvimrc F, :wviminfo F, :redir > F, set verbosefile=F.
+var vimWriteFile = lazyRegexp(`writefile\s*\([^,]*,\s*(?:expand\s*\(\s*)?(?:"([^"]*)"|'([^']*)')|(?:^|[|:\s])(?:mks|mksession|mkv|mkvimrc|mkvie|mkview|wv|wviminfo|wsh|wshada)!?\s+(\S+)|redir!?\s*>>?\s*(\S+)|verbosefile=(\S+)`)
+
+// vimComputedFile matches vim's file writers and deleters given a computed name.
+var vimComputedFile = lazyRegexp(`writefile\s*\([^,]*,\s*[a-zA-Z_]\w*\s*[,)]|\bdelete\s*\(`)
+
 var sqliteShell = lazyRegexp(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'[^']*'|"[^"]*"|[^,()]+)\s*,\s*(?:'([^']*)'|"([^"]*)")`)
 
 // m4Syscmd finds m4's syscmd(CMD) and esyscmd(CMD).

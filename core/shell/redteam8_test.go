@@ -283,3 +283,32 @@ func TestEleventhRedTeam(t *testing.T) {
 		t.Errorf("init --separate-git-dir: %q", got)
 	}
 }
+
+// The twelfth red team (session 37): sqlite3's file writers and .read, set -o history,
+// vim's writefile() and friends, variables and options that name a log file, links
+// made by interpreters, npx/rustup/pyenv runners, gdb.
+func TestTwelfthRedTeam(t *testing.T) {
+	for _, line := range []string{
+		`sqlite3 :memory: ".output /home/u/.bashrc" "select 1"`, `sqlite3 :memory: "vacuum into '/home/u/.bashrc'"`,
+		`sqlite3 ~/.bashrc "create table t(x)"`, "printf '.shell rm -rf ~\\n' > g; sqlite3 :memory: '.read g'",
+		"HISTFILE=~/.bashrc; set -o history\nfalse && touch x",
+		`vim -u NONE -es -c "call writefile([\"x\"], expand(\"~/.bashrc\"))" -c q`, `vim -es -c "call delete(expand(\"~\"), \"rf\")" -c q`,
+		`vim -es -c "mksession! ~/.bashrc" -c q`, `vim -es -c "redir > ~/.bashrc" -c q`,
+		`GIT_TRACE=/home/u/.bashrc git status`, `export GIT_TRACE=/home/u/.profile; git status`, `ssh -E ~/.bashrc host`,
+		`python3 -c "import os; os.symlink('/home/u/.bashrc', 'P')"`,
+		`npx rm -rf ~`, `rustup run stable rm -rf ~`, `pyenv exec rm -rf ~`,
+		`gdb -batch -ex "file /bin/rm" -ex "run x"`, `gdb -batch -ex "set exec-wrapper rm -rf ~" -ex r true`, `gdb -batch -x cmds.gdb`,
+	} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action != Deny {
+			t.Errorf("%q: %s (%s), want deny", line, v.Action, v.Reason)
+		}
+	}
+	for _, line := range []string{`sqlite3 app.db "select * from t"`, `sqlite3 :memory: ".output out.txt" "select 1"`, `set -o pipefail; echo x`,
+		`vim -es -c "%s/a/b/g" -c wq f.txt`, `GIT_TRACE=1 git status`, `npx prettier --write .`, `gdb -batch -ex run -ex bt ./app`} {
+		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
+		if v := Check(a, Config{}); v.Action == Deny {
+			t.Errorf("%q: refused (%s)", line, v.Reason)
+		}
+	}
+}

@@ -1237,6 +1237,15 @@ func (z *analyzer) programsThatRun(argv []word, proto *SimpleCommand, stdin *wor
 				}
 			}
 		}
+	case "set":
+		// set -o history: bash saves the history, which the line fills, in $HISTFILE
+		// when it ends (a twelfth red team: HISTFILE=~/.bashrc; set -o history).
+		for i, a := range argv[1:] {
+			if a.s == "-o" && i+2 < len(argv) && argv[i+2].s == "history" || !a.known {
+				z.writesVar(proto, "HISTFILE", "set -o history makes bash write $HISTFILE when it ends")
+				break
+			}
+		}
 	case "fc":
 		if !slices.ContainsFunc(argv[1:], func(a word) bool { return a.known && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "l") }) {
 			z.unknown("fc runs commands again from the history, which the line can fill with anything")

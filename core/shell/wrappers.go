@@ -612,6 +612,55 @@ func (z *analyzer) moreRunners(name string, args []word, inner, proto SimpleComm
 		return nil
 	}
 	switch name {
+	case "npx", "bunx", "pnpx":
+		// npx CMD ARGS runs CMD, a package's or one on PATH (npx rm -rf ~ ran rm).
+		if slices.ContainsFunc(args, func(a word) bool { return a.s == "-c" || a.s == "--call" || strings.HasPrefix(a.s, "--call=") }) {
+			return false // -c is scriptOptions'
+		}
+		if rest := operands(0, "p"); len(rest) > 0 {
+			z.command(rest, inner, stdin)
+		}
+		return true
+	case "rustup", "pyenv", "rbenv", "nodenv", "goenv", "plenv", "jenv", "asdf":
+		// rustup run TOOLCHAIN CMD, pyenv exec CMD, asdf exec CMD.
+		for k, a := range args {
+			if a.s == "run" && name == "rustup" && k+2 < len(args) {
+				z.command(args[k+2:], inner, stdin)
+				return true
+			}
+			if a.s == "exec" && name != "rustup" && k+1 < len(args) {
+				z.command(args[k+1:], inner, stdin)
+				return true
+			}
+		}
+		return false
+	case "gdb", "cgdb", "lldb":
+		// gdb runs the program it is given (file, run, exec-wrapper, set args, call
+		// system()) and the command files it reads: what it runs is not followed.
+		for k, a := range args {
+			if (a.s == "-x" || a.s == "-ex" || a.s == "--ex" || a.s == "-eval-command" || a.s == "--eval-command" || a.s == "-o" || a.s == "--one-line" || a.s == "-s" || a.s == "--source") && k+1 < len(args) {
+				v := strings.TrimSpace(args[k+1].s)
+				if a.s == "-x" || a.s == "--source" || gdbRuns().MatchString(v) || !args[k+1].known {
+					z.unknown(name + " runs a program or commands the line does not spell out (file, call, exec-wrapper, a command file); ask the user to allow this exact line")
+					return false
+				}
+			}
+		}
+		// The program it debugs runs, with arguments set args may give it.
+		for k := 0; k < len(args); k++ {
+			a := args[k]
+			switch {
+			case a.s == "--args" || a.s == "--":
+				return false // argvOptions has gdb --args
+			case slices.Contains([]string{"-x", "-ex", "--ex", "-eval-command", "-o", "-s", "-p", "--pid", "-c", "--core", "-cd", "-d", "-b", "-i", "--interpreter", "-tty", "-iex"}, a.s):
+				k++
+			case strings.HasPrefix(a.s, "-"):
+			default:
+				z.command([]word{a, {}}, inner, nil)
+				return false
+			}
+		}
+		return false
 	case "logsave", "lckdo":
 		if rest := operands(0, ""); len(rest) > 1 {
 			z.command(rest[1:], inner, stdin)
@@ -744,6 +793,9 @@ func (z *analyzer) moreRunners(name string, args []word, inner, proto SimpleComm
 	}
 	return false
 }
+
+// gdbRuns matches gdb commands that start or call a program, or log to a file.
+var gdbRuns = lazyRegexp(`^(?:call|p|print|file|exec-file|target|set\s+(?:exec-wrapper|args|logging|history|startup-with-shell)|python|py|pi|shell|!|pipe|\||source|define|eval)\b`)
 
 // hyperfineValueOptions are hyperfine's options that take a value.
 var hyperfineValueOptions = []string{"-r", "--runs", "-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-n", "--command-name",
@@ -1563,6 +1615,10 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		if low := strings.ToLower(m[1]); strings.Contains(low, "move") || strings.Contains(low, "rename") || strings.Contains(low, "replace") {
 			targets = append(targets, unquoteLiteral(m[2])) // moved or renamed away: mv's rules judge it
 			z.command([]word{{s: "mv", known: true}, {s: unquoteLiteral(m[2]), known: true}, {s: unquoteLiteral(m[3]), known: true}}, inner, nil)
+		} else if strings.Contains(low, "link") {
+			// A link the line makes is a write of the file it names, as with ln (a twelfth
+			// red team: os.symlink("~/.bashrc", "P"); echo >> P).
+			targets = append(targets, unquoteLiteral(m[2]))
 		}
 		for _, t := range targets {
 			sc := inner
