@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentbox/agentbox/core/proc"
 )
 
 // TestKillDuringWriteNeverTears kills agentbox with SIGKILL at random moments while it
@@ -398,5 +400,67 @@ func TestSigkillEndsAForegroundTask(t *testing.T) {
 			syscall.Kill(p, syscall.SIGKILL)
 		}
 		t.Fatal("the subagent of a killed foreground task was still running")
+	}
+}
+
+// TestKilledSupervisorEndsAForegroundTask: a foreground task whose job supervisor is
+// killed from outside ends with an error that says so, and what is left of the
+// subagent's tree is stopped (a red team found a normal-looking "lost" result and the
+// agent's processes running on).
+func TestKilledSupervisorEndsAForegroundTask(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	bin := agentboxBinary(t)
+	state := t.TempDir()
+	agent := filepath.Join(state, "agent.sh")
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\ntrap '' TERM\nsleep 9744.5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "task")
+	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass",
+		"AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state, "AGENTBOX_TASK_COMMAND="+agent)
+	cmd.Dir = state
+	cmd.Stdin = strings.NewReader(`{"description":"d","prompt":"p"}`)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, p := range sleepPIDs("9744.5") {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}()
+	if !waitFor(10*time.Second, func() bool { return len(sleepPIDs("9744.5")) == 1 }) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("the subagent never started")
+	}
+	supervisor := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), proc.JobMarker) && strings.Contains(string(b), state) {
+			supervisor, _ = strconv.Atoi(e.Name())
+		}
+	}
+	if supervisor == 0 {
+		t.Fatal("no supervisor found")
+	}
+	syscall.Kill(supervisor, syscall.SIGKILL)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the task call did not end after its supervisor was killed")
+	}
+	if !strings.Contains(out.String(), `"type":"error"`) || !strings.Contains(out.String(), "supervisor died") {
+		t.Errorf("result: %s", out.String())
+	}
+	if !waitFor(10*time.Second, func() bool { return len(sleepPIDs("9744.5")) == 0 }) {
+		t.Error("the subagent was still running after its supervisor was killed")
 	}
 }

@@ -397,6 +397,13 @@ func (t *Task) await(ctx context.Context, jobs *proc.Jobs, id string, limit time
 		if err != nil {
 			return nil, jobError(err)
 		}
+		if job.State == "lost" {
+			// Its supervisor died (killed from outside) without recording the end: what
+			// is left of the subagent's tree is stopped, and the call says so (a red team
+			// found a normal-looking result and the agent's processes running on).
+			_, _ = jobs.Kill(id, proc.DefaultGrace)
+			return nil, core.Errorf(core.CodeIOError, "the subagent's supervisor died (killed from outside) before the subagent ended, so how it ended is not known; what was left of its process tree was stopped, and what it printed is in %s", job.StdoutPath)
+		}
 		if job.State != "running" && job.State != "starting" {
 			return job, nil
 		}
