@@ -332,6 +332,12 @@ func (t *Task) run(ctx context.Context, env *core.Env) (*core.Result, error) {
 			state.Next++
 		}
 		entry = taskEntry{Description: description, SessionID: childSessionID(env.Session.ID, state.Next)}
+		// The number is taken before the subagent starts: an agentbox killed between the
+		// start and the record below leaves a gap, never a second child under one
+		// session (a red team killed starts and got four children sharing task-1).
+		if err := env.Session.SaveJSON(taskStateFile, state); err != nil {
+			return err
+		}
 		command, stdinFile, err := t.commandLine(env, cfg.argv)
 		if err != nil {
 			return err
