@@ -173,12 +173,17 @@ func (b *Bash) output(jobs *proc.Jobs, out *BashResult) (*core.Result, error) {
 		out.ExitCode = c.Job.ExitCode
 	}
 	res := &core.Result{Data: out}
+	// The whole of the stream that was cut (a red team: stderr cut, stdout named).
+	cut := c.Job.StdoutPath
+	if c.More && !c.StdoutMore || len(c.Job.Capped) == 1 && c.Job.Capped[0] == "stderr" {
+		cut = c.Job.StderrPath
+	}
 	if c.More {
-		res.Truncated, res.OutputPath = true, c.Job.StdoutPath
+		res.Truncated, res.OutputPath = true, cut
 	}
 	if len(c.Job.Capped) > 0 {
 		out.Note = strings.TrimPrefix(out.Note+"; the job "+cappedNote(c.Job), "; ")
-		res.Truncated, res.OutputPath = true, c.Job.StdoutPath
+		res.Truncated, res.OutputPath = true, cut
 	}
 	return res, nil
 }

@@ -306,3 +306,24 @@ func TestBashWaitEndsOnASignal(t *testing.T) {
 		t.Fatalf("after %v: %v", time.Since(start), werr)
 	}
 }
+
+// TestBashJobOutputNamesTheStreamCut: when only a job's stderr has more than one
+// answer holds, output_path names the stderr file, not the complete stdout (a red
+// team found stdout named).
+func TestBashJobOutputNamesTheStreamCut(t *testing.T) {
+	env := coretest.Env(t, "bash")
+	r, _, err := bashCall(t, env, `{"command":"echo out; head -c 300000 /dev/zero | tr '\\0' e >&2","run_in_background":true}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bashCall(t, env, `{"action":"wait","job_id":"`+r.Job.ID+`","wait_ms":10000}`); err != nil {
+		t.Fatal(err)
+	}
+	_, res, err := bashCall(t, env, `{"action":"output","job_id":"`+r.Job.ID+`","offset":0}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.OutputPath != r.Job.StderrPath {
+		t.Fatalf("truncated %v, output_path %q, want %q", res.Truncated, res.OutputPath, r.Job.StderrPath)
+	}
+}

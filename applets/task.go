@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -483,6 +484,9 @@ func (t *Task) finish(jobs *proc.Jobs, job *proc.Job, entry taskEntry) (*core.Re
 	if len(job.Capped) > 0 {
 		out.Note = strings.TrimPrefix(out.Note+"; the subagent "+cappedNote(job), "; ")
 		res.Truncated, res.OutputPath = true, job.StdoutPath
+		if !slices.Contains(job.Capped, "stdout") {
+			res.OutputPath = job.StderrPath // the stream that was cut
+		}
 	}
 	if len(out.Answer) > TaskAnswerCap || c.More || job.StdoutBytes > taskParseMax && out.Format == "text" {
 		if out.Format == "text" {

@@ -337,6 +337,8 @@ type Chunk struct {
 	StdoutOffset int64  `json:"stdout_offset"` // where the next read starts
 	StderrOffset int64  `json:"stderr_offset"`
 	More         bool   `json:"more,omitempty"` // more output is already available past max
+	// StdoutMore: of the two, stdout is one with more past max (else only stderr is).
+	StdoutMore bool `json:"-"`
 }
 
 // Output reads a job's output. With since set it continues where the previous
@@ -364,7 +366,7 @@ func (j *Jobs) Output(id string, since bool, outOff, errOff int64, max int) (*Ch
 		var more1, more2 bool
 		c.Stdout, c.StdoutOffset, more1 = readAt(j.path(id, "stdout"), outOff, max)
 		c.Stderr, c.StderrOffset, more2 = readAt(j.path(id, "stderr"), errOff, max)
-		c.More = more1 || more2
+		c.More, c.StdoutMore = more1 || more2, more1
 		if since {
 			return writeJSON(j.path(id, "cursor.json"), cursorFile{Stdout: c.StdoutOffset, Stderr: c.StderrOffset})
 		}
