@@ -46,11 +46,7 @@ var optionSpecs = map[string]optionSpec{
 		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix", "--post-file",
 			"--body-file", "--input-file", "--config", "--execute"}},
 	// vim's clustered flags: -esc CMD is -e -s -c CMD (red team).
-	"vim":  {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
-	"vi":   {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
-	"nvim": {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
-	"ex":   {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
-	"view": {value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"},
+	"vim": vimOptions, "vi": vimOptions, "nvim": vimOptions, "ex": vimOptions, "view": vimOptions,
 	// Their --command runs a script (red team: su --comm=CMD, script --comm=CMD).
 	"su":      {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--whitelist-environment"}},
 	"runuser": {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--user", "--whitelist-environment"}},
@@ -61,6 +57,9 @@ var optionSpecs = map[string]optionSpec{
 			"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
 			"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
 }
+
+// vimOptions are vim's (and vi's, nvim's, ex's): -s is ex mode's silent flag here.
+var vimOptions = optionSpec{value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"}
 
 // splitOptions rewrites argv's option words into the spelling the handlers read where
 // argv[0] is a command of optionSpecs: -vt/x as -v -t /x, --target-dir=/x as
