@@ -367,17 +367,13 @@ func TestEarlySignalLeavesNothing(t *testing.T) {
 	t.Logf("outcomes: %v", outcomes)
 }
 
-// TestSigkillEndsAForegroundTask: a foreground task's subagent ends with the agentbox
-// that waits for it, even one killed with SIGKILL (red team: it ran on until its
-// timeout, 10 minutes by default).
-func TestSigkillEndsAForegroundTask(t *testing.T) {
-	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
-		t.Skip("needs /proc")
-	}
+// taskProcess is a foreground task call whose agent is a shell script of the given
+// body, with its own state folder (returned).
+func taskProcess(t *testing.T, body string) (*exec.Cmd, string) {
 	bin := agentboxBinary(t)
 	state := t.TempDir()
 	agent := filepath.Join(state, "agent.sh")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\nsleep 9733.5\n"), 0o755); err != nil {
+	if err := os.WriteFile(agent, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "task")
@@ -385,6 +381,17 @@ func TestSigkillEndsAForegroundTask(t *testing.T) {
 		"AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state, "AGENTBOX_TASK_COMMAND="+agent)
 	cmd.Dir = state
 	cmd.Stdin = strings.NewReader(`{"description":"d","prompt":"p"}`)
+	return cmd, state
+}
+
+// TestSigkillEndsAForegroundTask: a foreground task's subagent ends with the agentbox
+// that waits for it, even one killed with SIGKILL (red team: it ran on until its
+// timeout, 10 minutes by default).
+func TestSigkillEndsAForegroundTask(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("needs /proc")
+	}
+	cmd, _ := taskProcess(t, "sleep 9733.5")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -411,17 +418,7 @@ func TestKilledSupervisorEndsAForegroundTask(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc")
 	}
-	bin := agentboxBinary(t)
-	state := t.TempDir()
-	agent := filepath.Join(state, "agent.sh")
-	if err := os.WriteFile(agent, []byte("#!/bin/sh\ntrap '' TERM\nsleep 9744.5\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "task")
-	cmd.Env = append(os.Environ(), "PATH="+pathWithoutApplets(), "XDG_STATE_HOME="+state, "AGENTBOX_MODE=bypass",
-		"AGENTBOX_HEADLESS=1", "AGENTBOX_ROOT="+state, "AGENTBOX_TASK_COMMAND="+agent)
-	cmd.Dir = state
-	cmd.Stdin = strings.NewReader(`{"description":"d","prompt":"p"}`)
+	cmd, state := taskProcess(t, "trap '' TERM\nsleep 9744.5")
 	var out strings.Builder
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -349,16 +348,16 @@ func (p *Policy) pathChecks(base Check, target, cwd string) []Check {
 // reading is decided too, the links the line itself makes (links) included (red team:
 // ln -s ~/.config/zzz L; echo ... > L/../agentbox/config.json rewrote the user config).
 func (p *Policy) pathChecksThrough(base Check, target, cwd string, links map[string]string) []Check {
-	if m := procDir.FindStringSubmatch(target); m != nil {
+	if pid, dir, rest, ok := shell.ProcDir(target); ok {
 		// /proc/PID/root/x is /x; /proc/self/cwd/x (and $$, the line's own shell) is x
 		// where the command runs; another process's cwd may be any folder, the
 		// workspace's too (red team: >> /proc/$$/cwd/.git/config, a path with a $ in
 		// it, was uncertain, which bypass allows).
-		rest := "/" + m[3]
+		rest = "/" + rest
 		switch {
-		case m[2] == "root":
+		case dir == "root":
 			return p.pathChecksThrough(base, rest, cwd, links)
-		case m[1] == "self" || m[1] == "thread-self" || m[1] == "$$":
+		case pid == "self" || pid == "thread-self" || pid == "$$":
 			return p.pathChecksThrough(base, p.cwd(cwd)+rest, cwd, links)
 		}
 		var out []Check
@@ -575,10 +574,6 @@ var readOnlyPrograms = map[string]bool{"cat": true, "less": true, "more": true, 
 	// Programs that read keys and folders they are named, or only set a mode (chmod 600
 	// ~/.ssh/key, mkdir -p ~/.ssh: routine, and planting nothing).
 	"chmod": true, "mkdir": true, "ssh": true, "ssh-add": true, "ssh-keyscan": true, "gpg": true, "agentbox": true}
-
-// procDir matches /proc/PID/root and /proc/PID/cwd ($$ and $! for the line's shell and
-// its last background job), and what follows them.
-var procDir = regexp.MustCompile(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/+(root|cwd)(?:/+(.*))?$`)
 
 // physicalPath is where the kernel takes raw, an absolute path as written: each ".."
 // leaves the folder the path has reached, links (on disk, or made by the line: links,

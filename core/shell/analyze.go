@@ -841,16 +841,12 @@ var fdPath = regexp.MustCompile(`^/(?:dev/fd/(\d+)|proc/(?:self|thread-self|\$\$
 // kernel reopening the file for writing; so did tee -a /dev/stdin < ~/.bashrc). A
 // descriptor of another process, or one the line opened on nothing it shows, cannot be
 // known.
-func (z *analyzer) reopened(argv []word, proto *SimpleCommand) {
+func (z *analyzer) reopened(words []string, proto *SimpleCommand) {
 	var targets []string
 	for _, r := range proto.Redirects {
 		if isWriteOp(r.Op) {
 			targets = append(targets, r.Target)
 		}
-	}
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = a.s
 	}
 	targets = append(targets, WriteTargets(words)...)
 	for _, t := range targets {
@@ -1146,9 +1142,10 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 	}
 	z.nameArgs(argv)
 	z.programsThatRun(argv, &proto, stdin)
-	z.reopened(argv, &proto)
-	z.logFiles(argv, &proto)
-	z.gitApplyUnsafe(argv, &proto)
+	words, _ := wordsOf(argv)
+	z.reopened(words, &proto)
+	z.logFiles(words, &proto)
+	z.gitApplyUnsafe(words, &proto)
 	if in := stdin; base(argv[0].s) == "patch" {
 		if in == nil && proto.Context == "pipe" && proto.Pipeline != 0 {
 			in = z.feed[proto.Pipeline]
@@ -1879,11 +1876,11 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 var logFileVars = []string{"GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF", "GIT_TRACE_PACKET",
 	"GIT_TRACE_PERFORMANCE", "GIT_TRACE_SETUP", "GIT_TRACE_SHALLOW", "GIT_TRACE_CURL", "GIT_TRACE_PACK_ACCESS",
 	"PIP_LOG", "PIP_LOG_FILE", "SSLKEYLOGFILE", "LESSHISTFILE", "NODE_REPL_HISTORY", "SQLITE_HISTORY", "MYSQL_HISTFILE",
-	"PSQL_HISTORY", "PYTHON_HISTORY", "HISTFILE", "GNUPLOT_HISTORY", "R_HISTFILE", "REDISCLI_HISTFILE", "LESSKEY"}
+	"PSQL_HISTORY", "PYTHON_HISTORY", "GNUPLOT_HISTORY", "R_HISTFILE", "REDISCLI_HISTFILE"}
 
 // logFiles adds to the command's writes the files its variables and options name for
 // logs and histories.
-func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
+func (z *analyzer) logFiles(words []string, proto *SimpleCommand) {
 	vals := map[string]string{}
 	for _, e := range z.exported {
 		if k, v, ok := strings.Cut(e, "="); ok {
@@ -1902,7 +1899,7 @@ func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
 		proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: f})
 	}
 	for _, k := range logFileVars {
-		if v, ok := vals[k]; ok && pathLike(v) && k != "HISTFILE" {
+		if v, ok := vals[k]; ok && pathLike(v) {
 			add(v)
 		}
 	}
@@ -1915,7 +1912,6 @@ func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
 			}
 		}
 	}
-	words, _ := wordsOf(argv)
 	switch base(words[0]) {
 	case "ssh", "scp", "sftp":
 		for k, a := range words[1:] {
@@ -1925,10 +1921,8 @@ func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
 			case strings.HasPrefix(a, "-E") && len(a) > 2:
 				add(a[2:])
 			}
-			for _, o := range []string{"UserKnownHostsFile=", "ControlPath=", "IdentityAgent="} {
-				if i := strings.Index(a, o); i >= 0 && !strings.Contains(a, "ControlPath") && pathLike(a[i+len(o):]) {
-					add(a[i+len(o):])
-				}
+			if i := strings.Index(a, "UserKnownHostsFile="); i >= 0 && pathLike(a[i+len("UserKnownHostsFile="):]) {
+				add(a[i+len("UserKnownHostsFile="):])
 			}
 		}
 	case "git":
@@ -1945,8 +1939,7 @@ func (z *analyzer) logFiles(argv []word, proto *SimpleCommand) {
 // gitApplyUnsafe decides what git apply --unsafe-paths writes (a path out of the work
 // tree too) where the line wrote the diff: the files it names, below --directory (an
 // eleventh red team: ../home/.bashrc).
-func (z *analyzer) gitApplyUnsafe(argv []word, proto *SimpleCommand) {
-	words, _ := wordsOf(argv)
+func (z *analyzer) gitApplyUnsafe(words []string, proto *SimpleCommand) {
 	if base(words[0]) != "git" {
 		return
 	}

@@ -276,8 +276,11 @@ func TestEleventhRedTeam(t *testing.T) {
 	if a, _ := AnalyzeIn("scp .bashrc "+home, Context{Home: home, Dir: "/work"}); Check(a, Config{}).Action != Deny {
 		t.Error("scp .bashrc ~: not refused")
 	}
-	if got := TreeWrites(strings.Fields("git worktree add --detach /home/u/.ssh")); !slices.Contains(got, "/home/u/.ssh") {
-		t.Errorf("worktree add: %q", got)
+	for argv, want := range map[string]string{"git worktree add --detach /home/u/.ssh": "/home/u/.ssh",
+		"git worktree add -b fix /home/u/.ssh main": "/home/u/.ssh", "git worktree move wt /home/u/.ssh": "/home/u/.ssh"} {
+		if got := TreeWrites(strings.Fields(argv)); !slices.Equal(got, []string{want}) {
+			t.Errorf("TreeWrites(%s) = %q, want %q", argv, got, want)
+		}
 	}
 	if got := WriteTargets(strings.Fields("git init --separate-git-dir=gd")); !slices.Contains(got, ".git") {
 		t.Errorf("init --separate-git-dir: %q", got)
@@ -295,6 +298,7 @@ func TestTwelfthRedTeam(t *testing.T) {
 		`vim -u NONE -es -c "call writefile([\"x\"], expand(\"~/.bashrc\"))" -c q`, `vim -es -c "call delete(expand(\"~\"), \"rf\")" -c q`,
 		`vim -es -c "mksession! ~/.bashrc" -c q`, `vim -es -c "redir > ~/.bashrc" -c q`,
 		`GIT_TRACE=/home/u/.bashrc git status`, `export GIT_TRACE=/home/u/.profile; git status`, `ssh -E ~/.bashrc host`,
+		`ssh -o UserKnownHostsFile=/home/u/.bashrc host`,
 		`python3 -c "import os; os.symlink('/home/u/.bashrc', 'P')"`,
 		`npx rm -rf ~`, `rustup run stable rm -rf ~`, `pyenv exec rm -rf ~`,
 		`gdb -batch -ex "file /bin/rm" -ex "run x"`, `gdb -batch -ex "set exec-wrapper rm -rf ~" -ex r true`, `gdb -batch -x cmds.gdb`,

@@ -1457,7 +1457,18 @@ func (w *watch) norm(p string) string {
 var curlOutputVar = lazyRegexp(`%output\{(?:>>)?([^}]+)\}`)
 
 // procRoot matches /proc/PID/root and /proc/PID/cwd, and what follows them.
-var procRoot = lazyRegexp(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/(root|cwd)(?:/+(.*))?$`)
+var procRoot = lazyRegexp(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/+(root|cwd)(?:/+(.*))?$`)
+
+// ProcDir reads a path through /proc/PID/root or /proc/PID/cwd: the process (self,
+// thread-self, $$ and $! for the line's shell and its last job, or a number), which
+// of the two, and the rest of the path; ok is false for any other path.
+func ProcDir(p string) (pid, dir, rest string, ok bool) {
+	m := procRoot().FindStringSubmatch(p)
+	if m == nil {
+		return "", "", "", false
+	}
+	return m[1], m[2], m[3], true
+}
 
 // realPath resolves .. and symlinks against the file system for the longest part of
 // p that exists, then cleans the rest (~/../usr is /usr, whatever ~ links to).
@@ -2869,14 +2880,24 @@ func TreeWrites(argv []string) []string {
 				}
 			}
 		}
-		if ops := operandsOf(rest); sub == "worktree" && len(ops) >= 2 {
-			switch ops[0] {
-			case "add":
-				return ops[1:2]
-			case "move":
-				if len(ops) >= 3 {
-					return ops[2:3]
+		if sub == "worktree" && len(rest) > 1 {
+			// worktree add [-b NEW] PATH [COMMIT], worktree move WORKTREE PATH: the
+			// path after the options, those with a value skipped.
+			var ops []string
+			for k := 1; k < len(rest); k++ {
+				switch a := rest[k]; {
+				case a == "-b" || a == "-B" || a == "--reason" || a == "--orphan":
+					k++
+				case strings.HasPrefix(a, "-"):
+				default:
+					ops = append(ops, a)
 				}
+			}
+			switch {
+			case rest[0] == "add" && len(ops) >= 1:
+				return ops[:1]
+			case rest[0] == "move" && len(ops) >= 2:
+				return ops[1:2]
 			}
 		}
 	}

@@ -509,9 +509,10 @@ func (m Match) IndentAmbiguous(text, newText string) bool {
 		if before := text[ls:m.Start]; isBlank(before) || leading(before) == "" {
 			return false
 		}
-		for _, l := range strings.Split(newText, "\n")[1:] {
-			if !isBlank(l) && leading(l) == "" && columnZeroShape(strings.Split(newText, "\n")) != "kept" {
-				return true
+		lines := strings.Split(newText, "\n")
+		for _, l := range lines[1:] {
+			if !isBlank(l) && leading(l) == "" {
+				return columnZeroShape(lines) != "kept"
 			}
 		}
 		return false
@@ -593,8 +594,18 @@ func codeOf(l string) string {
 	return t
 }
 
-// blockKeywords start a line that opens a block in languages without braces or colons.
-var blockKeywords = []string{"if ", "if(", "unless ", "while ", "while(", "until ", "for ", "for(", "foreach ", "case ", "begin", "def ", "class ", "module ", "else", "elif ", "elsif ", "do", "BEGIN", "LOOP", "WHILE ", "IF "}
+// blockKeywords start a line that opens a block in languages without braces or colons
+// (as whole words: "done" and "download()" do not).
+var blockKeywords = []string{"if", "unless", "while", "until", "for", "foreach", "case", "begin", "def", "class", "module", "else", "elif", "elsif", "do", "BEGIN", "LOOP", "WHILE", "IF"}
+
+// startsWithWord reports whether t starts with the word k, not a longer one.
+func startsWithWord(t, k string) bool {
+	if !strings.HasPrefix(t, k) {
+		return false
+	}
+	rest := t[len(k):]
+	return rest == "" || !isWordByte(rest[0])
+}
 
 // opensBlock reports a line after which a deeper one must come.
 func opensBlock(l string) bool {
@@ -614,7 +625,7 @@ func opensBlock(l string) bool {
 		}
 	}
 	for _, k := range blockKeywords {
-		if strings.HasPrefix(t, k) && !strings.HasSuffix(t, ";") && !strings.HasSuffix(t, "}") && !strings.Contains(t, " end") {
+		if startsWithWord(t, k) && !strings.HasSuffix(t, ";") && !strings.HasSuffix(t, "}") && !strings.Contains(t, " end") {
 			return true
 		}
 	}

@@ -312,6 +312,9 @@ func TestOneLineReadingsRoundThree(t *testing.T) {
 			edit: Edit{Old: "x = 1", New: "unless done\n  x = 1\nend"}, want: "class A\n  def m\n    unless done\n      x = 1\n    end\n  end\nend\n"},
 		{name: "sql then", text: "CREATE PROCEDURE p()\nBEGIN\n    SELECT 1;\nEND\n",
 			edit: Edit{Old: "SELECT 1;", New: "IF x THEN\n    SELECT 1;\nEND IF;"}, want: "CREATE PROCEDURE p()\nBEGIN\n    IF x THEN\n        SELECT 1;\n    END IF;\nEND\n"},
+		// Words that only start like a keyword open nothing: done, download().
+		{name: "a call that starts like do", text: "def f():\n    x = 1\n",
+			edit: Edit{Old: "x = 1", New: "download()\n    y = 2"}, want: "def f():\n    download()\n    y = 2\n"},
 		{name: "a top-level def or a nested one", text: "def f():\n    return 1\n",
 			edit: Edit{Old: "return 1", New: "return 1\n\n\ndef g():\n    return 2"}, fail: "refused"},
 		{name: "a yaml item's next key from column 0", text: "items:\n  - name: x\n    val: 1\n",
