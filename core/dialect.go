@@ -418,7 +418,9 @@ func (t *Table) fixedTool(name string) *ToolRef {
 
 // hintRef finds the applet names an error message tells the model to call: "use
 // glob", "run `skill list`", "with edit".
-var hintRef = regexp.MustCompile("\\b(use|run|with|call|try|Use|Run|With|Call|Try) (`?)(read|write|edit|ls|glob|grep|bash|plan|todo|ask|permit|patch|fetch|search|skill)( (list|load|read|create|update_step))?(`?)\\b")
+var hintRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("\\b(use|run|with|call|try|Use|Run|With|Call|Try) (`?)(read|write|edit|ls|glob|grep|bash|plan|todo|ask|permit|patch|fetch|search|skill)( (list|load|read|create|update_step))?(`?)\\b")
+})
 
 // DialectHints rewrites the tool names in an error message for a dialect: a model
 // that knows the tools as read_file and list_skills is told to use those, not read and
@@ -446,8 +448,8 @@ func (t *Table) DialectHints(dialect, msg string) string {
 			plain[r.Spec.Name] = r.Tool.Name
 		}
 	}
-	return hintRef.ReplaceAllStringFunc(msg, func(m string) string {
-		g := hintRef.FindStringSubmatch(m)
+	return hintRef().ReplaceAllStringFunc(msg, func(m string) string {
+		g := hintRef().FindStringSubmatch(m)
 		verb, open, applet, action, close := g[1], g[2], g[3], g[5], g[6]
 		if name, ok := byAction[applet+" "+action]; ok && action != "" {
 			return verb + " " + open + name + close

@@ -331,7 +331,7 @@ func Compile(opt Options) (*Engine, error) {
 	if len(opt.Types) > 0 {
 		var globs []string
 		for _, t := range opt.Types {
-			g, ok := Types[t]
+			g, ok := fileTypes()[t]
 			if !ok {
 				return nil, fmt.Errorf("unknown file type %q; known types: %s", t, strings.Join(TypeNames(), ", "))
 			}

@@ -3,6 +3,7 @@ package policy
 import (
 	"path"
 	"strings"
+	"sync"
 
 	fuzzy "github.com/agentbox/agentbox/core/suggest"
 )
@@ -56,9 +57,9 @@ var abbreviated = map[string][]string{"npm": {"publish", "unpublish", "deprecate
 // gitCommands are git's own subcommands. Another word in their place is an alias or a
 // typo, and with help.autocorrect set (on the line or in a config the line cannot
 // show) git runs the command it is closest to: git psuh pushes.
-var gitCommands = map[string]bool{}
-
-func init() {
+// Built on first use: start-up of every call pays for what init builds.
+var gitCommands = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bugreport bundle cat-file
 		check-attr check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool
 		clean clone column commit commit-graph commit-tree config count-objects credential daemon describe diff
@@ -72,9 +73,10 @@ func init() {
 		symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info upload-archive
 		upload-pack var verify-commit verify-pack verify-tag version whatchanged worktree write-tree lfs
 		flow annex`) {
-		gitCommands[c] = true
+		m[c] = true
 	}
-}
+	return m
+})
 
 // commandVariant is argv with its partial flags, as a rule may see it.
 type commandVariant struct {
@@ -160,8 +162,8 @@ func withoutGlobalOptions(argv []string, partial []bool, aliases map[string]map[
 				out = append(out, commandVariant{argv: append([]string{v.argv[0], full}, v.argv[2:]...)})
 			}
 		}
-		if sub := v.argv[1]; name == "git" && len(sub) >= 3 && !gitCommands[sub] && !strings.HasPrefix(sub, "-") {
-			for c := range gitCommands {
+		if sub := v.argv[1]; name == "git" && len(sub) >= 3 && !gitCommands()[sub] && !strings.HasPrefix(sub, "-") {
+			for c := range gitCommands() {
 				if fuzzy.EditDistance(sub, c) <= 2 {
 					out = append(out, commandVariant{argv: append([]string{v.argv[0], c}, v.argv[2:]...)})
 				}

@@ -834,7 +834,7 @@ func fdOf(r Redirect) string {
 
 // fdPath matches the paths that name one of the process's descriptors: /dev/fd/N,
 // /proc/self/fd/N (and $$'s, a thread's), /dev/stdin, /dev/stdout, /dev/stderr.
-var fdPath = regexp.MustCompile(`^/(?:dev/fd/(\d+)|proc/(?:self|thread-self|\$\$|\d+)(?:/task/\d+)?/fd/(\d+)|dev/(stdin|stdout|stderr))$`)
+var fdPath = lazyRegexp(`^/(?:dev/fd/(\d+)|proc/(?:self|thread-self|\$\$|\d+)(?:/task/\d+)?/fd/(\d+)|dev/(stdin|stdout|stderr))$`)
 
 // reopened adds to the command's redirections the file behind a descriptor path it
 // writes (red team: exec 7<~/.bashrc; echo x >> /proc/self/fd/7 wrote ~/.bashrc, the
@@ -850,7 +850,7 @@ func (z *analyzer) reopened(words []string, proto *SimpleCommand) {
 	}
 	targets = append(targets, WriteTargets(words)...)
 	for _, t := range targets {
-		m := fdPath.FindStringSubmatch(t)
+		m := fdPath().FindStringSubmatch(t)
 		if m == nil {
 			continue
 		}
@@ -861,7 +861,7 @@ func (z *analyzer) reopened(words []string, proto *SimpleCommand) {
 		}
 		var file *Redirect
 		for i := len(proto.Redirects) - 1; i >= 0; i-- {
-			if r := proto.Redirects[i]; opensFile(r.Op) && fdOf(r) == n && !fdPath.MatchString(r.Target) {
+			if r := proto.Redirects[i]; opensFile(r.Op) && fdOf(r) == n && !fdPath().MatchString(r.Target) {
 				file = &r
 				break
 			}

@@ -33,7 +33,6 @@ package shell
 import (
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1195,10 +1194,10 @@ func (z *analyzer) feedFd(st *syntax.Stmt, fd string, w *word, stdin **word) {
 }
 
 // edBang matches an ed command that runs a shell command: w !CMD, r !CMD, e !CMD.
-var edBang = regexp.MustCompile(`^\s*[0-9,.$'a-z+-]*?([wW]q?|[rReE])\s*!(.*)$`)
+var edBang = lazyRegexp(`^\s*[0-9,.$'a-z+-]*?([wW]q?|[rReE])\s*!(.*)$`)
 
 // edWrite matches an ed command that writes a file: w, W, wq FILE (with an address).
-var edWrite = regexp.MustCompile(`^\s*[0-9,.$'a-z+-]*[wW]q?\s+(\S.*?)\s*$`)
+var edWrite = lazyRegexp(`^\s*[0-9,.$'a-z+-]*[wW]q?\s+(\S.*?)\s*$`)
 
 // programsThatRun covers the fourth red team's programs that run code or write files
 // where the line shows no command or file: ed's ! and w (its commands come on
@@ -1225,14 +1224,14 @@ func (z *analyzer) programsThatRun(argv []word, proto *SimpleCommand, stdin *wor
 			for _, l := range strings.Split(stdin.s, "\n") {
 				if t := strings.TrimSpace(l); strings.HasPrefix(t, "!") {
 					z.script(word{s: t[1:], known: true}, name+" !", *proto)
-				} else if m := edBang.FindStringSubmatch(l); m != nil {
+				} else if m := edBang().FindStringSubmatch(l); m != nil {
 					// w !CMD feeds the buffer to CMD, which the line builds as it likes;
 					// r !CMD and e !CMD run CMD (red team: w !rm ... ran rm).
 					z.script(word{s: m[2], known: true}, name+" "+m[1]+" !", *proto)
 					if strings.EqualFold(m[1], "w") || strings.EqualFold(m[1], "wq") {
 						z.unknown(name + "'s w !CMD feeds the edited text to CMD, which cannot be known here")
 					}
-				} else if m := edWrite.FindStringSubmatch(l); m != nil {
+				} else if m := edWrite().FindStringSubmatch(l); m != nil {
 					proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">", Target: m[1]})
 				}
 			}

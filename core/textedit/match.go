@@ -2,7 +2,6 @@ package textedit
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -479,7 +478,7 @@ func columnZeroShape(lines []string) string {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		if i+2 < len(lines) && strings.HasPrefix(lines[i+2], "\t") && makeTarget.MatchString(t) {
+		if i+2 < len(lines) && strings.HasPrefix(lines[i+2], "\t") && makeTarget().MatchString(t) {
 			return "kept"
 		}
 		for _, k := range []string{"def ", "class ", "func ", "fn ", "function ", "package ", "import ", "export ", "pub ", "#if", "#endif", "#else", "#define", "#include", "@"} {
@@ -492,7 +491,7 @@ func columnZeroShape(lines []string) string {
 }
 
 // makeTarget matches a Makefile rule's first line.
-var makeTarget = regexp.MustCompile(`^[\w.%/$(){}-]+(?:\s+[\w.%/$(){}-]+)*\s*::?(?:\s|$)`)
+var makeTarget = lazyRegexp(`^[\w.%/$(){}-]+(?:\s+[\w.%/$(){}-]+)*\s*::?(?:\s|$)`)
 
 // IndentAmbiguous reports an exact match of a one-line old_string, after its line's
 // indentation, whose new_string's later lines read as plausibly at the file's
