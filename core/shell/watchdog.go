@@ -1463,6 +1463,9 @@ var procRoot = lazyRegexp(`^/proc/(self|thread-self|\$\$|\$!|\d+(?:/task/\d+)?)/
 // thread-self, $$ and $! for the line's shell and its last job, or a number), which
 // of the two, and the rest of the path; ok is false for any other path.
 func ProcDir(p string) (pid, dir, rest string, ok bool) {
+	if !strings.HasPrefix(p, "/proc/") {
+		return "", "", "", false // every path a file applet checks comes here: no regexp to compile
+	}
 	m := procRoot().FindStringSubmatch(p)
 	if m == nil {
 		return "", "", "", false
