@@ -85,6 +85,9 @@ type Policy struct {
 	// StateDir is agentbox's state folder: the session's grants and the patch
 	// journals there decide what later calls may do, so no applet writes it.
 	StateDir string
+	// protect holds what the protected-file checks read off the file system once per
+	// policy (where the home folder's start-up files lead through links).
+	protect *protectCache
 	// Getenv reads agentbox's own environment, which a command inherits: the watchdog
 	// expands variables a line uses with it. Nil knows no variables.
 	Getenv func(string) string
@@ -101,7 +104,7 @@ type Policy struct {
 
 // New returns a policy with the given mode and rules (their Scope must be set).
 func New(env Env, mode Mode, rules ...*Rule) *Policy {
-	p := &Policy{Mode: mode, Env: env}
+	p := &Policy{Mode: mode, Env: env, protect: &protectCache{}}
 	p.ShellWatchdog.Home = env.Home
 	for i, r := range env.Roots {
 		p.Env.Roots[i] = filepath.Clean(r)
@@ -779,12 +782,14 @@ func (p *Policy) decideRules(c *Check) Decision {
 		if c.Capability != CapFSRead {
 			return Decision{Action: Deny, Mode: p.Mode, Part: c.Display, Reason: "the permission mode is read-only: only reads are allowed"}
 		}
-	case ModeBypass:
-		return Decision{Action: Allow, Mode: p.Mode, Part: c.Display, Reason: "the permission mode is bypass"}
 	}
 	var d Decision
-	if r := p.best(p.rules, c, nil); r != nil {
+	if r := p.best(p.rules, c, nil); r != nil && (p.Mode != ModeBypass || r.Action != Allow) {
+		// Bypass skips prompts, not what a person wrote down: their deny and ask rules
+		// hold there too (as Claude Code's do), and the allow rules add nothing.
 		d = Decision{Action: r.Action, Rule: r, Part: c.Display, Reason: fmt.Sprintf("rule %s", r)}
+	} else if p.Mode == ModeBypass {
+		d = Decision{Action: Allow, Mode: p.Mode, Part: c.Display, Reason: "the permission mode is bypass"}
 	} else {
 		d = p.modeDecision(c)
 	}

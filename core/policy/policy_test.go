@@ -217,6 +217,7 @@ func TestModes(t *testing.T) {
 	manifestDeny := mustRule(t, ScopeManifest, "bash", "rm *", Deny)
 	userDeny := mustRule(t, ScopeUser, "bash", "truncate *", Deny)
 	userAllow := mustRule(t, ScopeUser, "write", "/w/proj/**", Allow)
+	userAsk := mustRule(t, ScopeUser, "bash", "wc *", Ask)
 	cases := []struct {
 		mode Mode
 		req  Request
@@ -230,13 +231,15 @@ func TestModes(t *testing.T) {
 		{ModeReadOnly, inWrite, Deny}, // even with an allow rule
 		{ModeReadOnly, bash("ls"), Deny},
 		{ModeBypass, outWrite, Allow},
-		{ModeBypass, bash("truncate x"), Allow}, // only manifest denies hold
+		{ModeBypass, bash("truncate x"), Deny}, // a person's deny holds in bypass too
+		{ModeBypass, bash("wc x"), Ask},        // and so does their ask
+		{ModeBypass, bash("tee x"), Allow},
 		{ModeBypass, bash("rm x"), Deny},
 		{ModeBypass, bash("rm -rf /"), Deny},
 		{ModeBypass, bash("echo hi && rm x"), Deny},
 	}
 	for _, c := range cases {
-		p := newPolicy(t, c.mode, manifestDeny, userDeny, userAllow)
+		p := newPolicy(t, c.mode, manifestDeny, userDeny, userAllow, userAsk)
 		if c.mode == ModeDefault {
 			p = newPolicy(t, c.mode, manifestDeny, userDeny)
 		}

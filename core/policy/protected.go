@@ -2,8 +2,12 @@ package policy
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"unicode"
 )
 
 // The files that govern agentbox or run code later for a person are protected: no mode
@@ -44,6 +48,10 @@ var homeProtected = []string{
 	// sensible-editor runs, desktop entries a person's launcher runs.
 	".config/gdb", ".perldb", ".npm-init.js", ".lesskey", ".config/lesskey", ".mailcap", ".selected_editor",
 	".local/share/applications", ".config/mimeapps.list",
+	// The fourteenth's: Python's user site (a .pth file there runs at every start),
+	// gh's and cargo's credentials, start-up folders and psql's (it runs \! commands).
+	".local/lib", ".config/gh", ".cargo/credentials", ".cargo/credentials.toml", ".profile.d", ".zshrc.d",
+	".mkshrc", ".psqlrc",
 }
 
 // projectProtected are the files under a workspace root that run code or steer an agent
@@ -53,33 +61,32 @@ var projectProtected = []string{".envrc", ".claude/skills", ".agents/skills", ".
 
 // protectedWhy names the protection that covers abs ("" when none does), and the name
 // an explicit rule's pattern must spell out to lift it (a catch-all such as ** does not).
+// Names are compared as a file system that ignores case, trailing dots or the code
+// points HFS+ ignores would read them (foldName), so .GIT, .AGENTBOX and ~/.BASHRC are
+// protected where they are the same files.
 func (p *Policy) protectedWhy(abs string) (why, key string) {
 	if abs == "" {
 		return "", ""
 	}
 	for _, f := range p.ConfigFiles {
-		if abs == f {
+		if rel, ok := underFold(abs, f); ok && len(rel) == 0 {
 			return "agentbox's own configuration (" + f + ")", filepath.Base(f)
 		}
 	}
 	if d := p.UserConfigDir; d != "" {
-		if _, ok := under(abs, d); ok {
+		if _, ok := underFold(abs, d); ok {
 			return "agentbox's user folder (" + d + ": its config and skills)", filepath.Base(d)
 		}
 	}
 	if d := p.StateDir; d != "" {
-		if _, ok := under(abs, d); ok {
+		if _, ok := underFold(abs, d); ok {
 			return "agentbox's state folder (" + d + ": sessions, grants and patch journals)", filepath.Base(d)
 		}
 	}
 	for _, r := range p.Env.Roots {
-		if rel, ok := under(abs, r); ok && (rel == ".agentbox" || strings.HasPrefix(rel, ".agentbox/")) &&
-			!isPlanPath(abs) {
-			return "the project's agentbox configuration (.agentbox/)", ".agentbox"
-		}
-		if rel, ok := under(abs, r); ok {
+		if rel, ok := underFold(abs, r); ok {
 			for _, pp := range projectProtected {
-				if rel == pp || strings.HasPrefix(rel, pp+"/") {
+				if startsWith(rel, pp) {
 					return fmt.Sprintf("a file that runs code or steers an agent when the project is opened (%s)", pp), pp
 				}
 			}
@@ -87,39 +94,307 @@ func (p *Policy) protectedWhy(abs string) (why, key string) {
 	}
 	segs := strings.Split(filepath.ToSlash(abs), "/")
 	for i, s := range segs {
-		// .GIT is .git on a file system that ignores case (macOS, Windows).
-		if !strings.EqualFold(s, ".git") {
+		// A project's .agentbox at any depth: a session rooted there later loads it.
+		if sameName(s, ".agentbox") && !(len(segs) > i+1 && segs[i+1] == "plans" && isPlanPath(abs)) {
+			return "the project's agentbox configuration (.agentbox/)", ".agentbox"
+		}
+		if !sameName(s, ".git") {
 			continue
 		}
 		rest := segs[i+1:]
 		// .git/modules/NAME/... holds a submodule's git dir: judge what follows it.
-		for len(rest) >= 2 && rest[0] == "modules" {
+		for len(rest) >= 2 && sameName(rest[0], "modules") {
 			rest = rest[2:]
 		}
-		switch {
-		case len(rest) == 0:
-			return "the git directory (.git)", ".git"
-		case rest[0] == "config" && len(rest) == 1:
-			return "git's configuration (.git/config: aliases, core.fsmonitor, hooksPath run code)", ".git"
-		case rest[0] == "hooks":
-			return "git hooks (.git/hooks run code on the next commit, checkout or push)", ".git"
-		default:
-			// commondir, config.worktree, worktrees/*/..., info/attributes,
-			// objects/info/alternates: each chooses what git reads as its config or
-			// runs. Nothing in .git is an applet's to write; git writes it.
-			return "the git directory (.git/" + strings.Join(rest, "/") + ": git's own files choose its config and what it runs)", ".git"
+		return gitWhy(rest)
+	}
+	// A .git that is a file ("gitdir: PATH", as worktrees, submodules and
+	// --separate-git-dir write it) or a link puts the repository where no segment
+	// says .git: the fourteenth red team planted a hook in gitstore/hooks that way.
+	for _, g := range p.pointedGitDirs(abs) {
+		if rel, ok := underFold(abs, g); ok {
+			return gitWhy(rel)
 		}
 	}
-	if home := p.Env.Home; home != "" {
-		if rel, ok := under(abs, home); ok && rel != ".ssh/known_hosts" { // trusting a host key is routine
-			for _, h := range homeProtected {
-				if rel == h || strings.HasPrefix(rel, h+"/") {
-					return fmt.Sprintf("a start-up or credential file in the home folder (~/%s)", h), h
-				}
+	for _, b := range p.homeBases() {
+		rel, ok := underFold(abs, b.dir)
+		if !ok {
+			continue
+		}
+		if b.as != "" {
+			rel = append(strings.Split(b.as, "/"), rel...)
+		}
+		if len(rel) == 2 && sameName(rel[0], ".ssh") && sameName(rel[1], "known_hosts") {
+			continue // trusting a host key is routine
+		}
+		for _, h := range homeProtected {
+			if startsWith(rel, h) {
+				return fmt.Sprintf("a start-up or credential file in the home folder (~/%s)", h), h
 			}
 		}
 	}
+	for _, l := range p.homeLinks() {
+		if _, ok := underFold(abs, l.target); ok {
+			return fmt.Sprintf("a start-up or credential file in the home folder (~/%s leads here through a link)", l.entry), l.entry
+		}
+	}
 	return "", ""
+}
+
+// gitWhy names the protection of a path in a git folder, given what follows the folder.
+func gitWhy(rest []string) (why, key string) {
+	switch {
+	case len(rest) == 0:
+		return "the git directory (.git)", ".git"
+	case len(rest) == 1 && sameName(rest[0], "config"):
+		return "git's configuration (.git/config: aliases, core.fsmonitor, hooksPath run code)", ".git"
+	case sameName(rest[0], "hooks"):
+		return "git hooks (.git/hooks run code on the next commit, checkout or push)", ".git"
+	default:
+		// commondir, config.worktree, worktrees/*/..., info/attributes,
+		// objects/info/alternates: each chooses what git reads as its config or
+		// runs. Nothing in .git is an applet's to write; git writes it.
+		return "the git directory (.git/" + strings.Join(rest, "/") + ": git's own files choose its config and what it runs)", ".git"
+	}
+}
+
+// foldName is a path segment as a file system that ignores case, trailing dots and
+// blanks (Windows) or the code points HFS+ ignores (macOS) reads it, as git reads .git
+// (is_hfs_dotgit, is_ntfs_dotgit): .GIT, ".git." and ".g\u200cit" are all .git there.
+func foldName(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			clean = false
+			break
+		}
+	}
+	if !clean {
+		s = strings.Map(func(r rune) rune {
+			switch {
+			case r == 0x200c || r == 0x200d || r == 0x200e || r == 0x200f || r == 0xfeff,
+				0x202a <= r && r <= 0x202e, 0x206a <= r && r <= 0x206f:
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, s)
+	}
+	if t := strings.TrimRight(s, ". "); t != "" {
+		return t
+	}
+	return s
+}
+
+// sameName reports whether a path segment names the protected name: folded (see
+// foldName), or as its Windows short name (git~1 for .git).
+func sameName(seg, name string) bool {
+	f := foldName(seg)
+	if f == name {
+		return true
+	}
+	if i := strings.LastIndexByte(f, '~'); i > 0 && i == len(f)-2 && f[i+1] >= '1' && f[i+1] <= '9' {
+		short := strings.TrimPrefix(name, ".")
+		if len(short) > 6 {
+			short = short[:6]
+		}
+		return f[:i] == short
+	}
+	return false
+}
+
+// startsWith reports whether the segments rel begin with the segments of entry (a
+// protected path, slash-separated).
+func startsWith(rel []string, entry string) bool {
+	n := 0
+	for part := range strings.SplitSeq(entry, "/") {
+		if n >= len(rel) || !sameName(rel[n], strings.ToLower(part)) {
+			return false
+		}
+		n++
+	}
+	return true
+}
+
+// underFold returns the segments of abs below dir when abs is dir or below it, with
+// the segments compared as foldName reads them.
+func underFold(abs, dir string) ([]string, bool) {
+	if rel, ok := under(abs, dir); ok {
+		if rel == "." {
+			return nil, true
+		}
+		return strings.Split(rel, "/"), true
+	}
+	as := strings.Split(filepath.Clean(abs), "/")
+	ds := strings.Split(filepath.Clean(dir), "/")
+	if len(as) < len(ds) {
+		return nil, false
+	}
+	for i, d := range ds {
+		if foldName(as[i]) != foldName(d) {
+			return nil, false
+		}
+	}
+	return as[len(ds):], true
+}
+
+// homeBase is a folder the home list is read against, and what it stands for there:
+// $HOME itself and where it leads through links, $XDG_CONFIG_HOME for ~/.config and
+// $XDG_DATA_HOME for ~/.local/share (the fourteenth red team wrote git's global config
+// in a non-default XDG_CONFIG_HOME, and everything below a HOME that is a link).
+type homeBase struct{ dir, as string }
+
+func (p *Policy) homeBases() []homeBase {
+	var out []homeBase
+	add := func(dir, as string) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			return
+		}
+		out = append(out, homeBase{filepath.Clean(dir), as})
+		if c := canonical(dir); c != filepath.Clean(dir) {
+			out = append(out, homeBase{c, as})
+		}
+	}
+	add(p.Env.Home, "")
+	if p.Getenv != nil {
+		add(p.Getenv("XDG_CONFIG_HOME"), ".config")
+		add(p.Getenv("XDG_DATA_HOME"), ".local/share")
+	}
+	return out
+}
+
+// protectCache holds, per policy (one call), what the protected-file checks read off
+// the file system.
+type protectCache struct {
+	once  sync.Once
+	links []homeLink
+
+	mu      sync.Mutex
+	gitDirs map[string][]string // by folder: where its .git leads (gitDirAt)
+}
+
+// homeLink is where a protected home entry really lies when it, or a folder on its
+// way, is a link: ~/.bashrc -> ~/dotfiles/bashrc makes dotfiles/bashrc the file bash
+// sources (the fourteenth red team wrote it through the workspace).
+type homeLink struct{ target, entry string }
+
+func (p *Policy) homeLinks() []homeLink {
+	if p.protect == nil || p.Env.Home == "" {
+		return nil
+	}
+	p.protect.once.Do(func() {
+		home := filepath.Clean(p.Env.Home)
+		realHome := canonical(home)
+		seen := map[string]bool{}
+		for _, h := range homeProtected {
+			segs := strings.Split(h, "/")
+			for i := range segs {
+				pre := filepath.Join(home, filepath.Join(segs[:i+1]...))
+				if seen[pre] {
+					continue
+				}
+				seen[pre] = true
+				fi, err := os.Lstat(pre)
+				if err != nil {
+					break // nothing deeper exists either
+				}
+				if fi.Mode()&fs.ModeSymlink == 0 {
+					continue
+				}
+				t := canonical(pre)
+				if t == pre { // a link that leads nowhere yet: writing its target creates it
+					if dest, err := os.Readlink(pre); err == nil {
+						if !filepath.IsAbs(dest) {
+							dest = filepath.Join(filepath.Dir(pre), dest)
+						}
+						t = canonical(dest)
+					}
+				}
+				if t != filepath.Join(realHome, filepath.Join(segs[:i+1]...)) {
+					p.protect.links = append(p.protect.links, homeLink{t, strings.Join(segs[:i+1], "/")})
+				}
+				break
+			}
+		}
+	})
+	return p.protect.links
+}
+
+// pointedGitDirs are the git folders that .git files and links in the folders above
+// abs, and above each workspace root, lead to (with the common folder a worktree's
+// points at): their config and hooks run code as a .git folder's do.
+func (p *Policy) pointedGitDirs(abs string) []string {
+	var out []string
+	seen := map[string]bool{}
+	walk := func(from string) {
+		for d := filepath.Clean(from); !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+			out = append(out, p.gitDirAt(d)...)
+		}
+	}
+	walk(filepath.Dir(abs))
+	for _, r := range p.Env.Roots {
+		walk(r)
+	}
+	return out
+}
+
+// gitDirAt is where dir/.git leads when it is a link or a "gitdir:" file, read once
+// per policy: a command writing a tree asks for every entry's folders.
+func (p *Policy) gitDirAt(dir string) []string {
+	if p.protect == nil {
+		return gitDirAt(dir)
+	}
+	p.protect.mu.Lock()
+	defer p.protect.mu.Unlock()
+	g, ok := p.protect.gitDirs[dir]
+	if !ok {
+		if p.protect.gitDirs == nil {
+			p.protect.gitDirs = map[string][]string{}
+		}
+		g = gitDirAt(dir)
+		p.protect.gitDirs[dir] = g
+	}
+	return g
+}
+
+func gitDirAt(dir string) []string {
+	dot := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dot)
+	if err != nil {
+		return nil
+	}
+	var g string
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		g = canonical(dot)
+	case fi.Mode().IsRegular() && fi.Size() < 4096:
+		data, err := os.ReadFile(dot)
+		if err != nil {
+			return nil
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil
+		}
+		if t = strings.TrimSpace(t); !filepath.IsAbs(t) {
+			t = filepath.Join(dir, t)
+		}
+		g = canonical(t)
+	default:
+		return nil // a folder: its own segment says .git
+	}
+	out := []string{g}
+	if data, err := os.ReadFile(filepath.Join(g, "commondir")); err == nil {
+		c, _, _ := strings.Cut(string(data), "\n")
+		if c = strings.TrimSpace(c); c != "" {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(g, c)
+			}
+			out = append(out, canonical(c))
+		}
+	}
+	return out
 }
 
 // under returns abs relative to dir when abs is dir or below it.
@@ -179,10 +454,21 @@ func (p *Policy) protectedFiles() []string {
 			out = append(out, d)
 		}
 	}
-	if p.Env.Home != "" {
+	for _, b := range p.homeBases() {
 		for _, h := range homeProtected {
-			out = append(out, filepath.Join(p.Env.Home, h))
+			if rel, ok := strings.CutPrefix(h, b.as+"/"); ok || b.as == "" {
+				if b.as == "" {
+					rel = h
+				}
+				out = append(out, filepath.Join(b.dir, rel))
+			}
 		}
+	}
+	for _, l := range p.homeLinks() {
+		out = append(out, l.target)
+	}
+	for _, r := range p.Env.Roots {
+		out = append(out, p.pointedGitDirs(filepath.Join(r, "x"))...)
 	}
 	return out
 }
@@ -190,11 +476,11 @@ func (p *Policy) protectedFiles() []string {
 // protectedName reports whether a folder entry's name starts a protected path in a
 // project: .git, .agentbox, and the files that run code or steer an agent.
 func protectedName(name string) bool {
-	if strings.EqualFold(name, ".git") || name == ".agentbox" {
+	if sameName(name, ".git") || sameName(name, ".agentbox") {
 		return true
 	}
 	for _, pp := range projectProtected {
-		if first, _, _ := strings.Cut(pp, "/"); first == name {
+		if first, _, _ := strings.Cut(pp, "/"); sameName(name, first) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -72,4 +73,115 @@ func TestProtectedWrites(t *testing.T) {
 	if d := p.Evaluate(Request{Applet: "bash", Capability: CapShellRun, Target: "echo evil > .git/hooks/pre-commit", Cwd: root}); d.Action != Ask {
 		t.Errorf("redirect into a hook in bypass: %v (%s)", d.Action, d.Reason)
 	}
+}
+
+// The fourteenth red team's file-applet findings: protected files reached where no
+// path segment names them, or named as another file system would read the name.
+func TestProtectedWritesFourteenthRedTeam(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	realHome := filepath.Join(base, "realhome")
+	home := filepath.Join(base, "homelink") // $HOME is a link
+	xdgCfg, xdgData := filepath.Join(base, "cfg"), filepath.Join(base, "data")
+	other := filepath.Join(base, "elsewhere-gitdir")
+	for _, d := range []string{root, realHome, filepath.Join(root, "gitstore", "hooks"), filepath.Join(root, "dotfiles"),
+		filepath.Join(root, "sub", "inner-git", "hooks"), filepath.Join(other, "hooks"), filepath.Join(root, "linked")} {
+		mustMkdir(t, d)
+	}
+	must(t, os.Symlink(realHome, home))
+	// The workspace's .git is a "gitdir:" file; a sub-repository's .git is a link.
+	mustWrite(t, filepath.Join(root, ".git"), "gitdir: gitstore\n")
+	must(t, os.Symlink(filepath.Join(root, "sub", "inner-git"), filepath.Join(root, "sub", ".git")))
+	// A second root whose .git leads out of every root.
+	mustWrite(t, filepath.Join(root, "linked", ".git"), "gitdir: "+other+"\n")
+	// Dotfiles kept in the workspace, linked from home; one link leads nowhere yet.
+	must(t, os.Symlink(filepath.Join(root, "dotfiles", "bashrc"), filepath.Join(realHome, ".bashrc")))
+	mustWrite(t, filepath.Join(root, "dotfiles", "bashrc"), "# rc\n")
+	must(t, os.Symlink(filepath.Join(root, "dotfiles", "profile"), filepath.Join(realHome, ".profile")))
+	must(t, os.Symlink(filepath.Join(root, "dotfiles", "ssh"), filepath.Join(realHome, ".ssh")))
+
+	protected := []string{
+		filepath.Join(root, "gitstore", "hooks", "pre-commit"),
+		filepath.Join(root, "gitstore", "config"),
+		filepath.Join(root, "sub", "inner-git", "hooks", "post-checkout"),
+		filepath.Join(other, "hooks", "pre-push"),
+		filepath.Join(realHome, ".bashrc"),
+		filepath.Join(realHome, ".gitconfig"),
+		filepath.Join(realHome, ".ssh", "authorized_keys"),
+		filepath.Join(root, "dotfiles", "bashrc"),
+		filepath.Join(root, "dotfiles", "profile"),
+		filepath.Join(root, "dotfiles", "ssh", "authorized_keys"),
+		filepath.Join(xdgCfg, "git", "config"),
+		filepath.Join(xdgCfg, "fish", "config.fish"),
+		filepath.Join(xdgCfg, "systemd", "user", "x.service"),
+		filepath.Join(xdgData, "applications", "x.desktop"),
+		filepath.Join(root, ".AGENTBOX", "config.json"),
+		filepath.Join(root, "sub", ".agentbox", "config.json"),
+		filepath.Join(root, "sub", ".agentbox", "skills", "x", "SKILL.md"),
+		filepath.Join(realHome, ".BASHRC"),
+		filepath.Join(realHome, ".SSH", "authorized_keys"),
+		filepath.Join(root, ".git.", "config"),
+		filepath.Join(root, ".git ", "hooks", "x"),
+		filepath.Join(root, "GIT~1", "config"),
+		filepath.Join(root, ".g\u200cit", "hooks", "pre-commit"),
+		filepath.Join(realHome, ".local", "lib", "python3.12", "site-packages", "x.pth"),
+		filepath.Join(realHome, ".config", "gh", "hosts.yml"),
+		filepath.Join(realHome, ".cargo", "credentials.toml"),
+		filepath.Join(realHome, ".zshrc.d", "x.zsh"),
+		filepath.Join(realHome, ".psqlrc"),
+	}
+	ordinary := []string{
+		filepath.Join(root, "main.go"),
+		filepath.Join(root, "gitstore.txt"),
+		filepath.Join(root, "sub", ".agentbox", "plans", "plan-001.md"),
+		filepath.Join(realHome, "notes.txt"),
+		filepath.Join(xdgCfg, "myapp", "settings.json"),
+		filepath.Join(root, "dotfiles", "README"),
+	}
+	env := Env{Roots: []string{root, filepath.Join(root, "linked")}, Home: home}
+	getenv := func(k string) string {
+		return map[string]string{"XDG_CONFIG_HOME": xdgCfg, "XDG_DATA_HOME": xdgData, "HOME": home}[k]
+	}
+	p := New(env, ModeBypass)
+	p.Getenv = getenv
+	for _, path := range protected {
+		if d := p.Evaluate(Request{Applet: "write", Capability: CapFSWrite, Target: path}); d.Action != Ask || d.Guard == "" {
+			t.Errorf("write %s: %v (%s), want ask by a protection", path, d.Action, d.Reason)
+		}
+	}
+	for _, path := range ordinary {
+		if d := p.Evaluate(Request{Applet: "write", Capability: CapFSWrite, Target: path}); d.Action != Allow {
+			t.Errorf("write %s: %v (%s), want allow", path, d.Action, d.Reason)
+		}
+	}
+}
+
+func TestSameName(t *testing.T) {
+	for _, c := range []struct {
+		seg, name string
+		want      bool
+	}{
+		{".git", ".git", true}, {".GIT", ".git", true}, {".git.", ".git", true}, {".git . .", ".git", true},
+		{"git~1", ".git", true}, {"GIT~2", ".git", true}, {".g\u200cit", ".git", true}, {"\ufeff.git", ".git", true},
+		{"AGENTB~1", ".agentbox", true}, {".gitx", ".git", false}, {"git", ".git", false}, {"git~10", ".git", false},
+		{".", ".git", false}, {"..", ".git", false}, {"gi~1", ".git", false},
+	} {
+		if got := sameName(c.seg, c.name); got != c.want {
+			t.Errorf("sameName(%q, %q) = %v, want %v", c.seg, c.name, got, c.want)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustMkdir(t *testing.T, dir string) { t.Helper(); must(t, os.MkdirAll(dir, 0o755)) }
+
+func mustWrite(t *testing.T, path, text string) {
+	t.Helper()
+	must(t, os.WriteFile(path, []byte(text), 0o644))
 }

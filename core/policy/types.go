@@ -82,7 +82,8 @@ type Mode string
 //	              the plan applet's own files (PlanDir) allowed
 //	accept-edits  as default, and writes inside the workspace allowed
 //	read-only     everything but reads denied
-//	bypass        everything allowed but manifest denies (the watchdog still runs)
+//	bypass        everything allowed but what a deny or ask rule names (the watchdog
+//	              and the protected files still hold)
 const (
 	ModeDefault     Mode = "default"
 	ModeAcceptEdits Mode = "accept-edits"
