@@ -185,3 +185,29 @@ func mustWrite(t *testing.T, path, text string) {
 	t.Helper()
 	must(t, os.WriteFile(path, []byte(text), 0o644))
 }
+
+// The thirteenth red team's bash lines that wrote a protected file in bypass mode
+// through git's environment and options: each must ask (or be refused).
+func TestProtectedWritesThroughGit(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	mustMkdir(t, filepath.Join(root, ".git", "hooks"))
+	p := New(Env{Roots: []string{root}, Home: home}, ModeBypass)
+	for _, line := range []string{
+		"GIT_TEMPLATE_DIR=evil git init",
+		"git --work-tree=.git/hooks checkout HEAD -- pre-commit", "git --work-tree=.git checkout HEAD -- config",
+		"GIT_WORK_TREE=.git/hooks git checkout HEAD -- pre-commit", "git --work-tree=.git/hooks reset --hard",
+		"git --work-tree=$HOME/.ssh checkout HEAD -- authorized_keys", "GIT_WORK_TREE=$HOME/.ssh git checkout HEAD -- authorized_keys",
+		"GIT_OBJECT_DIRECTORY=$HOME/.ssh git add .", "GIT_DIR=$HOME/.ssh git init", "git --git-dir=$HOME/.ssh init",
+		"GIT_DIR=.git/hooks git init", "GIT_INDEX_FILE=.git/hooks/pre-commit git add .",
+	} {
+		d := p.Evaluate(Request{Applet: "bash", Capability: CapShellRun, Target: line, Cwd: root})
+		if d.Action == Allow {
+			t.Errorf("%q: allowed (%s), want ask or deny", line, d.Reason)
+		}
+	}
+	for _, line := range []string{"git checkout main", "git init", "GIT_TRACE=1 git status", "git --work-tree=. checkout x"} {
+		if d := p.Evaluate(Request{Applet: "bash", Capability: CapShellRun, Target: line, Cwd: root}); d.Action != Allow {
+			t.Errorf("%q: %v (%s), want allow", line, d.Action, d.Reason)
+		}
+	}
+}

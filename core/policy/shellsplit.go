@@ -24,15 +24,16 @@ func shellSplit(line, cwd, home string, getenv func(string) (string, bool)) (*An
 		}
 		// Files written through operands (tee, cp, sed -i, git config, ...) are decided
 		// like the target of a redirection.
-		for _, t := range shell.WriteTargets(c.Argv) {
+		argv := shell.WithGitEnv(c.Argv, c.Env)
+		for _, t := range shell.WriteTargets(argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t)})
 		}
 		// Folders written file by file (rm -r, find -delete, git clean): what is below
 		// them now is decided as written too.
-		for _, t := range shell.TreeWrites(c.Argv) {
+		for _, t := range shell.TreeWrites(argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t), Tree: true})
 		}
-		for _, t := range shell.WorkTreeWrites(c.Argv) {
+		for _, t := range shell.WorkTreeWrites(argv) {
 			sc.Redirects = append(sc.Redirects, Redirect{Op: ">", Target: t, Partial: partialWord(c.Argv, c.Partial, t), Tree: true, WorkTree: true})
 		}
 		// Files the shell reads itself (source .env) are decided like < .env.

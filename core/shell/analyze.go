@@ -1768,6 +1768,15 @@ func CommandVariable(name string) bool { return commandVariables[name] }
 // NAME=VALUE), once per line.
 func (z *analyzer) envCommand(entry string, proto SimpleCommand) {
 	name, val, known := strings.Cut(entry, "=")
+	if known && name == "PERL5DB" && val != "" && !z.envSeen[entry] {
+		// perl -d runs $PERL5DB as perl code (the thirteenth red team: exec "rm -rf ~").
+		if z.envSeen == nil {
+			z.envSeen = map[string]bool{}
+		}
+		z.envSeen[entry] = true
+		z.oneLiner("perl", []word{{s: "-e", known: true}, {s: val, known: true}}, proto, nil)
+		return
+	}
 	if !known || !commandVariables[name] || val == "" || z.envSeen[entry] {
 		return
 	}
@@ -1776,7 +1785,7 @@ func (z *analyzer) envCommand(entry string, proto SimpleCommand) {
 	}
 	z.envSeen[entry] = true
 	if name == "LESSOPEN" || name == "LESSCLOSE" {
-		val = strings.TrimLeft(val, "|")
+		val = strings.TrimPrefix(strings.TrimLeft(val, "|"), "-") // less drops a "-" after the pipe (it also filters stdin)
 	}
 	z.script(word{s: val, known: true}, name, proto)
 }
@@ -1873,9 +1882,7 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 // logFileVars are variables whose value is a file programs write (a log, a history),
 // and logFileOptions options of the same kind: GIT_TRACE=~/.bashrc git status wrote
 // it (a twelfth red team), as did VALGRIND_OPTS=--log-file=F and ssh -E F.
-var logFileVars = []string{"GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF", "GIT_TRACE_PACKET",
-	"GIT_TRACE_PERFORMANCE", "GIT_TRACE_SETUP", "GIT_TRACE_SHALLOW", "GIT_TRACE_CURL", "GIT_TRACE_PACK_ACCESS",
-	"PIP_LOG", "PIP_LOG_FILE", "SSLKEYLOGFILE", "LESSHISTFILE", "NODE_REPL_HISTORY", "SQLITE_HISTORY", "MYSQL_HISTFILE",
+var logFileVars = []string{"GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "PIP_LOG", "PIP_LOG_FILE", "SSLKEYLOGFILE", "LESSHISTFILE", "NODE_REPL_HISTORY", "SQLITE_HISTORY", "MYSQL_HISTFILE",
 	"PSQL_HISTORY", "PYTHON_HISTORY", "GNUPLOT_HISTORY", "R_HISTFILE", "REDISCLI_HISTFILE"}
 
 // logFiles adds to the command's writes the files its variables and options name for
@@ -1898,8 +1905,10 @@ func (z *analyzer) logFiles(words []string, proto *SimpleCommand) {
 	add := func(f string) {
 		proto.Redirects = append(slices.Clip(proto.Redirects), Redirect{Op: ">>", Target: f})
 	}
-	for _, k := range logFileVars {
-		if v, ok := vals[k]; ok && pathLike(v) {
+	for k, v := range vals {
+		// Every GIT_TRACE* names a file git appends to (the thirteenth red team found
+		// GIT_TRACE_REFS and GIT_TRACE_FSMONITOR missing from a list).
+		if (slices.Contains(logFileVars, k) || strings.HasPrefix(k, "GIT_TRACE")) && pathLike(v) {
 			add(v)
 		}
 	}
@@ -1921,8 +1930,21 @@ func (z *analyzer) logFiles(words []string, proto *SimpleCommand) {
 			case strings.HasPrefix(a, "-E") && len(a) > 2:
 				add(a[2:])
 			}
-			if i := strings.Index(a, "UserKnownHostsFile="); i >= 0 && pathLike(a[i+len("UserKnownHostsFile="):]) {
-				add(a[i+len("UserKnownHostsFile="):])
+			opt := ""
+			if a == "-o" && k+2 < len(words) {
+				opt = words[k+2]
+			} else if strings.HasPrefix(a, "-o") {
+				opt = a[2:]
+			}
+			// A host key file and a master's control socket are files ssh writes;
+			// ssh_config reads "Key=Value" and "Key Value" in any case.
+			for _, key := range []string{"UserKnownHostsFile", "ControlPath"} {
+				if v, ok := sshOption(opt, key); ok && pathLike(v) {
+					add(v)
+				}
+			}
+			if a == "-S" && k+2 < len(words) && pathLike(words[k+2]) {
+				add(words[k+2])
 			}
 		}
 	case "git":

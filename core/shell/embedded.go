@@ -3,6 +3,8 @@ package shell
 import (
 	"slices"
 	"strings"
+
+	"github.com/google/shlex"
 )
 
 // Tools with a language of their own that can run shell commands: sed's e command,
@@ -194,6 +196,51 @@ func (z *analyzer) m4(args []word, proto SimpleCommand, stdin *word) {
 // literal, a -f file the line wrote) and the shell make runs them with (SHELL=,
 // .SHELLFLAGS=).
 func (z *analyzer) make(args []word, proto SimpleCommand, stdin *word) {
+	// MAKEFLAGS and GNUMAKEFLAGS, in the environment or as an argument, are options
+	// and assignments make reads as its own (the thirteenth red team hid --eval there).
+	flagVars := slices.Clone(proto.Env)
+	for _, a := range args {
+		flagVars = append(flagVars, a.s)
+	}
+	for _, e := range flagVars {
+		if n, v, ok := strings.Cut(e, "="); ok && (n == "MAKEFLAGS" || n == "GNUMAKEFLAGS") {
+			// make splits the value its own way: a $(shell ...) anywhere in it counts.
+			for _, r := range makeRecipes(v) {
+				z.script(word{s: r, known: true}, "make "+n, proto)
+			}
+			words, err := shlex.Split(v)
+			if err != nil {
+				z.unknown(n + " holds options that cannot be read")
+				continue
+			}
+			extra := []word{{s: "make", known: true}}
+			for _, w := range words {
+				if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+					w = "-" + w // MAKEFLAGS=ks: single-letter flags without their dash
+				}
+				extra = append(extra, word{s: w, known: true})
+			}
+			args = append(slices.Clip(args), splitOptions(extra)[1:]...)
+		}
+	}
+	for _, a := range args {
+		// A variable given on the command line: NAME:=VALUE expands VALUE at once
+		// ($(shell CMD) runs), NAME!=CMD runs CMD, NAME=VALUE when it is used.
+		name, op, val, ok := makeAssignment(a.s)
+		if !ok || name == "MAKEFLAGS" || name == "GNUMAKEFLAGS" || name == "SHELL" || name == ".SHELLFLAGS" {
+			continue
+		}
+		if !a.known {
+			z.unknown("make is given a variable whose value cannot be known, and make expands it")
+			continue
+		}
+		if op == "!=" {
+			z.script(word{s: val, known: true}, "make "+name+"!=", proto)
+		}
+		for _, r := range makeRecipes(val) {
+			z.script(word{s: r, known: true}, "make", proto)
+		}
+	}
 	texts := makePrograms(args, stdin)
 	shell, flags := "", ""
 	for k, a := range args {
@@ -724,6 +771,25 @@ func m4ReadsStdin(args []word) bool {
 		}
 	}
 	return !files
+}
+
+// makeAssignment splits a make command-line variable assignment (NAME=V, NAME:=V,
+// NAME::=V, NAME:::=V, NAME!=V, NAME?=V, NAME+=V).
+func makeAssignment(arg string) (name, op, val string, ok bool) {
+	i := strings.IndexByte(arg, '=')
+	if i <= 0 || strings.HasPrefix(arg, "-") {
+		return "", "", "", false
+	}
+	name = arg[:i]
+	j := len(name)
+	for j > 0 && strings.IndexByte(":!?+", name[j-1]) >= 0 {
+		j--
+	}
+	op, name = name[j:]+"=", strings.TrimSpace(name[:j])
+	if name == "" || strings.ContainsAny(name, " \t$()") {
+		return "", "", "", false
+	}
+	return name, op, arg[i+1:], true
 }
 
 // makePrograms are the makefile texts a make line shows: --eval TEXT and a makefile

@@ -52,11 +52,22 @@ var optionSpecs = map[string]optionSpec{
 	"runuser": {long: []string{"--command", "--session-command", "--shell", "--group", "--supp-group", "--user", "--whitelist-environment"}},
 	"script":  {long: []string{"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format"}},
 	"strace":  {long: []string{"--output"}},
+	// make's -E'TEXT' and --ev=TEXT are --eval (the thirteenth red team).
+	"make":  makeOptions,
+	"gmake": makeOptions, "remake": makeOptions,
+	// csplit's -f PREFIX and -b FORMAT name what it writes: -f$HOME/.bashr, --pref=.
+	"csplit": {value: "bfn", flags: "kszq", long: []string{"--prefix", "--suffix-format", "--digits", "--keep-files",
+		"--suppress-matched", "--quiet", "--silent", "--elide-empty-files"}},
 	"rsync": {value: "eBfTM", flags: "vqcarRbulLkKHpEAXogDtUNOJSnWxzPhiCFm08s",
 		long: []string{"--log-file", "--remove-source-files", "--rsh", "--rsync-path", "--temp-dir", "--backup-dir",
 			"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
 			"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
 }
+
+// makeOptions are make's (and gmake's, remake's).
+var makeOptions = optionSpec{value: "CEfIoW", flags: "bBdeiknpqrRsStvw", long: []string{"--eval", "--file", "--makefile",
+	"--directory", "--include-dir", "--old-file", "--assume-old", "--what-if", "--new-file", "--assume-new",
+	"--environment-overrides", "--debug", "--jobs", "--load-average", "--output-sync", "--shuffle"}}
 
 // vimOptions are vim's (and vi's, nvim's, ex's): -s is ex mode's silent flag here.
 var vimOptions = optionSpec{value: "cStTquiUwW", flags: "eEsbdhlLmMnNRxyZAFHDgfpoOV"}

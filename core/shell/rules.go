@@ -653,6 +653,17 @@ func (w *watch) unpacks(_ *Analysis, _ int, c *SimpleCommand, name string, args 
 			return deny("protected-write", "refused: %s writes a tree of files into %s, where start-up or system files would be overwritten. Extract or copy into a folder of the workspace.", name, dir), true
 		}
 	}
+	if name == "git" {
+		// A work tree named by --work-tree or GIT_WORK_TREE is where checkout, reset and
+		// the rest write (the thirteenth red team: --work-tree=/etc/cron.d). A home
+		// work tree (a dotfiles repository) is left to the policy, which asks for the
+		// protected files in it.
+		for _, d := range gitTreeWrites(WithGitEnv(append([]string{"git"}, args...), c.Env)[1:]) {
+			if n := w.norm(d); n == "/" || slices.Contains(w.cfg.ProtectedTrees, n) && !tempFolder(n) && n != "~" || !strings.HasPrefix(n, "~") && w.protectedFile(n+"/x") {
+				return deny("protected-write", "refused: git writes its work tree into %s, where system files would be overwritten. Use a work tree in the workspace.", d), true
+			}
+		}
+	}
 	return Verdict{}, false
 }
 

@@ -259,6 +259,7 @@ func (z *analyzer) arith(n syntax.Node) {
 		case *syntax.UnaryArithm:
 			eval(x.X)
 			if x.Op == syntax.Inc || x.Op == syntax.Dec {
+				z.arithAssigned(x.X)
 				z.storesNumber(x.X)
 			}
 		case *syntax.BinaryArithm:
@@ -268,11 +269,13 @@ func (z *analyzer) arith(n syntax.Node) {
 					z.targetSubscript(w) // a[i]=...: i is read, a is not
 				}
 				eval(x.Y)
+				z.arithAssigned(x.X)
 				z.storesNumber(x.X)
 			case syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
 				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
 				eval(x.X)
 				eval(x.Y)
+				z.arithAssigned(x.X)
 				z.storesNumber(x.X)
 			default:
 				eval(x.X)
@@ -283,6 +286,25 @@ func (z *analyzer) arith(n syntax.Node) {
 		}
 	}
 	eval(n)
+}
+
+// arithAssigned refuses arithmetic that assigns bash's command hash or alias table:
+// $((BASH_CMDS[ls]=1)) makes ls run ./1 (the thirteenth red team), as the plain
+// assignment would.
+func (z *analyzer) arithAssigned(x syntax.ArithmExpr) {
+	w, ok := x.(*syntax.Word)
+	if !ok {
+		return
+	}
+	name := strings.SplitN(w.Lit(), "[", 2)[0]
+	if len(w.Parts) == 1 {
+		if p, ok := w.Parts[0].(*syntax.ParamExp); ok && p.Param != nil {
+			name = p.Param.Value
+		}
+	}
+	if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+		z.unknown("arithmetic that assigns " + name + " changes which program a command name runs; write the program's path")
+	}
 }
 
 // storesNumber records that arithmetic assigned the variable x names: it holds a number.
@@ -358,6 +380,11 @@ func (z *analyzer) arithWord(w *syntax.Word, seen map[string]bool) {
 func (z *analyzer) arithText(s string, depth int, seen map[string]bool) {
 	if strings.ContainsAny(s, "$`") {
 		z.latent(s)
+	}
+	if strings.Contains(s, "BASH_CMDS") || strings.Contains(s, "BASH_ALIASES") {
+		// Text evaluated again ([[ BASH_CMDS[ls]=1 -eq 1 ]], printf -v 'a[...]'):
+		// reading these tables means nothing in arithmetic, assigning them reroutes.
+		z.unknown("text bash evaluates as arithmetic names BASH_CMDS or BASH_ALIASES, which an assignment there changes; write the program's path")
 	}
 	for i := 0; i < len(s); {
 		c := s[i]

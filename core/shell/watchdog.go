@@ -2587,11 +2587,16 @@ func patchOperands(args []string) []string {
 // branch --set-upstream-to, sparse-checkout) are not counted.
 func gitRepoWrites(args []string) []string {
 	var out []string
-	sub, dir, k := "", "", 0
+	sub, dir, gitDir, k := "", "", "", 0
 	for ; k < len(args); k++ {
 		a := args[k]
 		if a == "-C" && k+1 < len(args) {
 			dir = path.Join(dir, args[k+1])
+		}
+		if a == "--git-dir" && k+1 < len(args) {
+			gitDir = args[k+1]
+		} else if v, ok := strings.CutPrefix(a, "--git-dir="); ok {
+			gitDir = v
 		}
 		if a == "-c" && k+1 < len(args) && strings.HasPrefix(strings.ToLower(args[k+1]), "init.templatedir=") ||
 			strings.HasPrefix(strings.ToLower(a), "-cinit.templatedir=") {
@@ -2621,6 +2626,9 @@ func gitRepoWrites(args []string) []string {
 		}
 	}
 	switch {
+	case sub == "init" && gitDir != "":
+		// GIT_DIR=~/.ssh git init makes a repository there: config, hooks and all.
+		out = append(out, path.Join(gitDir, "config"), path.Join(gitDir, "hooks/pre-commit"))
 	case sub == "lfs" && slices.Contains(rest, "install"):
 		out = append(out, ".git/hooks/pre-push", "~/.gitconfig")
 	case sub == "maintenance" && len(rest) > 0 && (rest[0] == "register" || rest[0] == "start"):
@@ -2966,6 +2974,34 @@ func mountPoints(args []string) []string {
 	return ops[len(ops)-1:]
 }
 
+// WithGitEnv is a git command's argv with the options its environment gives it spelled
+// out (GIT_WORK_TREE as --work-tree, GIT_DIR as --git-dir, GIT_TEMPLATE_DIR as
+// init's and clone's --template), so that the writes they decide are read off the words
+// as the options' are; env is NAME=VALUE. Other commands' argv is returned as it is.
+func WithGitEnv(argv, env []string) []string {
+	if len(argv) == 0 || path.Base(argv[0]) != "git" {
+		return argv
+	}
+	var pre, post []string
+	for _, e := range env {
+		k, v, _ := strings.Cut(e, "=")
+		switch k {
+		case "GIT_WORK_TREE":
+			pre = append(pre, "--work-tree="+v)
+		case "GIT_DIR":
+			pre = append(pre, "--git-dir="+v)
+		case "GIT_TEMPLATE_DIR":
+			if slices.Contains(argv, "init") || slices.Contains(argv, "clone") {
+				post = append(post, "--template="+v)
+			}
+		}
+	}
+	if len(pre)+len(post) == 0 {
+		return argv
+	}
+	return slices.Concat(argv[:1], pre, argv[1:], post)
+}
+
 // WorkTreeWrites are the work-tree folders a git command rewrites or deletes files in
 // wholesale (see gitTreeWrites). They are decided as TreeWrites are, but for the .git
 // folders in them: git keeps its own repository.
@@ -3114,10 +3150,22 @@ func findTreeWrites(args []string) []string {
 // (Switching branches is left out: every checkout would count.)
 func gitTreeWrites(args []string) []string {
 	dir, k := ".", 0
+	tree := ""
 	for ; k < len(args); k++ {
 		a := args[k]
 		if a == "-C" && k+1 < len(args) {
-			dir = path.Join(dir, args[k+1])
+			if path.IsAbs(args[k+1]) {
+				dir = path.Clean(args[k+1]) // path.Join(".", "/etc") is etc
+			} else {
+				dir = path.Join(dir, args[k+1])
+			}
+		}
+		// --work-tree=.git/hooks checks a committed file out as a hook (the thirteenth
+		// red team): the work tree is where the writes land.
+		if a == "--work-tree" && k+1 < len(args) {
+			tree = args[k+1]
+		} else if v, ok := strings.CutPrefix(a, "--work-tree="); ok {
+			tree = v
 		}
 		if !strings.HasPrefix(a, "-") {
 			break
@@ -3128,6 +3176,12 @@ func gitTreeWrites(args []string) []string {
 	}
 	if k >= len(args) {
 		return nil
+	}
+	if tree != "" {
+		dir = path.Join(dir, tree) // an absolute tree stands alone
+		if path.IsAbs(tree) {
+			dir = path.Clean(tree)
+		}
 	}
 	sub, rest := args[k], args[k+1:]
 	under := func(paths []string) []string {

@@ -4,8 +4,11 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/google/shlex"
 )
 
 // wrapSpec says how to find the command a wrapper runs: skip its options (some of
@@ -170,6 +173,7 @@ func (z *analyzer) builtinRunners(name string, args []word, inner, proto SimpleC
 		}
 	case name == "git":
 		z.gitConfigCommands(args, proto)
+		z.gitEnvConfig(proto)
 		z.gitRuns(args, proto)
 	case name == "source" || name == ".":
 		z.sourced(name, args, proto, stdin)
@@ -263,14 +267,76 @@ func (z *analyzer) gitConfigCommands(args []word, proto SimpleCommand) {
 			}
 			continue
 		}
-		key, val, ok := strings.Cut(kv, "=")
-		key = strings.ToLower(key)
-		switch {
-		case !ok:
-		case gitCommandKey(key) || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
-			z.script(word{s: strings.TrimPrefix(val, "!"), known: known}, "git -c "+key, proto)
-		case key == "core.hookspath" && val != "" && val != "/dev/null":
-			z.unknown("git -c core.hooksPath=" + val + " runs the hooks in that folder, which the line does not show")
+		if key, val, ok := strings.Cut(kv, "="); ok {
+			z.gitConfigValue(key, val, known, "git -c ", proto)
+		}
+	}
+}
+
+// gitConfigValue analyses one configuration value git is given on the line (by -c,
+// --config-env or the environment): the command it runs, where the key names one.
+func (z *analyzer) gitConfigValue(key, val string, known bool, how string, proto SimpleCommand) {
+	key = strings.ToLower(key)
+	switch {
+	case gitCommandKey(key) || strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+		z.script(word{s: strings.TrimPrefix(val, "!"), known: known}, how+key, proto)
+	case key == "core.hookspath" && val != "" && val != "/dev/null":
+		z.unknown(how + "core.hooksPath=" + val + " runs the hooks in that folder, which the line does not show")
+	case (strings.HasSuffix(key, ".url") || strings.HasSuffix(key, ".pushurl") || strings.HasSuffix(key, ".insteadof") ||
+		strings.HasSuffix(key, ".pushinsteadof")) && strings.HasPrefix(strings.ToLower(val), "ext::"):
+		// A remote whose URL is ext::CMD runs CMD on fetch (the thirteenth red team).
+		z.command(extArgv(val[len("ext::"):], known), proto, nil)
+	case key == "init.templatedir" && val != "" && how != "git -c ":
+		// git -c init.templateDir is a write of .git/hooks (gitRepoWrites), which asks;
+		// from the environment it is not seen there.
+		z.unknown(how + "init.templateDir=" + val + " copies that folder's hooks into .git/hooks, which the line does not show")
+	}
+}
+
+// gitEnvConfig analyses the configuration git takes from its environment:
+// GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, and
+// GIT_CONFIG_PARAMETERS (what git -c passes to the gits it runs). The thirteenth red
+// team set core.fsmonitor to rm -rf ~ that way, where the -c spelling was refused.
+func (z *analyzer) gitEnvConfig(proto SimpleCommand) {
+	get := func(name string) (val string, known, set bool) {
+		_, onLine := z.vars[name]
+		if !onLine && !slices.ContainsFunc(proto.Env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
+			if z.ctx.Getenv == nil {
+				return "", true, false
+			}
+			if _, inEnv := z.ctx.Getenv(name); !inEnv {
+				return "", true, false
+			}
+		}
+		kv, known := z.configEnv(word{s: "k=" + name, known: true}, proto)
+		return strings.TrimPrefix(kv, "k="), known, true
+	}
+	if n, known, set := get("GIT_CONFIG_COUNT"); set {
+		count, err := strconv.Atoi(strings.TrimSpace(n))
+		if !known || err != nil || count > 100 {
+			z.unknown("GIT_CONFIG_COUNT=" + n + " gives git configuration the line does not show")
+			count = 0
+		}
+		for i := 0; i < count; i++ {
+			k, kk, _ := get("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+			v, vk, _ := get("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
+			if !kk {
+				z.unknown("a GIT_CONFIG_KEY_n the line does not show")
+				continue
+			}
+			z.gitConfigValue(k, v, vk, "GIT_CONFIG_KEY_"+strconv.Itoa(i)+"=", proto)
+		}
+	}
+	if ps, known, set := get("GIT_CONFIG_PARAMETERS"); set && ps != "" {
+		pairs, err := shlex.Split(ps)
+		if !known || err != nil {
+			z.unknown("GIT_CONFIG_PARAMETERS gives git configuration the line does not show")
+			return
+		}
+		for _, kv := range pairs {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				z.gitConfigValue(k, v, true, "GIT_CONFIG_PARAMETERS ", proto)
+			}
 		}
 	}
 }
@@ -592,6 +658,23 @@ var scriptOptions = map[string][]string{
 	"fzf": {"--preview", "--bind"},
 }
 
+// sshOption is the value of the ssh_config option key in an -o argument ("Key=Value",
+// "Key Value", "KEY = Value": ssh reads the key in any case).
+func sshOption(arg, key string) (string, bool) {
+	if len(arg) < len(key) || !strings.EqualFold(arg[:len(key)], key) {
+		return "", false
+	}
+	rest := arg[len(key):]
+	trimmed := strings.TrimLeft(rest, " \t")
+	if v, ok := strings.CutPrefix(trimmed, "="); ok {
+		return strings.TrimLeft(v, " \t"), true
+	}
+	if trimmed != rest {
+		return trimmed, true // a blank, no "="
+	}
+	return "", false
+}
+
 // moreRunners covers an eleventh red team's programs that run a command the line
 // names: logsave LOG CMD, lckdo LOCK CMD, ifne CMD, ccache CMD, distcc CMD, perf
 // stat|record|trace CMD, hyperfine 'CMD'..., pee and mispipe 'CMD'..., npm exec -c,
@@ -845,14 +928,31 @@ func (z *analyzer) runners(name string, args []word, inner, proto SimpleCommand,
 		for k, a := range args {
 			val, ok := "", false
 			switch {
+			case strings.HasPrefix(o, "-o") && len(o) > 2:
+				// ssh's -o KEY=VALUE, -oKEY=VALUE: ssh_config takes the key in any
+				// case and "KEY VALUE" with a blank too (the thirteenth red team).
+				switch {
+				case a.s == "-o" && k+1 < len(args):
+					val, ok = sshOption(args[k+1].s, o[2:])
+				case strings.HasPrefix(a.s, "-o") && len(a.s) > 2:
+					val, ok = sshOption(a.s[2:], o[2:])
+				}
 			case a.s == o && k+1 < len(args):
 				val, ok = args[k+1].s, true
 			case strings.HasPrefix(a.s, o+"="):
 				val, ok = a.s[len(o)+1:], true
-			case strings.HasPrefix(o, "-o") && (a.s == "-o" && k+1 < len(args) && strings.HasPrefix(args[k+1].s, o[2:]+"=")):
-				val, ok = args[k+1].s[len(o)-1:], true
-			case len(o) == 2 && strings.HasPrefix(a.s, o) && len(a.s) > 2 && !strings.HasPrefix(a.s, "--"):
-				val, ok = a.s[2:], true
+			case !strings.HasPrefix(o, "--") && strings.HasPrefix(a.s, o) && len(a.s) > len(o) && !strings.HasPrefix(a.s, "--"):
+				val, ok = a.s[len(o):], true // -TTcmd, -ecmd: the value attached
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(a.s, "--"):
+				// getopt_long takes an unambiguous abbreviation (zip --unzip-comm=CMD,
+				// rsync --rs=CMD).
+				if n, v, hasVal := strings.Cut(a.s, "="); len(n) >= 4 && n != o && strings.HasPrefix(o, n) {
+					if hasVal {
+						val, ok = v, true
+					} else if k+1 < len(args) {
+						val, ok = args[k+1].s, true
+					}
+				}
 			}
 			if !ok {
 				continue
@@ -1476,6 +1576,11 @@ var (
 	computedCommand = lazyRegexp(`(?:^|[^.\w])(?:system|os\.system|os\.popen|shell_exec|passthru|execSync)\s*\(\s*[A-Za-z_$][\w$]*\s*\)`)
 	// awk's system(.
 	awkSystem = lazyRegexp(`\bsystem\s*\(`)
+	// awk's CMD | getline where CMD does not end in a string literal, and output piped
+	// into a shell (all of it, and what print writes from one literal).
+	awkGetlineComputed  = lazyRegexp(`(?:^|[^"\s])\s*\|&?\s*getline`)
+	awkIntoShell        = lazyRegexp(`\|&?\s*"\s*(?:/usr)?(?:/bin/)?(?:sh|bash|zsh|dash|ksh|mksh|busybox sh)\b[^"]*"`)
+	awkLiteralIntoShell = lazyRegexp(`printf?\s*\(?\s*"[^"]*"\s*\)?\s*\|&?\s*"\s*(?:/usr)?(?:/bin/)?(?:sh|bash|zsh|dash|ksh|mksh|busybox sh)\b[^"]*"`)
 	// perl's unlink glob("/etc/*"), php's array_map('unlink', glob(...)).
 	unlinkGlob = lazyRegexp(`unlink[\s(,'"]*glob\s*\(?\s*(?:"([^"]*)"|'([^']*)')`)
 	// An f-string's replacement field: f"rm -rf {d}".
@@ -1653,6 +1758,15 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		z.unknown(name + "'s system() runs a command held in a variable, which cannot be known before it runs")
 	}
 	if strings.HasSuffix(name, "awk") {
+		// CMD | getline runs CMD, as system() does; a command held in a variable or
+		// built there cannot be known (the thirteenth red team: c="rm -rf ~"; c |
+		// getline). Text printed into a shell runs too, literal or not.
+		if awkGetlineComputed().MatchString(c) {
+			z.unknown(name + " runs a command it builds through | getline, which cannot be known before it runs")
+		}
+		if len(awkIntoShell().FindAllString(c, -1)) > len(awkLiteralIntoShell().FindAllString(c, -1)) {
+			z.unknown(name + " prints text the program computes into a shell, which cannot be known before it runs")
+		}
 		// awk joins adjacent strings: system("r" "m -f x") runs rm (red team). The
 		// literals a system() argument starts with are its command; what follows them is
 		// computed (system("echo " $1): echo of something), and an argument that starts
