@@ -69,6 +69,11 @@ type fitting struct {
 	// Span takes them in when new_string drops them, as an exact match would.
 	innerBlanks, nextIndent int
 	joined                  bool // Span took nextIndent in: new_string's own end blanks join the lines
+	// pairs (fuzzy): old_string's line → the file line it stands for, one for one,
+	// whatever their text; wrapped: old_string's lines that stand for two lines or
+	// share one (lineCorrespondence).
+	pairs   map[int]int
+	wrapped []int
 }
 
 // deletedWords is the deletion of a tolerant match that starts a line and ends inside
@@ -187,7 +192,11 @@ func (f *fitting) replace(newText string) string {
 	b.WriteString(strings.Repeat("\n", max(0, f.leadTaken+ns.lead-f.oldLead)))
 	if ns.core != "" {
 		newLines := strings.Split(ns.core, "\n")
-		lines, rebased := reindent(newLines, f.oldLines, f.fileLines)
+		// A fuzzy window's lines are laid out by those old_string's stand for: a
+		// blank line more or less shifts the rest (fourth red team, F6: the first line
+		// indented twice).
+		alignedOld, alignedFile := f.aligned()
+		lines, rebased := reindent(newLines, alignedOld, alignedFile)
 		if !f.lineStart {
 			lines[0] = strings.TrimLeft(lines[0], " \t")
 		}
@@ -258,6 +267,9 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 				return out, false
 			}
 		}
+		if out, ok := scaledFromBareFirst(newLines, oldLines, fileLines); ok {
+			return out, false
+		}
 		if len(oldLines) >= 2 {
 			if m, ok := consistentMap(oldLines[1:], fileLines[1:]); ok {
 				rest, ok := mapLines(m, newLines[1:], nil)
@@ -281,6 +293,84 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 		}
 	}
 	return out, true
+}
+
+// scaledFromBareFirst maps new_string for an old_string copied from its first word on
+// and re-indented from column 0 in other steps than the file's ("if x:\n  a = 1" for a
+// file's 8 and 12 columns): its first line stands at column 0 of old_string's frame, so
+// the one mapping that fits every line is the first line's indentation plus the old
+// columns scaled (here twice). The later lines' shift alone (+10) put every line at the
+// first line's level (an else, a sibling method, a dedented statement) 2 columns too
+// deep (fourth red team, F1). Spaces only, a whole ratio of steps (2, 4, 1/2, 1/4), and
+// only where the later lines are copied shallower than the first line's indentation:
+// deeper, they may be the file's own columns after a first line copied from mid-line.
+func scaledFromBareFirst(newLines, oldLines, fileLines []string) ([]string, bool) {
+	base := leading(fileLines[0])
+	if len(oldLines) < 2 || len(oldLines) != len(fileLines) || leading(oldLines[0]) != "" || base == "" {
+		return nil, false
+	}
+	spaces := func(lines []string) bool {
+		for _, l := range lines {
+			if !isBlank(l) && strings.Trim(leading(l), " ") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	if !spaces(oldLines) || !spaces(fileLines) || !spaces(newLines) {
+		return nil, false
+	}
+	b := len(base)
+	num, den := 0, 0
+	for j := 1; j < len(oldLines); j++ {
+		if isBlank(oldLines[j]) {
+			continue
+		}
+		o, f := len(leading(oldLines[j])), len(leading(fileLines[j]))
+		if o >= b {
+			return nil, false
+		}
+		if o == 0 {
+			if f != b {
+				return nil, false
+			}
+			continue
+		}
+		if den == 0 {
+			num, den = f-b, o
+		} else if (f-b)*den != num*o {
+			return nil, false
+		}
+	}
+	if den == 0 || num <= 0 || num == den {
+		return nil, false
+	}
+	if g := gcd(num, den); g > 1 {
+		num, den = num/g, den/g
+	}
+	if (num != 1 && den != 1) || num > 4 || den > 4 {
+		return nil, false
+	}
+	out := make([]string, len(newLines))
+	for i, l := range newLines {
+		if isBlank(l) {
+			out[i] = l
+			continue
+		}
+		c := len(leading(l))
+		if c*num%den != 0 {
+			return nil, false
+		}
+		out[i] = strings.Repeat(" ", b+c*num/den) + l[c:]
+	}
+	return out, true
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // identicalIndents reports whether every non-blank old line is indented exactly as
@@ -619,7 +709,45 @@ func fuzzyFit(needle, window string) *fitting {
 	old := shapeOf(needle)
 	f := &fitting{lineStart: true, oldLines: strings.Split(old.core, "\n"), fileLines: strings.Split(window, "\n"), oldLead: old.lead, oldTrail: old.trail, lastWhole: true}
 	f.noTrail = !hasTrailingBlanks(f.fileLines) && (hasTrailingBlanks(f.oldLines) || old.endBlanks)
+	f.pairs, f.wrapped, _ = lineCorrespondence(f.oldLines, f.fileLines)
 	return f
+}
+
+// aligned is old_string's lines and the file lines they stand for, side by side (a
+// fuzzy window's blank line old_string lacks, or lacks in the file, left out), for
+// laying out indentation; a wrap's first line stands for the wrap.
+func (f *fitting) aligned() (old, file []string) {
+	if f.pairs == nil || len(f.oldLines) == len(f.fileLines) {
+		return f.oldLines, f.fileLines
+	}
+	for j, l := range f.oldLines {
+		fi, ok := f.pairs[j]
+		if !ok && len(f.wrapped) > 0 && j == f.wrapped[0] {
+			fi, ok = j, true
+		}
+		if ok {
+			old, file = append(old, l), append(file, f.fileLines[fi])
+		}
+	}
+	return old, file
+}
+
+// KeepsWrapped reports a fuzzy match whose new_string keeps, unchanged, a line of
+// old_string that stands for a line wrapped in two (or two lines joined in one): the
+// file's text for it is not one line, and writing old_string's copy would rewrite
+// lines the edit leaves alone.
+func (m Match) KeepsWrapped(newText string) bool {
+	if m.fit == nil || len(m.fit.wrapped) == 0 {
+		return false
+	}
+	for _, l := range strings.Split(newText, "\n") {
+		for _, j := range m.fit.wrapped {
+			if strings.TrimSpace(l) == strings.TrimSpace(m.fit.oldLines[j]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasTrailingBlanks(lines []string) bool {
@@ -643,7 +771,8 @@ type outLine struct {
 // in a string) or trailing blanks (a Markdown line break); new_string repeats that copy
 // for the lines it keeps, and writing the copy would change lines the caller never meant
 // to touch. So new lines equal to old lines (a longest common subsequence of the two)
-// whose old line matched a file line word for word are written as the file has them,
+// whose old line matched a file line (word for word; in a fuzzy match, the line it
+// stands for, whatever its words) are written as the file has them,
 // and so are the file's blank lines between two such lines that new_string keeps
 // together. Changed and added lines are laid out as reindent placed them.
 //
@@ -666,9 +795,10 @@ func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outL
 		return newLines[k] == f.oldLines[j] && ((k == 0) == (j == 0) || atZero(j))
 	})
 	keep := make([]*kept, len(newLines))
+	keptFile := f.keptFile(oldToFile)
 	for k, l := range newLines {
 		if j, ok := newToOld[k]; ok && !isBlank(l) {
-			if fi, ok := oldToFile[j]; ok {
+			if fi, ok := keptFile[j]; ok {
 				keep[k] = &kept{j, fi}
 			}
 		}
@@ -752,6 +882,25 @@ func (f *fitting) fileText(i int) string {
 	return f.fileLines[i]
 }
 
+// keptFile is the file line each old_string line that new_string keeps is written as:
+// the one it matched (oldToFile), or in a fuzzy match the one it stands for.
+func (f *fitting) keptFile(oldToFile map[int]int) map[int]int {
+	if f.pairs != nil {
+		// A fuzzy match: old_string's line stands for its file line whatever its text,
+		// so a line new_string keeps is written as the file has it, not as the model
+		// misremembered it (fourth red team, F4, F7: a typo, a stale value, two lines
+		// swapped were written over the file's).
+		out := map[int]int{}
+		for j, fi := range f.pairs {
+			if !isBlank(f.oldLines[j]) && !isBlank(f.fileLines[fi]) {
+				out[j] = fi
+			}
+		}
+		return out
+	}
+	return oldToFile
+}
+
 // oldToFile pairs old_string's lines with the file lines they matched: the same words
 // in the same order (a longest common subsequence of the non-blank lines). A first or
 // last file line the match takes only part of is left out: it is not the replacement's
@@ -828,9 +977,9 @@ func allBlank(lines []string) bool {
 // over old "bob 30" for the file's "bob\t30" becomes "bob\t31".
 func keepSpacing(line, old, file string) string {
 	lw, lr := innerRuns(line)
-	_, or := innerRuns(old)
-	_, fr := innerRuns(file)
-	if len(lr) != len(or) || len(or) != len(fr) || slices.Equal(or, fr) || !slices.Equal(lr, or) {
+	ow, or := innerRuns(old)
+	fw, fr := innerRuns(file)
+	if !slices.Equal(ow, fw) || len(lr) != len(or) || len(or) != len(fr) || slices.Equal(or, fr) || !slices.Equal(lr, or) {
 		return line
 	}
 	core := strings.TrimRight(strings.TrimLeft(line, " \t"), " \t")

@@ -774,21 +774,41 @@ candidates:
 // that skipped "port = 8080" would have it deleted) or pair a line with another (red
 // team: 14% of random fuzzy edits replaced the wrong span).
 func linesCorrespond(needle, window []string) bool {
+	_, _, ok := lineCorrespondence(needle, window)
+	return ok
+}
+
+// lineCorrespondence pairs needle's lines with the window's they stand for (see
+// linesCorrespond): pairs maps a needle line to its window line, one for one; wrapped
+// lists the needle lines of a wrap (one line on one side for two on the other), which
+// pair with no single line.
+func lineCorrespondence(needle, window []string) (pairs map[int]int, wrapped []int, ok bool) {
 	a, b := needle, window
-	if len(a) > len(b) {
+	swapped := len(a) > len(b)
+	if swapped {
 		a, b = b, a // b has the odd line, if any
+	}
+	pairs = map[int]int{}
+	// pair records a[i] with b[j], in needle → window terms.
+	pair := func(i, j int) {
+		if swapped {
+			pairs[j] = i
+		} else {
+			pairs[i] = j
+		}
 	}
 	switch len(b) - len(a) {
 	case 0:
 		for i := range a {
 			if !lineNear(a[i], b[i], 0.5) {
-				return false
+				return nil, nil, false
 			}
+			pair(i, i)
 		}
-		return true
+		return pairs, nil, true
 	case 1:
 	default:
-		return false
+		return nil, nil, false
 	}
 	// prefix[i]: a[:i] pairs with b[:i]; suffix[i]: a[i:] pairs with b[i+1:].
 	prefix := make([]bool, len(a)+1)
@@ -804,7 +824,14 @@ func linesCorrespond(needle, window []string) bool {
 	for j := range b {
 		// b[j] is the odd line: blank, or with a neighbour the wrapped form of a[j] or a[j-1].
 		if isBlank(b[j]) && prefix[j] && suffix[j] {
-			return true
+			for i := range a {
+				if i < j {
+					pair(i, i)
+				} else {
+					pair(i, i+1)
+				}
+			}
+			return pairs, nil, true
 		}
 		if j+1 < len(b) && j < len(a) && prefix[j] && suffix[j+1] {
 			// A wrap: the two lines together are near a[j], and nearer than the first
@@ -812,11 +839,24 @@ func linesCorrespond(needle, window []string) bool {
 			// call of its own after a line was taken for its wrapped end, and deleted).
 			joined := strings.TrimSpace(b[j]) + " " + strings.TrimSpace(b[j+1])
 			if together, first := lineSimilarity(a[j], joined), lineSimilarity(a[j], b[j]); together >= 0.8 && together > first+0.1 {
-				return true
+				for i := range a {
+					switch {
+					case i < j:
+						pair(i, i)
+					case i > j:
+						pair(i, i+1)
+					}
+				}
+				if swapped {
+					wrapped = []int{j, j + 1}
+				} else {
+					wrapped = []int{j}
+				}
+				return pairs, wrapped, true
 			}
 		}
 	}
-	return false
+	return nil, nil, false
 }
 
 // lineSimilarity is one minus the edit distance of two lines, indentation aside, over

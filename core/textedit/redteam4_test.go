@@ -1,0 +1,67 @@
+package textedit
+
+import "testing"
+
+// The fourth red team of edits. F1: a whitespace match of an old_string copied from its
+// first word on in 2-space steps, for a file of 4: lines at the first line's level went
+// 2 columns too deep. F4, F7: a fuzzy match wrote the model's wrong copy of lines
+// new_string leaves unchanged. F6: a fuzzy window with a blank line old_string lacks
+// indented the first line twice. F9: 2-space nesting in a tab file became tabs and
+// spaces. F2, F3: a one-line old_string whose later lines nest plausibly either way.
+// mid-line whose new_string goes on at column 0.
+func TestEditRedTeamRound4(t *testing.T) {
+	const (
+		f1b = "class A:\n    def f(self):\n        if x:\n            a = 1\n            b = 2\n        return a\n"
+		f7  = "def configure(app):\n    app.config['A'] = compute_alpha_value()\n    app.config['B'] = compute_beta_value()\n    app.config['C'] = compute_gamma_value()\n    app.config['D'] = compute_delta_value()\n    app.config['E'] = compute_epsilon_value()\n    return app\n"
+		f7s = "def configure(app):\n    app.config['A'] = compute_alpha_value()\n    app.config['C'] = compute_gamma_value()\n    app.config['B'] = compute_beta_value()\n    app.config['D'] = compute_delta_value()\n    app.config['E'] = compute_epsilon_value()\n    return app"
+		f8  = "def f():\n    if x:\n        foo()\n"
+	)
+	runWrongEditCases(t, []wrongEditCase{
+		// F1
+		{name: "F1 a method added after a 2-space copy", text: "class A:\n    def f(self):\n        return 1\n\n    def h(self):\n        pass\n",
+			edit: Edit{Old: "def f(self):\n  return 1", New: "def f(self):\n  return 1\n\ndef g(self):\n  return 2"},
+			want: "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n    def h(self):\n        pass\n"},
+		{name: "F1 an if unwrapped", text: f1b, edit: Edit{Old: "if x:\n  a = 1\n  b = 2", New: "a = 1\nb = 2"},
+			want: "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a\n"},
+		{name: "F1 an else added", text: f1b, edit: Edit{Old: "if x:\n  a = 1\n  b = 2", New: "if x:\n  a = 1\n  b = 2\nelse:\n  a = 0"},
+			want: "class A:\n    def f(self):\n        if x:\n            a = 1\n            b = 2\n        else:\n            a = 0\n        return a\n"},
+		{name: "F1 a line before", text: f1b, edit: Edit{Old: "if x:\n  a = 1\n  b = 2", New: "a = 0\nif x:\n  a = 1\n  b = 2"},
+			want: "class A:\n    def f(self):\n        a = 0\n        if x:\n            a = 1\n            b = 2\n        return a\n"},
+		{name: "F1 a line moved out", text: f1b, edit: Edit{Old: "if x:\n  a = 1\n  b = 2", New: "if x:\n  a = 1\nb = 2"},
+			want: "class A:\n    def f(self):\n        if x:\n            a = 1\n        b = 2\n        return a\n"},
+		{name: "F1 a decorator", text: "class A:\n    def f(self):\n        return 1\n",
+			edit: Edit{Old: "def f(self):\n  return 1", New: "@property\ndef f(self):\n  return 1"},
+			want: "class A:\n    @property\n    def f(self):\n        return 1\n"},
+		{name: "F1 a new nesting level", text: f1b, edit: Edit{Old: "if x:\n  a = 1\n  b = 2", New: "if x:\n  a = 1\n  if y:\n    b = 2"},
+			want: "class A:\n    def f(self):\n        if x:\n            a = 1\n            if y:\n                b = 2\n        return a\n"},
+		{name: "F1 yaml", text: "services:\n    web:\n        image: nginx\n",
+			edit: Edit{Old: "web:\n  image: nginx", New: "web:\n  image: nginx\ndb:\n  image: postgres"},
+			want: "services:\n    web:\n        image: nginx\n    db:\n        image: postgres\n"},
+		{name: "F1 a line before a 2-space copy", text: f8, edit: Edit{Old: "if x:\n  foo()", New: "y = 1\nif x:\n  foo()"},
+			want: "def f():\n    y = 1\n    if x:\n        foo()\n"},
+		// F4, F7
+		{name: "F4 a typo in an unchanged line", text: "def load(path):\n    with open(path) as fh:\n        data = fh.read()\n    return parse(data)\n",
+			edit: Edit{Fuzzy: true, Old: "def load(path):\n    with open(path) as fh:\n        data = fh.raed()\n    return parse(data)",
+				New: "def load(path):\n    with open(path) as fh:\n        data = fh.raed()\n    return parse(data, strict=True)"},
+			want: "def load(path):\n    with open(path) as fh:\n        data = fh.read()\n    return parse(data, strict=True)\n"},
+		{name: "F4 a stale value in an unchanged line", text: "x = 1\nname = \"prod\"\ny = 2\n",
+			edit: Edit{Fuzzy: true, Old: "x = 1\nname = \"dev\"\ny = 2", New: "x = 10\nname = \"dev\"\ny = 2"},
+			want: "x = 10\nname = \"prod\"\ny = 2\n"},
+		{name: "F7 swapped lines stay in the file's order", text: f7,
+			edit: Edit{Fuzzy: true, Old: f7s, New: f7s + "  # done"},
+			want: f7[:len(f7)-1] + "  # done\n"},
+		{name: "F7 a typo in an unchanged line", text: f7,
+			edit: Edit{Fuzzy: true, Old: "    app.config['B'] = compute_bteta_value()\n    app.config['C'] = compute_gamma_value()\n    app.config['D'] = compute_delta_value()",
+				New: "    app.config['B'] = compute_bteta_value()\n    app.config['C'] = compute_gamma_value(1)\n    app.config['D'] = compute_delta_value()"},
+			want: "def configure(app):\n    app.config['A'] = compute_alpha_value()\n    app.config['B'] = compute_beta_value()\n    app.config['C'] = compute_gamma_value(1)\n    app.config['D'] = compute_delta_value()\n    app.config['E'] = compute_epsilon_value()\n    return app\n"},
+		{name: "F4 a wrapped line kept unchanged", text: "result = some_function(first_argument,\n    second_argument)\nnext_line()\n",
+			edit: Edit{Fuzzy: true, Old: "result = some_function(first_argument, second_argumnt)\nnext_line()", New: "result = some_function(first_argument, second_argumnt)\nnext_line(1)"}, fail: "refused"},
+		// F6
+		{name: "F6 a blank line old_string lacks", text: "def a():\n    x = 0\n    return 1\n\ndef b():\n    return 2\n",
+			edit: Edit{Fuzzy: true, Old: "    return 1\ndef b():", New: "    return 10\ndef b():"},
+			want: "def a():\n    x = 0\n    return 10\n\ndef b():\n    return 2\n"},
+		{name: "F6 in a class", text: "class K:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n",
+			edit: Edit{Fuzzy: true, Old: "        return 1\n    def b(self):\n        return 2", New: "        return 10\n    def b(self):\n        return 20"},
+			want: "class K:\n    def a(self):\n        return 10\n\n    def b(self):\n        return 20\n"},
+	})
+}
