@@ -256,13 +256,12 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 			// recipe's tab and spaces, which no column mapping writes back).
 			return append([]string(nil), newLines...), false
 		}
-		if m, ok := consistentMap(oldLines, fileLines); ok {
-			// After a one-line old_string that lost indentation, a later new line
-			// already indented as deep as the matched line was written at the file's
-			// indentation.
-			keep := func(i int, l string, out []string) bool {
-				return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd) && !bodyOf(out[i-1], l)
-			}
+		// After a one-line old_string that lost indentation, a later new line already
+		// indented as deep as the matched line was written at the file's indentation.
+		keep := func(i int, l string, out []string) bool {
+			return i > 0 && len(oldLines) == 1 && len(leading(oldLines[0])) < len(fileInd) && strings.HasPrefix(leading(l), fileInd) && !bodyOf(out[i-1], l)
+		}
+		for _, m := range consistentMaps(oldLines, fileLines) {
 			if out, ok := mapLines(m, newLines, keep); ok {
 				return out, false
 			}
@@ -271,7 +270,7 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 			return out, false
 		}
 		if len(oldLines) >= 2 {
-			if m, ok := consistentMap(oldLines[1:], fileLines[1:]); ok {
+			for _, m := range consistentMaps(oldLines[1:], fileLines[1:]) {
 				rest, ok := mapLines(m, newLines[1:], nil)
 				if ok && (len(rest) == 0 || minIndent(rest) < 0 || minIndent(rest) >= minIndent(fileLines)) {
 					first := newLines[0]
@@ -531,6 +530,17 @@ func commonIndent(lines []string) string {
 // the same prefix swapped ("" for "    ", "  \t" for "\t"), or one shift in columns
 // (four spaces for a tab and so on).
 func consistentMap(oldLines, fileLines []string) (indentMapping, bool) {
+	if ms := consistentMaps(oldLines, fileLines); len(ms) > 0 {
+		return ms[0], true
+	}
+	return indentMapping{}, false
+}
+
+// consistentMaps is every mapping consistentMap could choose, its choice first: the
+// old lines may not tell how many columns a tab stands for ("    x()" for "\t\tx()"
+// fits 4 with a shift and 2 without), and a new line deeper than they show may fit only
+// one (fourth red team, F9: "      y()" took tabs and two spaces).
+func consistentMaps(oldLines, fileLines []string) []indentMapping {
 	m := map[string]string{}
 	for i := range oldLines {
 		if isBlank(oldLines[i]) {
@@ -538,22 +548,40 @@ func consistentMap(oldLines, fileLines []string) (indentMapping, bool) {
 		}
 		from, to := leading(oldLines[i]), leading(fileLines[i])
 		if prev, seen := m[from]; seen && prev != to {
-			return indentMapping{}, false
+			return nil
 		}
 		m[from] = to
 	}
 	if len(m) == 0 {
-		return indentMapping{}, false
+		return nil
 	}
+	// Another tab width is tried only where old_string's spaces stand for the file's
+	// tabs in that ratio on every line ("    " for "\t\t": 2), so eight spaces
+	// for two tabs never read a 2-space alignment as a level.
+	width := 0
+	for from, to := range m {
+		if from == "" || to == "" || strings.Trim(from, " ") != "" || strings.Trim(to, "\t") != "" || len(from)%len(to) != 0 || width != 0 && width != len(from)/len(to) {
+			width = -1
+			break
+		}
+		width = len(from) / len(to)
+	}
+	var out []indentMapping
 	for _, tab := range []int{4, 8, 2} {
-		if im, ok := columnMapping(m, tab); ok {
-			return im, true
+		if im, ok := columnMapping(m, tab); ok && (len(out) == 0 || tab == width) {
+			out = append(out, im)
 		}
 	}
-	if isShift(m) {
-		return indentMapping{pairs: m}, true
+	if len(out) > 0 {
+		return out
 	}
-	return scaleMapping(m)
+	if isShift(m) {
+		return []indentMapping{{pairs: m}}
+	}
+	if im, ok := scaleMapping(m); ok {
+		return []indentMapping{im}
+	}
+	return nil
 }
 
 // scaleMapping finds one ratio that turns every old indentation into the file's, both

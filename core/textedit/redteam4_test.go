@@ -63,5 +63,12 @@ func TestEditRedTeamRound4(t *testing.T) {
 		{name: "F6 in a class", text: "class K:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n",
 			edit: Edit{Fuzzy: true, Old: "        return 1\n    def b(self):\n        return 2", New: "        return 10\n    def b(self):\n        return 20"},
 			want: "class K:\n    def a(self):\n        return 10\n\n    def b(self):\n        return 20\n"},
+		// F9
+		{name: "F9 2-space nesting in a tab file", text: "func f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n}\n",
+			edit: Edit{Old: "    x()\n    y()", New: "    x()\n    if b {\n      y()\n    }"},
+			want: "func f() {\n\tif a {\n\t\tx()\n\t\tif b {\n\t\t\ty()\n\t\t}\n\t}\n}\n"},
+		{name: "F9 python", text: "def f():\n\tif a:\n\t\tif b:\n\t\t\tgamma146 = call(98)\n\t\t\ttheta932 = call(8)\n",
+			edit: Edit{Old: "      gamma146 = call(98)\n      theta932 = call(8)", New: "      gamma146 = call(98)\n      if guard:\n        theta932 = call(8)"},
+			want: "def f():\n\tif a:\n\t\tif b:\n\t\t\tgamma146 = call(98)\n\t\t\tif guard:\n\t\t\t\ttheta932 = call(8)\n"},
 	})
 }
