@@ -40,6 +40,11 @@ type Match struct {
 	// exact: the indentation a one-line old_string left out, which new_string's later
 	// lines take too (the match then starts at the line start)
 	lineIndent string
+	// nests: the file's next line is deeper than the matched one, so lines nested
+	// under it in a new_string that keeps it as its first line are no fault, whatever
+	// it ends with ("B" over "  C": fourth red team, F3)
+	nests  bool
+	needle string
 }
 
 // Failure explains why a search did not produce a usable match.
@@ -196,6 +201,7 @@ func findExact(text, needle string, literal bool) []Match {
 			continue
 		} else if inIndent && oneLine && !indented {
 			m.Start, m.lineIndent = ls, text[ls:start]
+			m.nests, m.needle = nextDeeper(text, start, m.lineIndent), needle
 		}
 		ms = append(ms, m)
 		from = start + len(needle)
@@ -428,19 +434,36 @@ func (m Match) oneLineReading(newText string) (lines []string, sure bool) {
 	if !later {
 		return asOld, true
 	}
-	switch fileBad, oldBad := nestingFaults(asFile), nestingFaults(asOld); {
+	nests := m.nests && strings.TrimSpace(lines[0]) == strings.TrimSpace(m.needle)
+	switch fileBad, oldBad := nestingFaults(asFile, nests), nestingFaults(asOld, nests); {
 	case fileBad < oldBad:
-		return asFile, true
+		// Lines written at column 0, the column old_string's first line was written
+		// at, land left of it read at the file's indentation: the model wrote them
+		// beside that line ("stop)" before "start)", a Lua function before another),
+		// which that reading breaks and the other nests implausibly (fourth red team,
+		// F2: the re-stated line left its block). No rule tells then.
+		return asFile, !atZero || columnZeroShape(lines) == "kept"
 	case oldBad < fileBad:
 		return asOld, true
 	}
 	if !atZero {
 		// Lines indented on their own: written at the file's indentation where one is
-		// as deep as the matched line; else no rule tells.
+		// deeper than the matched line, or shallower, as neither reading is otherwise
+		// (fourth red team, F3: "- b\n  - b1" under "  - b" read as well as a sibling
+		// as a sub-item). No rule tells where all are as deep as the matched line or
+		// deeper and the shallowest is exactly as deep.
+		deep, shallowest := false, -1
 		for _, l := range lines[1:] {
-			if !isBlank(l) && strings.HasPrefix(leading(l), m.lineIndent) {
-				return asFile, true
+			if isBlank(l) {
+				continue
 			}
+			if w := len(leading(l)); shallowest < 0 || w < shallowest {
+				shallowest = w
+			}
+			deep = deep || strings.HasPrefix(leading(l), m.lineIndent)
+		}
+		if deep && shallowest != len(m.lineIndent) {
+			return asFile, true
 		}
 		return asOld, false
 	}
@@ -488,6 +511,26 @@ func columnZeroShape(lines []string) string {
 		}
 	}
 	return ""
+}
+
+// nextDeeper reports whether the first non-blank line after the one holding text[i]
+// is indented deeper than indent, which it starts with.
+func nextDeeper(text string, i int, indent string) bool {
+	for {
+		nl := strings.IndexByte(text[i:], '\n')
+		if nl < 0 {
+			return false
+		}
+		i += nl + 1
+		end := len(text)
+		if e := strings.IndexByte(text[i:], '\n'); e >= 0 {
+			end = i + e
+		}
+		if l := text[i:end]; !isBlank(l) {
+			ind := leading(l)
+			return len(ind) > len(indent) && strings.HasPrefix(ind, indent)
+		}
+	}
 }
 
 // makeTarget matches a Makefile rule's first line.
@@ -562,8 +605,9 @@ func tabsLike(lines []string, fileIndent string) []string {
 // deeper than the line before it where that line opens nothing, and a block opened (a
 // line ending with :, {, (, [, a YAML block scalar's | or >, =, a keyword such as then,
 // do or BEGIN, or starting with if, while, unless ...) whose next line is no deeper.
-func nestingFaults(lines []string) int {
-	faults, prev := 0, ""
+// firstOpens: the file nests lines under the first line, whatever it ends with.
+func nestingFaults(lines []string, firstOpens bool) int {
+	faults, prev, first := 0, "", true
 	for _, l := range lines {
 		if isBlank(l) {
 			continue
@@ -571,11 +615,12 @@ func nestingFaults(lines []string) int {
 		if prev != "" {
 			depth, was := columns(leading(l), 4), columns(leading(prev), 4)
 			switch {
-			case depth > was && !opensLines(prev):
+			case depth > was && !opensLines(prev) && !(first && firstOpens):
 				faults++
 			case depth <= was && opensBlock(prev):
 				faults++
 			}
+			first = false
 		}
 		prev = l
 	}

@@ -70,5 +70,20 @@ func TestEditRedTeamRound4(t *testing.T) {
 		{name: "F9 python", text: "def f():\n\tif a:\n\t\tif b:\n\t\t\tgamma146 = call(98)\n\t\t\ttheta932 = call(8)\n",
 			edit: Edit{Old: "      gamma146 = call(98)\n      theta932 = call(8)", New: "      gamma146 = call(98)\n      if guard:\n        theta932 = call(8)"},
 			want: "def f():\n\tif a:\n\t\tif b:\n\t\t\tgamma146 = call(98)\n\t\t\tif guard:\n\t\t\t\ttheta932 = call(8)\n"},
+		// F2
+		{name: "F2 shell case", text: "case \"$1\" in\n  start)\n    run\n    ;;\nesac\n",
+			edit: Edit{Old: "start)", New: "stop)\n  halt\n  ;;\nstart)"}, fail: "refused"},
+		{name: "F2 lua", text: "local M = {}\nif x then\n  function M.f()\n    return 1\n  end\nend\n",
+			edit: Edit{Old: "function M.f()", New: "function M.g()\n  return 2\nend\nfunction M.f()"}, fail: "refused"},
+		{name: "F2 sql", text: "BEGIN\n  SELECT 1;\nEND;\n",
+			edit: Edit{Old: "SELECT 1;", New: "SELECT 2\n  FROM t;\nSELECT 1;"}, fail: "refused"},
+		{name: "F2 generic", text: "A\n  B\n    C\n", edit: Edit{Old: "B", New: "X\n  Y\nB"}, fail: "refused"},
+		{name: "F2 js", text: "function f() {\n  g();\n}\n", edit: Edit{Old: "g();", New: "foo()\n  .bar();\ng();"}, fail: "refused"},
+		{name: "F2 xml", text: "<root>\n  <a/>\n</root>\n", edit: Edit{Old: "<a/>", New: "<b\n  x=\"1\"/>\n<a/>"}, fail: "refused"},
+		{name: "F2 python comment", text: "def f():\n    g()\n", edit: Edit{Old: "g()", New: "# helper\n    h()\ng()"}, fail: "refused"},
+		// F3
+		{name: "F3 yaml sub-item", text: "- a\n  - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n  - b1"}, fail: "refused"},
+		{name: "F3 yaml sub-item, 4 spaces", text: "- a\n    - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n    - b1"}, fail: "refused"},
+		{name: "F3 generic", text: "A\n  B\n    C\n", edit: Edit{Old: "B", New: "B\n  Y\n  Z"}, fail: "refused"},
 	})
 }
