@@ -563,6 +563,38 @@ func (m Match) IndentAmbiguous(text, newText string) bool {
 	return !sure
 }
 
+// LeavesBlock reports an exact match of a multi-line old_string that starts after its
+// line's indentation, whose later lines are all indented, with a new_string that has a
+// later line at column 0: the column its first line was written at, but, laid out as
+// written, the file's margin, so a line restated or added beside the first one would
+// leave its block ("y = 1\nif x:" put the if at the top level: fourth red team, F8).
+// Whether the margin or the first line's column was meant, no rule tells.
+func (m Match) LeavesBlock(text, newText string) bool {
+	if m.fit != nil || m.lineIndent != "" || m.Start >= m.End || isBlank(text[m.Start:m.Start+1]) {
+		return false
+	}
+	ls := strings.LastIndexByte(text[:m.Start], '\n') + 1
+	if before := text[ls:m.Start]; before == "" || !isBlank(before) {
+		return false
+	}
+	old := strings.Split(text[m.Start:m.End], "\n")
+	if len(old) < 2 {
+		return false
+	}
+	for _, l := range old[1:] {
+		if !isBlank(l) && leading(l) == "" {
+			return false // old_string shows the margin itself
+		}
+	}
+	lines := strings.Split(newText, "\n")
+	for _, l := range lines[1:] {
+		if !isBlank(l) && leading(l) == "" {
+			return columnZeroShape(lines) != "kept"
+		}
+	}
+	return false
+}
+
 // tabsLike writes the later lines' space indentation in tabs where the file's line is
 // indented with tabs and every such line is indented in steps of 4 (else 2) spaces: a
 // model writes spaces for a tab-indented file's tabs.

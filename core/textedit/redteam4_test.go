@@ -85,5 +85,10 @@ func TestEditRedTeamRound4(t *testing.T) {
 		{name: "F3 yaml sub-item", text: "- a\n  - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n  - b1"}, fail: "refused"},
 		{name: "F3 yaml sub-item, 4 spaces", text: "- a\n    - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n    - b1"}, fail: "refused"},
 		{name: "F3 generic", text: "A\n  B\n    C\n", edit: Edit{Old: "B", New: "B\n  Y\n  Z"}, fail: "refused"},
+		// F8
+		{name: "F8 a line before", text: f8, edit: Edit{Old: "if x:\n        foo()", New: "y = 1\nif x:\n        foo()"}, fail: "refused"},
+		{name: "F8 two spaces", text: "def f():\n  if x:\n    foo()\n", edit: Edit{Old: "if x:\n    foo()", New: "y = 1\nif x:\n    foo()"}, fail: "refused"},
+		{name: "F8 go", text: "func f() {\n\tif x {\n\t\tfoo()\n\t}\n}\n", edit: Edit{Old: "if x {\n\t\tfoo()\n\t}", New: "y := 1\nif x {\n\t\tfoo()\n\t}"}, fail: "refused"},
+		{name: "F8 yaml", text: "root:\n  web:\n    image: a\n", edit: Edit{Old: "web:\n    image: a", New: "web:\n    image: a\ndb:\n    image: b"}, fail: "refused"},
 	})
 }
