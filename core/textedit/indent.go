@@ -1001,23 +1001,69 @@ func allBlank(lines []string) bool {
 }
 
 // keepSpacing gives line (new_string's, laid out) the whitespace runs between words that
-// file has where old has others, when line keeps old's runs exactly: "bob 31" written
-// over old "bob 30" for the file's "bob\t30" becomes "bob\t31".
+// file has where old has others, run by run where line keeps old's run beside a
+// character it keeps too: "bob 31" written over old "bob 30" for the file's "bob\t30"
+// becomes "bob\t31", 'msg = "hello world"  # hi' over the file's "hello  world" keeps
+// its two spaces. A run between characters new_string changed on both sides is the
+// model's own (fourth red team, F5: "print('c d')" over the file's 'a  b' took two
+// spaces), and so is one it added or wrote otherwise than old_string.
 func keepSpacing(line, old, file string) string {
-	lw, lr := innerRuns(line)
 	ow, or := innerRuns(old)
 	fw, fr := innerRuns(file)
-	if !slices.Equal(ow, fw) || len(lr) != len(or) || len(or) != len(fr) || slices.Equal(or, fr) || !slices.Equal(lr, or) {
+	if !slices.Equal(ow, fw) || slices.Equal(or, fr) {
 		return line
 	}
 	core := strings.TrimRight(strings.TrimLeft(line, " \t"), " \t")
+	oc := strings.TrimRight(strings.TrimLeft(old, " \t"), " \t")
+	pairs := lcsPairs(len(core), len(oc), func(i, j int) bool { return core[i] == oc[j] })
+	if pairs == nil {
+		return line
+	}
+	blank := func(c byte) bool { return c == ' ' || c == '\t' }
+	runOf := make([]int, len(oc)) // the old run a byte of oc is in, or -1
+	var runStart, runEnd []int
+	for j := 0; j < len(oc); j++ {
+		runOf[j] = -1
+		if !blank(oc[j]) {
+			continue
+		}
+		if j == 0 || !blank(oc[j-1]) {
+			runStart, runEnd = append(runStart, j), append(runEnd, j)
+		}
+		runOf[j] = len(runStart) - 1
+		runEnd[len(runEnd)-1] = j + 1
+	}
 	var b strings.Builder
 	b.WriteString(leading(line))
-	for i, w := range lw {
-		if i > 0 {
-			b.WriteString(fr[i-1])
+	for i := 0; i < len(core); {
+		if !blank(core[i]) {
+			b.WriteByte(core[i])
+			i++
+			continue
 		}
-		b.WriteString(w)
+		e := i
+		for e < len(core) && blank(core[e]) {
+			e++
+		}
+		r := -1
+		for k := i; k < e && r < 0; k++ {
+			if j, ok := pairs[k]; ok {
+				r = runOf[j]
+			}
+		}
+		before, after := false, false
+		if r >= 0 {
+			p, ok := pairs[i-1]
+			before = ok && p == runStart[r]-1
+			p, ok = pairs[e]
+			after = ok && p == runEnd[r]
+		}
+		if (before || after) && core[i:e] == oc[runStart[r]:runEnd[r]] {
+			b.WriteString(fr[r])
+		} else {
+			b.WriteString(core[i:e])
+		}
+		i = e
 	}
 	b.WriteString(line[len(leading(line))+len(core):])
 	return b.String()

@@ -8,6 +8,7 @@ import "testing"
 // new_string leaves unchanged. F6: a fuzzy window with a blank line old_string lacks
 // indented the first line twice. F9: 2-space nesting in a tab file became tabs and
 // spaces. F2, F3: a one-line old_string whose later lines nest plausibly either way.
+// F5: blanks inside a line carried into text the model typed. F8: an exact match from
 // mid-line whose new_string goes on at column 0.
 func TestEditRedTeamRound4(t *testing.T) {
 	const (
@@ -85,6 +86,16 @@ func TestEditRedTeamRound4(t *testing.T) {
 		{name: "F3 yaml sub-item", text: "- a\n  - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n  - b1"}, fail: "refused"},
 		{name: "F3 yaml sub-item, 4 spaces", text: "- a\n    - b\n- c\n", edit: Edit{Old: "- b", New: "- b\n    - b1"}, fail: "refused"},
 		{name: "F3 generic", text: "A\n  B\n    C\n", edit: Edit{Old: "B", New: "B\n  Y\n  Z"}, fail: "refused"},
+		// F5
+		{name: "F5 new text takes its own spacing", text: "print('a  b')\n", edit: Edit{Old: "print('a b')", New: "print('c d')"}, want: "print('c d')\n"},
+		{name: "F5 swapped lines keep their own spacing", text: "a = 'x  y'\nb = 'p q'\n",
+			edit: Edit{Old: "a = 'x y'\nb = 'p q'", New: "b = 'p q'\na = 'x y'"}, want: "b = 'p q'\na = 'x  y'\n"},
+		{name: "F5 a changed line does not take another's spacing", text: "a = 'x  y'\nb = 'p q'\n",
+			edit: Edit{Old: "a = 'x y'\nb = 'p q'", New: "c = 'p q'\nb = 'p q'"}, want: "c = 'p q'\nb = 'p q'\n"},
+		{name: "F5 a comment added", text: "msg = \"hello  world\"\n", edit: Edit{Old: "msg = \"hello world\"", New: "msg = \"hello world\"  # greet"},
+			want: "msg = \"hello  world\"  # greet\n"},
+		{name: "F5 an argument added", text: "s = f('a  b')\n", edit: Edit{Old: "s = f('a b')", New: "s = f(x, 'a b')"}, want: "s = f(x, 'a  b')\n"},
+		{name: "F5 a tab in a literal", text: "s = 'a\tb'\n", edit: Edit{Old: "s = 'a b'", New: "s = 'a b'  # x"}, want: "s = 'a\tb'  # x\n"},
 		// F8
 		{name: "F8 a line before", text: f8, edit: Edit{Old: "if x:\n        foo()", New: "y = 1\nif x:\n        foo()"}, fail: "refused"},
 		{name: "F8 two spaces", text: "def f():\n  if x:\n    foo()\n", edit: Edit{Old: "if x:\n    foo()", New: "y = 1\nif x:\n    foo()"}, fail: "refused"},
