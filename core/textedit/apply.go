@@ -124,6 +124,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			if m.LeavesBlock(text, e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string starts after line %d's indentation, and new_string has a later line at column 0, where its first line was written: laid out as written, that line would leave its block for the file's margin, and whether you meant the margin or the first line's column cannot be told, so nothing was written. Start old_string at the line's start, with its indentation, and write new_string's lines as they should stand in the file", i, m.Line)}
 			}
+			if m.ScaleAmbiguous(e.New) {
+				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string is one line indented otherwise than line %d, so its indentation step is unknown, and new_string's later lines are laid out differently by a shift of columns than by a scale of steps; which you meant cannot be told, so nothing was written. Copy old_string with the line's indentation exactly, or add the lines around it", i, m.Line)}
+			}
 			if m.KeepsWrapped(e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the near match at line %d has a line wrapped otherwise than old_string's copy of it, and new_string keeps that line unchanged: written as the file has it, it is not one line, and written as old_string has it, it would change lines the edit leaves alone, so nothing was written. Copy the lines from line %d exactly as the file has them", i, m.Line, m.Line)}
 			}

@@ -741,6 +741,35 @@ func fuzzyFit(needle, window string) *fitting {
 	return f
 }
 
+// ScaleAmbiguous reports a whitespace match of a one-line old_string indented in
+// spaces half or twice as deep as its file line ("    b()" for 8 columns), whose
+// new_string has a later line shallower than it that a shift of columns and a scale
+// of steps lay out differently ("  else:" at 6 or at 4; a deeper line keeps the shift,
+// as before): one indented line does not tell the model's
+// indentation step, so no rule tells which was meant (fourth red team, F1 addendum:
+// the shift put an else at column 6).
+func (m Match) ScaleAmbiguous(newText string) bool {
+	f := m.fit
+	if f == nil || m.Stage != StageWhitespace || len(f.oldLines) != 1 || len(f.fileLines) != 1 {
+		return false
+	}
+	o, fi := leading(f.oldLines[0]), leading(f.fileLines[0])
+	if o == "" || strings.Trim(o, " ") != "" || strings.Trim(fi, " ") != "" || len(fi) != 2*len(o) && 2*len(fi) != len(o) {
+		return false
+	}
+	lines := strings.Split(shapeOf(newText).core, "\n")
+	for _, l := range lines[1:] {
+		c := leading(l)
+		if isBlank(l) || strings.Trim(c, " ") != "" {
+			continue
+		}
+		if len(c) < len(o) && max(0, len(fi)+len(c)-len(o)) != len(c)*len(fi)/len(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // aligned is old_string's lines and the file lines they stand for, side by side (a
 // fuzzy window's blank line old_string lacks, or lacks in the file, left out), for
 // laying out indentation; a wrap's first line stands for the wrap.

@@ -40,6 +40,8 @@ func TestEditRedTeamRound4(t *testing.T) {
 			want: "services:\n    web:\n        image: nginx\n    db:\n        image: postgres\n"},
 		{name: "F1 a line before a 2-space copy", text: f8, edit: Edit{Old: "if x:\n  foo()", New: "y = 1\nif x:\n  foo()"},
 			want: "def f():\n    y = 1\n    if x:\n        foo()\n"},
+		{name: "F1 one line, a step of 2 or a shift of 4", text: "def f():\n    if a:\n        b()\n    c()\n",
+			edit: Edit{Old: "    b()", New: "    b()\n  else:\n    d()"}, fail: "refused"},
 		// F4, F7
 		{name: "F4 a typo in an unchanged line", text: "def load(path):\n    with open(path) as fh:\n        data = fh.read()\n    return parse(data)\n",
 			edit: Edit{Fuzzy: true, Old: "def load(path):\n    with open(path) as fh:\n        data = fh.raed()\n    return parse(data)",
