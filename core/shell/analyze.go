@@ -1758,11 +1758,17 @@ var commandVariables = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true,
 	"MANPAGER": true, "SYSTEMD_PAGER": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
 	"GIT_PROXY_COMMAND": true, "BROWSER": true, "PROMPT_COMMAND": true, "FCEDIT": true, "SUDO_EDITOR": true,
 	"RSYNC_RSH": true, "CVS_RSH": true, "LESSOPEN": true, "LESSCLOSE": true, "PS0": true,
+	// The thirteenth red team's: rsync's daemon connection, cargo's and rustc's wrappers.
+	"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
+	"CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
 	// Prompts an interactive child shell expands (PS1='$(cmd)' bash -i runs cmd).
 	"PS1": true, "PS2": true, "PS4": true}
 
-// CommandVariable reports an environment variable whose value is a command line.
-func CommandVariable(name string) bool { return commandVariables[name] }
+// CommandVariable reports an environment variable whose value is a command line: the
+// fixed ones, and cargo's CARGO_TARGET_<TRIPLE>_RUNNER, which runs what cargo builds.
+func CommandVariable(name string) bool {
+	return commandVariables[name] || strings.HasPrefix(name, "CARGO_TARGET_") && strings.HasSuffix(name, "_RUNNER")
+}
 
 // envCommand analyses the value of a command-valued variable a command gets (entry is
 // NAME=VALUE), once per line.
@@ -1777,7 +1783,7 @@ func (z *analyzer) envCommand(entry string, proto SimpleCommand) {
 		z.oneLiner("perl", []word{{s: "-e", known: true}, {s: val, known: true}}, proto, nil)
 		return
 	}
-	if !known || !commandVariables[name] || val == "" || z.envSeen[entry] {
+	if !known || !CommandVariable(name) || val == "" || z.envSeen[entry] {
 		return
 	}
 	if z.envSeen == nil {
@@ -1910,6 +1916,21 @@ func (z *analyzer) logFiles(words []string, proto *SimpleCommand) {
 		// GIT_TRACE_REFS and GIT_TRACE_FSMONITOR missing from a list).
 		if (slices.Contains(logFileVars, k) || strings.HasPrefix(k, "GIT_TRACE")) && pathLike(v) {
 			add(v)
+		}
+	}
+	if v, ok := vals["NODE_OPTIONS"]; ok {
+		// node's options from the environment, as on its command line: the warnings'
+		// file and its report and profile folders (the thirteenth red team).
+		for _, f := range strings.Fields(v) {
+			for _, o := range []string{"--redirect-warnings=", "--report-directory=", "--report-filename=", "--diagnostic-dir=",
+				"--cpu-prof-dir=", "--heap-prof-dir=", "--prof-process-output="} {
+				if after, ok := strings.CutPrefix(f, o); ok && pathLike(after) {
+					if strings.HasSuffix(o, "dir=") || strings.HasSuffix(o, "directory=") {
+						after = strings.TrimSuffix(after, "/") + "/x"
+					}
+					add(after)
+				}
+			}
 		}
 	}
 	if v, ok := vals["VALGRIND_OPTS"]; ok {

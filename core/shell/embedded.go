@@ -41,6 +41,18 @@ func (z *analyzer) embedded(name string, args []word, proto SimpleCommand, stdin
 			}
 			if ok {
 				z.oneLiner("emacs", []word{{s: "-e", known: true}, {s: code, known: true}}, proto, nil)
+				// Lisp that writes, copies, moves or deletes a file names it in a string
+				// (the thirteenth red team: (write-file "~/.bashrc")); one computed
+				// there cannot be known.
+				for _, m := range elispWrite().FindAllStringSubmatch(code, -1) {
+					if m[1] == "" && m[2] != "" {
+						z.unknown("emacs writes a file whose name the program computes, which cannot be known before it runs")
+						continue
+					}
+					for _, f := range elispString().FindAllStringSubmatch(m[0], -1) {
+						z.writesTo("emacs", f[1], proto)
+					}
+				}
 			}
 		}
 	default:
@@ -138,13 +150,17 @@ func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *
 	}
 	for _, t := range texts {
 		for _, m := range sqliteShell().FindAllStringSubmatch(t.s, -1) {
-			z.script(word{s: strings.Trim(strings.Join(m[1:], ""), `'"`), known: t.known}, name+" .shell", proto)
+			cmd := strings.ReplaceAll(strings.Join(m[1:], ""), "''", "'") // SQL's doubled quote
+			z.script(word{s: strings.Trim(cmd, `'"`), known: t.known}, name+" .shell", proto)
+		}
+		if sqliteUnknown().MatchString(t.s) {
+			z.unknown(name + " writes a file it computes or loads an extension (native code), which the line does not show")
 		}
 		// .output, .once, .log, .backup, .save FILE and VACUUM INTO, ATTACH 'FILE' write
 		// FILE (a twelfth red team rewrote the user config with .output), .read and
 		// .import read a file whose commands cannot be seen from here.
 		for _, m := range sqliteWrite().FindAllStringSubmatch(t.s, -1) {
-			if f := strings.Trim(strings.Join(m[1:], ""), `'"`); f != "" && !strings.HasPrefix(f, "|") && f != "stdout" && f != "stderr" && f != ":memory:" {
+			if f := sqliteFile(strings.Trim(strings.Join(m[1:], ""), `'"`)); f != "" && !strings.HasPrefix(f, "|") && f != "stdout" && f != "stderr" && f != ":memory:" {
 				z.writesTo(name, f, proto)
 			}
 		}
@@ -160,8 +176,8 @@ func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *
 			k++
 		case strings.HasPrefix(a, "-"):
 		default:
-			if a != ":memory:" && a != "" {
-				z.writesTo(name, a, proto)
+			if f := sqliteFile(a); f != ":memory:" && f != "" {
+				z.writesTo(name, f, proto)
 			}
 			k = len(args)
 		}
@@ -741,7 +757,35 @@ func (z *analyzer) writesTo(name, target string, proto SimpleCommand) {
 // .read and .import, and SQL's edit(TEXT, EDITOR), which runs EDITOR.
 // sqliteWrite matches sqlite3's commands that write a file: .output, .once, .log,
 // .backup, .save, .dump's redirection aside; VACUUM INTO and ATTACH of a file.
-var sqliteWrite = lazyRegexp(`(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|log|ba|bac|back|backu|backup|sav|save)\s+(?:--?\w+\s+)*(?:'([^'\n]*)'|"([^"\n]*)"|(\S+))|(?i)\bvacuum\s+into\s+'([^']*)'|(?i)\battach\s+(?:database\s+)?'([^']*)'`)
+var sqliteWrite = lazyRegexp(`(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|log|ba|bac|back|backu|backup|sav|save|tr|tra|trac|trace|cl|clo|clon|clone|op|ope|open)\s+(?:--?\w+\s+)*(?:'([^'\n]*)'|"([^"\n]*)"|(\S+))|(?i)\bvacuum\s+(?:\w+\s+)?into\s+(?:'([^']*)'|"([^"]*)")|(?i)\battach\s+(?:database\s+)?(?:'([^']*)'|"([^"]*)")|(?i)\bwritefile\s*\(\s*(?:'([^']*)'|"([^"]*)")`)
+
+// sqliteUnknown matches what sqlite3 runs or writes that a literal does not name: a
+// computed writefile() target, extensions (.load, load_extension(): native code),
+// a computed VACUUM INTO or ATTACH file.
+var sqliteUnknown = lazyRegexp(`(?i)\bwritefile\s*\(\s*[^'"\s]|\bload_extension\s*\(|(?m)^\s*\.(?:lo|loa|load)\s|(?i)\b(?:vacuum\s+(?:\w+\s+)?into|attach(?:\s+database)?)\s+[^'"\s]`)
+
+// elispWrite matches Emacs Lisp that writes a file: the call with its string arguments
+// (group 1) or the first argument when it is not a string (group 2).
+var elispWrite = lazyRegexp(`\((?:write-file|write-region|append-to-file|copy-file|rename-file|make-symbolic-link|add-name-to-file|delete-file|delete-directory|with-temp-file|f-write-text|f-write|f-append-text)\s+(?:[^()"]*?\s)?(?:("[^"]*"(?:\s+"[^"]*")*)|([^\s()"]+|\())`)
+
+// elispString is one Lisp string literal.
+var elispString = lazyRegexp(`"([^"]*)"`)
+
+// sqliteFile is the file a database name opens: a URI filename (file:PATH?mode=rwc)
+// is its path.
+func sqliteFile(name string) string {
+	if rest, ok := strings.CutPrefix(name, "file:"); ok {
+		rest, _, _ = strings.Cut(rest, "?")
+		rest, _, _ = strings.Cut(rest, "#")
+		if after, ok := strings.CutPrefix(rest, "//"); ok {
+			if i := strings.IndexByte(after, '/'); i >= 0 {
+				rest = after[i:] // file://localhost/PATH
+			}
+		}
+		return rest
+	}
+	return name
+}
 
 // sqliteRead matches .read FILE (not .read |CMD, which sqliteShell reads).
 var sqliteRead = lazyRegexp(`(?m)^\s*\.(?:rea|read)\s+['"]?[^|'"\s]`)
@@ -753,7 +797,7 @@ var vimWriteFile = lazyRegexp(`writefile\s*\([^,]*,\s*(?:expand\s*\(\s*)?(?:"([^
 // vimComputedFile matches vim's file writers and deleters given a computed name.
 var vimComputedFile = lazyRegexp(`writefile\s*\([^,]*,\s*[a-zA-Z_]\w*\s*[,)]|\bdelete\s*\(`)
 
-var sqliteShell = lazyRegexp(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'[^']*'|"[^"]*"|[^,()]+)\s*,\s*(?:'([^']*)'|"([^"]*)")`)
+var sqliteShell = lazyRegexp(`(?m)^\s*\.(?:sh|she|shel|shell|sy|sys|syst|syste|system)\s+(.*)$|(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|rea|read|imp|impo|impor|import|e|ex|exc|exce|excel)\s+['"]?\|([^'"\n]*)|\bedit\s*\(\s*(?:'(?:[^']|'')*'|"[^"]*"|[^,()]+)\s*,\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
 
 // m4Syscmd finds m4's syscmd(CMD) and esyscmd(CMD).
 var m4Syscmd = lazyRegexp(`e?syscmd\(([^)]*)\)`)

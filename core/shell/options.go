@@ -41,7 +41,8 @@ var optionSpecs = map[string]optionSpec{
 	"shuf": {value: "ino", flags: "erz", long: []string{"--output", "--random-source", "--input-range", "--head-count"}},
 	"tar": {value: "bCfFgHIKLNTVX", flags: "AcdrtuxjJzZvpPkmOSWhlMBiGnaqsw",
 		long: []string{"--directory", "--remove-files", "--file", "--to-command", "--checkpoint-action", "--use-compress-program",
-			"--info-script", "--new-volume-script", "--rsh-command", "--index-file", "--files-from", "--extract", "--get"}},
+			"--info-script", "--new-volume-script", "--rsh-command", "--index-file", "--files-from", "--extract", "--get",
+			"--listed-incremental", "--snapshot", "--incremental"}},
 	"wget": {value: "OoaPeiUn", flags: "qvNcrbkKmpS46xEHF",
 		long: []string{"--output-document", "--output-file", "--append-output", "--directory-prefix", "--post-file",
 			"--body-file", "--input-file", "--config", "--execute"}},
@@ -55,6 +56,8 @@ var optionSpecs = map[string]optionSpec{
 	// make's -E'TEXT' and --ev=TEXT are --eval (the thirteenth red team).
 	"make":  makeOptions,
 	"gmake": makeOptions, "remake": makeOptions,
+	// gpg takes abbreviations of its long options too (--outp=F).
+	"gpg": gpgOptions, "gpg2": gpgOptions,
 	// csplit's -f PREFIX and -b FORMAT name what it writes: -f$HOME/.bashr, --pref=.
 	"csplit": {value: "bfn", flags: "kszq", long: []string{"--prefix", "--suffix-format", "--digits", "--keep-files",
 		"--suppress-matched", "--quiet", "--silent", "--elide-empty-files"}},
@@ -63,6 +66,12 @@ var optionSpecs = map[string]optionSpec{
 			"--partial-dir", "--files-from", "--password-file", "--write-batch", "--only-write-batch", "--read-batch",
 			"--compare-dest", "--copy-dest", "--link-dest", "--exclude-from", "--include-from"}},
 }
+
+// gpgOptions are gpg's, the long ones that name files among the common ones.
+var gpgOptions = optionSpec{value: "oruRz", flags: "sedcbkKavqnt", long: []string{"--output", "--log-file", "--logger-file",
+	"--status-file", "--attribute-file", "--homedir", "--passphrase-file", "--recipient", "--local-user", "--keyring",
+	"--secret-keyring", "--trustdb-name", "--default-key", "--encrypt", "--decrypt", "--sign", "--armor", "--batch",
+	"--yes", "--import", "--export", "--verify", "--list-keys", "--list-secret-keys", "--status-fd", "--logger-fd"}}
 
 // makeOptions are make's (and gmake's, remake's).
 var makeOptions = optionSpec{value: "CEfIoW", flags: "bBdeiknpqrRsStvw", long: []string{"--eval", "--file", "--makefile",

@@ -684,6 +684,21 @@ func (w *watch) writes(_ *Analysis, _ int, c *SimpleCommand, name string, args [
 			return deny("protected-write", protected, name, t), true
 		}
 	}
+	if name == "rsync" {
+		// --link-dest=DIR hard-links DIR's files into the copy: a write there is a
+		// write of them (the thirteenth red team: --link-dest=$HOME).
+		for k, a := range args {
+			d := ""
+			if v, ok := strings.CutPrefix(a, "--link-dest="); ok {
+				d = v
+			} else if a == "--link-dest" && k+1 < len(args) {
+				d = args[k+1]
+			}
+			if n := w.norm(d); d != "" && (n == "~" || n == "/" || w.protectedFile(n) || w.containsProtected(n)) {
+				return deny("protected-write", "refused: rsync --link-dest=%s hard-links start-up or system files into the copy, where a write changes them. Copy without --link-dest.", d), true
+			}
+		}
+	}
 	targets := writeTargets(name, args)
 	if name == "git" {
 		targets = append(targets, gitConfigWrites(gitExpandAlias(args))...) // git config --system, --global

@@ -541,6 +541,15 @@ func killsEverything(name string, args []string) (Verdict, bool) {
 // at and batch, systemctl enable/link/edit, systemd-run timers, loginctl enable-linger.
 func persists(name string, args []string) (Verdict, bool) {
 	switch name {
+	case "fcrontab", "crond", "cron", "fcron", "anacron", "atd", "incrond", "incrontab":
+		// Another cron's table, or a cron daemon the line starts on tables it chooses
+		// (the thirteenth red team: busybox crond -c .).
+		if name == "fcrontab" || name == "incrontab" {
+			if slices.Contains(args, "-l") {
+				return Verdict{}, false
+			}
+		}
+		return deny("cron", "refused: %s runs commands later, from a table, without anyone watching. Ask the user to set it up.", name), true
 	case "at", "batch":
 		if len(args) == 0 || !slices.ContainsFunc(args, func(a string) bool { return a == "-l" || a == "-r" || a == "-d" || a == "-c" }) {
 			return deny("cron", "refused: %s schedules commands to run later without anyone watching. Ask the user to set it up.", name), true
@@ -1818,6 +1827,9 @@ func writeTargets(name string, args []string) []string {
 		}
 		return out
 	}
+	if strings.HasPrefix(name, "python") && len(args) >= 2 && args[0] == "-m" && (args[1] == "gzip" || args[1] == "bz2" || args[1] == "lzma") {
+		name, args = "gzip", args[2:] // python3 -m gzip -d F.gz writes F, as gzip -d does
+	}
 	if files, _ := compressorWrites(name, args); len(files) > 0 {
 		return files
 	}
@@ -1856,6 +1868,16 @@ func writeTargets(name string, args []string) []string {
 		}
 	case "split", "csplit":
 		out = splitOutputs(name, args)
+	case "xdg-mime", "xdg-settings":
+		// xdg-mime default, xdg-settings set: the handler a person's desktop runs for
+		// a type or a scheme (the thirteenth red team).
+		if len(args) > 0 && (args[0] == "default" || args[0] == "set") {
+			out = append(out, "~/.config/mimeapps.list")
+		}
+	case "xdg-desktop-menu", "xdg-autostart":
+		if len(args) > 0 && args[0] == "install" || name == "xdg-autostart" {
+			out = append(out, "~/.local/share/applications/x.desktop")
+		}
 	case "script", "tar", "bsdtar", "strace", "ltrace", "time", "gpg", "gpg2", "xxd", "iconv", "zstd", "pandoc",
 		"yq", "dos2unix", "unix2dos", "aria2c", "docker", "podman":
 		out = append(out, fileOutputs(name, args)...)
@@ -1952,11 +1974,43 @@ func writeTargets(name string, args []string) []string {
 		out = operands()
 		if name == "patch" {
 			out = patchOperands(args)[:min(1, len(patchOperands(args)))] // patch FILE [PATCHFILE]
-			for k, a := range args {
-				if (a == "-o" || a == "--output") && k+1 < len(args) {
-					out = append(out, args[k+1])
-				} else if v, ok := strings.CutPrefix(a, "--output="); ok {
+			file := ""
+			if len(out) > 0 {
+				file = out[0]
+			}
+			for k := 0; k < len(args); k++ {
+				a, v, ok := args[k], "", false
+				if n, val, has := strings.Cut(a, "="); has && strings.HasPrefix(a, "--") {
+					a, v, ok = n, val, true
+				} else if k+1 < len(args) && len(a) >= 2 && a[0] == '-' {
+					v, ok = args[k+1], true
+				}
+				if !ok {
+					continue
+				}
+				// The output, the rejects (-r: the hunks' context lines are shell lines
+				// in ~/.bashrc), and the backups -b makes: PREFIX+FILE, FILE+SUFFIX (the
+				// thirteenth red team).
+				switch a {
+				case "-o", "--output", "-r", "--reject-file":
 					out = append(out, v)
+				case "-B", "--prefix":
+					if file != "" {
+						out = append(out, v+file)
+					}
+				case "-Y", "--basename-prefix":
+					if file != "" {
+						out = append(out, path.Join(path.Dir(file), v+path.Base(file)))
+					}
+				case "-z", "--suffix":
+					if file != "" {
+						out = append(out, file+v)
+					}
+				default:
+					continue
+				}
+				if !strings.HasPrefix(args[k], "--") || !strings.Contains(args[k], "=") {
+					k++
 				}
 			}
 		}
@@ -2046,6 +2100,13 @@ func fileOutputs(name string, args []string) []string {
 		}
 	case "tar", "bsdtar":
 		creates := len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsAny(args[0], "cru")
+		for k := range args {
+			// The verbose listing's file and the incremental snapshot (the thirteenth
+			// red team: a listing of names like 'x;cmd' in ~/.bashrc).
+			if v, ok := value(k, "g", "--index-file", "--listed-incremental", "--snapshot"); ok {
+				out = append(out, v)
+			}
+		}
 		for k, a := range args {
 			creates = creates || a == "--create" || a == "--append" || a == "--update" ||
 				len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "cru")
@@ -2092,6 +2153,20 @@ func fileOutputs(name string, args []string) []string {
 		for k := range args {
 			if v, ok := value(k, "", "--log-file", "--write-batch", "--only-write-batch"); ok {
 				out = append(out, v)
+			}
+			// The folders it moves replaced files, partial and temporary files into
+			// (the thirteenth red team: --backup-dir=~/.ssh put old/authorized_keys there).
+			if v, ok := value(k, "T", "--backup-dir", "--partial-dir", "--temp-dir"); ok {
+				out = append(out, strings.TrimSuffix(v, "/")+"/authorized_keys", strings.TrimSuffix(v, "/")+"/pre-commit")
+			}
+		}
+	case "gpg", "gpg2":
+		for k := range args {
+			if v, ok := value(k, "o", "--output", "--log-file", "--logger-file", "--status-file", "--attribute-file"); ok {
+				out = append(out, v)
+			}
+			if v, ok := value(k, "", "--homedir"); ok {
+				out = append(out, strings.TrimSuffix(v, "/")+"/pubring.kbx") // it makes its keyrings there
 			}
 		}
 	default: // -o FILE
@@ -2261,6 +2336,28 @@ func buildOutputs(name string, args []string) []string {
 			out = append(out, next)
 		case strings.HasPrefix(a, "-o") && len(a) > 2 && buildsTo(name) && name != "go":
 			out = append(out, a[2:])
+		case buildsTo(name) && name != "go" && (a == "-MF" || a == "-Xlinker" && next == "-o") && k+1 < len(args):
+			if a == "-MF" {
+				out = append(out, next) // the dependency file
+			} else if k+3 < len(args) && args[k+2] == "-Xlinker" {
+				out = append(out, args[k+3]) // -Xlinker -o -Xlinker F: the linker's -o
+			}
+		case buildsTo(name) && name != "go" && strings.HasPrefix(a, "-MF") && len(a) > 3:
+			out = append(out, a[3:])
+		case buildsTo(name) && name != "go" && strings.HasPrefix(a, "-Wl,"):
+			// -Wl,-o,F and -Wl,-oF, -Wl,--output=F: what the linker writes (the
+			// thirteenth red team).
+			parts := strings.Split(a[len("-Wl,"):], ",")
+			for j, p := range parts {
+				switch {
+				case (p == "-o" || p == "--output") && j+1 < len(parts):
+					out = append(out, parts[j+1])
+				case strings.HasPrefix(p, "--output="):
+					out = append(out, p[len("--output="):])
+				case strings.HasPrefix(p, "-o") && len(p) > 2:
+					out = append(out, p[2:])
+				}
+			}
 		case (a == "--out-dir" || a == "--artifact-dir" || a == "--target-dir") && next != "" && name == "cargo":
 			out = append(out, next+"/x")
 		case (a == "--target" || a == "-t") && next != "" && strings.HasPrefix(name, "pip"),
@@ -2338,7 +2435,7 @@ func toolConfigWrites(name string, args []string) []string {
 // splitOutputs are the first files split and csplit write: PREFIX followed by their
 // suffix (split FILE PREFIX, csplit -f PREFIX).
 func splitOutputs(name string, args []string) []string {
-	prefix, suffix := "x", ""
+	prefix, suffix, format := "x", "", false
 	if name == "csplit" {
 		prefix = "xx"
 	}
@@ -2351,6 +2448,13 @@ func splitOutputs(name string, args []string) []string {
 		case (a == "-f" || a == "--prefix") && name == "csplit" && k+1 < len(args):
 			prefix = args[k+1]
 			k++
+		case strings.HasPrefix(a, "--prefix=") && name == "csplit":
+			prefix = a[len("--prefix="):]
+		case (a == "-b" || a == "--suffix-format") && name == "csplit" && k+1 < len(args):
+			suffix, format = csplitSuffix(args[k+1]), true
+			k++
+		case strings.HasPrefix(a, "--suffix-format=") && name == "csplit":
+			suffix, format = csplitSuffix(a[len("--suffix-format="):]), true
 		case a == "-a" || a == "-b" || a == "-l" || a == "-n" || a == "-C" || a == "-t" || a == "--suffix-length" || a == "--bytes" || a == "--lines" || a == "--number" || a == "--line-bytes" || a == "--separator" || a == "--filter":
 			k++
 		case strings.HasPrefix(a, "-") && a != "-":
@@ -2361,6 +2465,11 @@ func splitOutputs(name string, args []string) []string {
 	if name == "split" && len(ops) >= 2 {
 		prefix = ops[1]
 	}
+	if name == "csplit" && format {
+		// PREFIX then FORMAT's text: the first name exactly, and PREFIX for the names
+		// any number may spell.
+		return []string{prefix + suffix, prefix + "aa"}
+	}
 	// The names are PREFIX, a suffix of letters or digits (two, or -a N, growing past
 	// that), then --additional-suffix: ~/.bash, r and c make ~/.bashrc (red team).
 	out := []string{prefix + "aa" + suffix, prefix + "00" + suffix}
@@ -2368,6 +2477,29 @@ func splitOutputs(name string, args []string) []string {
 		out = append(out, prefix+strings.Repeat("?", n)+suffix)
 	}
 	return out
+}
+
+// csplitSuffix is what csplit's -b FORMAT adds to the prefix for the first piece: its
+// text with the printf directive taken out (%.0d prints nothing for 0, and FORMAT may
+// hold a / : -f ~/.ss -b 'h/authorized_keys%.0d' wrote ~/.ssh/authorized_keys).
+func csplitSuffix(format string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			b.WriteByte(format[i])
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		for i+1 < len(format) && strings.IndexByte("0123456789.-+ #'", format[i+1]) >= 0 {
+			i++
+		}
+		i++ // the conversion letter
+	}
+	return b.String()
 }
 
 // remoteNamed are the files a downloader names after the URL in a folder it is given:
@@ -2506,6 +2638,32 @@ func inPlaceTargets(name string, args, operands []string) []string {
 	if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
 		if len(operands) > 1 {
 			out = operands[1:]
+		}
+		// The backup -iSUFFIX keeps: FILE+SUFFIX, or SUFFIX with each * the file's
+		// name, which may name another folder (the thirteenth red team: sed
+		// -i'.git/hooks/*' moved a workspace file into .git/hooks).
+		suffix := ""
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "--in-place="); ok {
+				suffix = v
+			} else if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") {
+				if i := strings.IndexByte(a, 'i'); i > 0 && i+1 < len(a) {
+					suffix = a[i+1:] // perl -pi.bak, sed -i.bak
+				}
+			}
+		}
+		if suffix != "" {
+			for _, f := range operands[min(1, len(operands)):] {
+				if strings.Contains(suffix, "*") {
+					b := strings.ReplaceAll(suffix, "*", path.Base(f))
+					if !strings.Contains(b, "/") {
+						b = path.Join(path.Dir(f), b)
+					}
+					out = append(out, b)
+				} else {
+					out = append(out, f+suffix)
+				}
+			}
 		}
 	}
 	return out

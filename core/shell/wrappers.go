@@ -655,7 +655,8 @@ var scriptOptions = map[string][]string{
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
 	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
-	"fzf": {"--preview", "--bind"},
+	"fzf":            {"--preview", "--bind"},
+	"nc.traditional": {"-c"}, "netcat": {"-c"},
 }
 
 // sshOption is the value of the ssh_config option key in an -o argument ("Key=Value",
@@ -698,6 +699,75 @@ func (z *analyzer) moreRunners(name string, args []word, inner, proto SimpleComm
 		return nil
 	}
 	switch name {
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd":
+		// nc -e PROG serves PROG to the network: a shell there runs what the other end
+		// sends (the thirteenth red team: nc -e /bin/sh host port).
+		for k, a := range args {
+			if (a.s == "-e" || a.s == "--exec") && k+1 < len(args) {
+				z.command([]word{args[k+1]}, inner, &word{})
+			} else if v, ok := strings.CutPrefix(a.s, "--exec="); ok {
+				z.command([]word{{s: v, known: a.known}}, inner, &word{})
+			}
+		}
+		return false
+	case "cargo":
+		// cargo --config 'target.T.runner=[...]' (or a build wrapper, a linker) runs
+		// that command with what it builds (the thirteenth red team).
+		for k, a := range args {
+			v, ok := "", false
+			if a.s == "--config" && k+1 < len(args) {
+				v, ok = args[k+1].s, args[k+1].known
+			} else if after, found := strings.CutPrefix(a.s, "--config="); found {
+				v, ok = after, a.known
+			} else {
+				continue
+			}
+			key, val, isKV := strings.Cut(v, "=")
+			key = strings.ToLower(strings.TrimSpace(key))
+			if !isKV || !(strings.HasSuffix(key, ".runner") || strings.Contains(key, "rustc-wrapper") ||
+				strings.Contains(key, "rustc-workspace-wrapper") || strings.HasSuffix(key, ".linker") || key == "build.rustc") {
+				continue
+			}
+			val = strings.TrimSpace(val)
+			switch {
+			case !ok:
+				z.unknown("cargo --config " + key + " names a command the line does not show")
+			case strings.HasPrefix(val, "["):
+				if argv := literals(val); len(argv) > 0 {
+					z.command(argv, inner, nil)
+				}
+			default:
+				z.script(word{s: strings.Trim(val, `"'`), known: true}, "cargo --config "+key, proto)
+			}
+		}
+		return false
+	case "ctest":
+		// ctest --build-and-test ... --test-command CMD ARGS... runs CMD.
+		for k, a := range args {
+			if a.s == "--test-command" && k+1 < len(args) {
+				z.command(args[k+1:], inner, stdin)
+				return true
+			}
+		}
+		return false
+	case "dtach":
+		// dtach -n SOCKET [options] CMD...: runs CMD.
+		for k := 0; k < len(args); k++ {
+			if a := args[k].s; (a == "-n" || a == "-c" || a == "-A" || a == "-N") && k+1 < len(args) {
+				rest := args[k+2:]
+				for len(rest) > 0 && strings.HasPrefix(rest[0].s, "-") {
+					if (rest[0].s == "-e" || rest[0].s == "-r") && len(rest) > 1 {
+						rest = rest[1:]
+					}
+					rest = rest[1:]
+				}
+				if len(rest) > 0 {
+					z.command(rest, inner, stdin)
+				}
+				return true
+			}
+		}
+		return false
 	case "npx", "bunx", "pnpx":
 		// npx CMD ARGS runs CMD, a package's or one on PATH (npx rm -rf ~ ran rm).
 		if slices.ContainsFunc(args, func(a word) bool { return a.s == "-c" || a.s == "--call" || strings.HasPrefix(a.s, "--call=") }) {
@@ -789,6 +859,18 @@ func (z *analyzer) moreRunners(name string, args []word, inner, proto SimpleComm
 		}
 		return true
 	case "npm", "pnpm", "yarn":
+		if name == "pnpm" && slices.ContainsFunc(args, func(a word) bool { return a.s == "-c" || a.s == "--shell-mode" }) {
+			// pnpm -c exec 'CMD', pnpm exec --shell-mode 'CMD': a shell runs CMD (the
+			// thirteenth red team).
+			if k := slices.IndexFunc(args, func(a word) bool { return a.s == "exec" }); k >= 0 {
+				for _, a := range args[k+1:] {
+					if !strings.HasPrefix(a.s, "-") {
+						z.script(a, name+" exec --shell-mode", proto)
+						break
+					}
+				}
+			}
+		}
 		if len(args) > 1 && (args[0].s == "exec" || args[0].s == "x" || args[0].s == "dlx") {
 			for k, a := range args[1:] {
 				if (a.s == "-c" || a.s == "--call") && k+2 < len(args) {
@@ -1061,6 +1143,11 @@ func (z *analyzer) cmakeTool(args []word, inner, proto SimpleCommand, stdin *wor
 		z.command(append([]word{w("touch")}, rest...), inner, nil)
 	case "env":
 		z.unwrap(append([]word{w("env")}, rest...), proto, stdin)
+	case "time":
+		// cmake -E time CMD... runs CMD (the thirteenth red team).
+		if len(rest) > 0 {
+			z.command(rest, inner, stdin)
+		}
 	case "chdir":
 		if len(rest) > 1 {
 			in := inner
@@ -1198,7 +1285,11 @@ func (z *analyzer) parallel(name string, args []word, inner, proto SimpleCommand
 		}
 	}
 	if len(cmd) == 0 {
-		// parallel with no command runs each line it reads as a command line.
+		// parallel with no command runs each line it reads, and each value after :::,
+		// as a command line (the thirteenth red team: parallel ::: 'rm -rf ~').
+		for _, v := range vals[:min(len(vals), maxBraces)] {
+			z.script(v, name, proto)
+		}
 		switch {
 		case stdin != nil && stdin.known:
 			z.script(*stdin, name, proto)
@@ -1226,7 +1317,7 @@ var gitRunsOptions = map[string][]string{
 	"rebase":        {"-x", "--exec"},
 	"difftool":      {"-x", "--extcmd"},
 	"grep":          {"-O", "--open-files-in-pager"},
-	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter"},
+	"filter-branch": {"--tree-filter", "--index-filter", "--msg-filter", "--commit-filter", "--env-filter", "--parent-filter", "--tag-name-filter", "--setup"},
 	// The program run at the other end of a local or ssh transport: git clone -u CMD.
 	"clone":     {"-u", "--upload-pack"},
 	"fetch":     {"--upload-pack"},
