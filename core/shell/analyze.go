@@ -1854,8 +1854,16 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 		return
 	}
 	dir := ""
+	var prefix, basePrefix, suffix string // backups: -B PREFIX, -Y PREFIX, -z SUFFIX
 	for i := 1; i < len(argv); i++ {
 		a := argv[i].s
+		if v, ok := strings.CutPrefix(a, "--prefix="); ok {
+			prefix = v
+		} else if v, ok := strings.CutPrefix(a, "--basename-prefix="); ok {
+			basePrefix = v
+		} else if v, ok := strings.CutPrefix(a, "--suffix="); ok {
+			suffix = v
+		}
 		switch {
 		case len(a) == 2 && a[0] == '-' && strings.IndexByte(optionSpecs["patch"].value, a[1]) >= 0:
 			if a == "-i" {
@@ -1865,6 +1873,16 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 				dir = argv[i+1].s // patch -d DIR: the names are below DIR
 				if !argv[i+1].known {
 					return
+				}
+			}
+			if i+1 < len(argv) {
+				switch a {
+				case "-B":
+					prefix = argv[i+1].s
+				case "-Y":
+					basePrefix = argv[i+1].s
+				case "-z":
+					suffix = argv[i+1].s
 				}
 			}
 			i++ // the option's value (splitOptions made -p1 -p 1)
@@ -1882,6 +1900,13 @@ func (z *analyzer) patchFeed(argv []word, proto *SimpleCommand, in *word) {
 			f = strings.TrimSuffix(dir, "/") + "/" + f
 		}
 		proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: f})
+		// The backups of what it patches (the thirteenth red team: -b -B ~/ put the
+		// workspace's .bashrc, as patched, in the home folder).
+		for _, b := range []string{prefix + f, path.Join(path.Dir(f), basePrefix+path.Base(f)), f + suffix} {
+			if b != f && (prefix != "" || basePrefix != "" || suffix != "") {
+				proto.Redirects = append(proto.Redirects, Redirect{Op: ">", Target: b})
+			}
+		}
 	}
 }
 

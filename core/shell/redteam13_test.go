@@ -71,6 +71,8 @@ func TestThirteenthRedTeam(t *testing.T) {
 		"NODE_OPTIONS='--redirect-warnings=/home/u/.bashrc' node x.js",
 		`emacs --batch x --eval '(write-file "~/.bashrc")'`, `emacs --batch --eval '(copy-file "x" "~/.bashrc" t)'`,
 		`emacs --batch --eval '(write-file f)'`,
+		"printf -- '--- .bashrc\n+++ .bashrc\n@@ -1 +1 @@\n-a\n+b\n' | patch -b -B ~/ -p0",
+		"printf -- '--- bashrc\n+++ bashrc\n@@ -1 +1 @@\n-a\n+b\n' | patch -b -Y ../home/u/. -p0",
 	} {
 		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
 		if v := Check(a, Config{}); v.Action != Deny {
@@ -92,6 +94,7 @@ func TestThirteenthRedTeam(t *testing.T) {
 		"gpg --verify x.sig x", "gcc -o app x.c -Wl,-rpath,/opt/lib", "gcc -MD -MF deps.d -c x.c", "tar -czf out.tgz src",
 		"python3 -m gzip -d data.gz", "NODE_OPTIONS=--max-old-space-size=4096 node x.js",
 		`emacs --batch f.el --eval '(write-file "out.txt")'`,
+		"printf -- '--- x.txt\n+++ x.txt\n@@ -1 +1 @@\n-a\n+b\n' | patch -b -p0",
 	} {
 		a, _ := AnalyzeIn(line, Context{Home: "/home/u", Dir: "/work"})
 		if v := Check(a, Config{}); v.Action == Deny {
