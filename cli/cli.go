@@ -639,13 +639,9 @@ func buildEnv(spec *core.Spec, g globals, host Host, jsonIn bool) (*core.Env, er
 			return nil, core.Errorf(core.CodeInvalidParams, "workspace root %s is not a directory; pass an existing directory to --root or AGENTBOX_ROOT", roots[i])
 		}
 	}
-	stateHome := getenv("XDG_STATE_HOME")
+	stateHome := policy.XDGHome(getenv, "XDG_STATE_HOME", ".local/state")
 	if stateHome == "" {
-		home := getenv("HOME")
-		if home == "" {
-			home = os.TempDir()
-		}
-		stateHome = filepath.Join(home, ".local", "state")
+		stateHome = filepath.Join(os.TempDir(), ".local", "state")
 	}
 	sid := g.Session
 	if sid == "" {

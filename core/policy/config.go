@@ -203,11 +203,22 @@ type Sources struct {
 // StateDir is agentbox's state folder ($XDG_STATE_HOME/agentbox, or
 // ~/.local/state/agentbox): sessions, grants, patch journals, locks.
 func StateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" {
-		return canonical(filepath.Join(d, "agentbox"))
+	if d := XDGHome(getenv, "XDG_STATE_HOME", ".local/state"); d != "" {
+		return canonical(absPath(filepath.Join(d, "agentbox")))
+	}
+	return ""
+}
+
+// XDGHome is an XDG base folder: the variable's value where it is an absolute path,
+// else fallback below $HOME ("" without one). The specification has a relative value
+// ignored, and so does every reader here: a relative XDG_STATE_HOME put the session's
+// grants where no protection looked, and an agent forged one (a fourteenth red team).
+func XDGHome(getenv func(string) string, name, fallback string) string {
+	if d := getenv(name); filepath.IsAbs(d) {
+		return d
 	}
 	if h := getenv("HOME"); h != "" {
-		return canonical(filepath.Join(h, ".local", "state", "agentbox"))
+		return filepath.Join(h, fallback)
 	}
 	return ""
 }
@@ -217,11 +228,8 @@ func UserConfigPath(getenv func(string) string) string {
 	if f := getenv("AGENTBOX_USER_CONFIG"); f != "" {
 		return f // pinned by a calling agentbox's bash: a command cannot swap the rules
 	}
-	if d := getenv("XDG_CONFIG_HOME"); d != "" {
+	if d := XDGHome(getenv, "XDG_CONFIG_HOME", ".config"); d != "" {
 		return filepath.Join(d, "agentbox", "config.json")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "agentbox", "config.json")
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -176,13 +177,24 @@ func foldName(s string) string {
 				0x202a <= r && r <= 0x202e, 0x206a <= r && r <= 0x206f:
 				return -1
 			}
-			return unicode.ToLower(r)
+			return foldRune(r)
 		}, s)
 	}
 	if t := strings.TrimRight(s, ". "); t != "" {
 		return t
 	}
 	return s
+}
+
+// foldRune is r as a case-insensitive file system compares it: the least rune of its
+// simple case-folding orbit, lowered (ſ is s, the Kelvin sign is k: .baſhrc is
+// .bashrc there).
+func foldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return unicode.ToLower(least)
 }
 
 // sameName reports whether a path segment names the protected name: folded (see
@@ -246,18 +258,24 @@ type homeBase struct{ dir, as string }
 func (p *Policy) homeBases() []homeBase {
 	var out []homeBase
 	add := func(dir, as string) {
-		if dir == "" || !filepath.IsAbs(dir) {
+		if dir == "" {
 			return
 		}
-		out = append(out, homeBase{filepath.Clean(dir), as})
-		if c := canonical(dir); c != filepath.Clean(dir) {
-			out = append(out, homeBase{c, as})
+		// As written (cleaned), and where the kernel takes it: HOME=/x/link/../h is
+		// not /x/h (the fourteenth red team's second round).
+		for _, d := range []string{filepath.Clean(dir), canonical(dir), physical(dir)} {
+			if filepath.IsAbs(d) && !slices.ContainsFunc(out, func(b homeBase) bool { return b.dir == d && b.as == as }) {
+				out = append(out, homeBase{d, as})
+			}
 		}
 	}
 	add(p.Env.Home, "")
 	if p.Getenv != nil {
-		add(p.Getenv("XDG_CONFIG_HOME"), ".config")
-		add(p.Getenv("XDG_DATA_HOME"), ".local/share")
+		for _, x := range []struct{ name, as string }{{"XDG_CONFIG_HOME", ".config"}, {"XDG_DATA_HOME", ".local/share"}} {
+			if d := p.Getenv(x.name); filepath.IsAbs(d) { // a relative one is ignored, as XDGHome does
+				add(d, x.as)
+			}
+		}
 	}
 	return out
 }
@@ -282,11 +300,53 @@ func (p *Policy) homeLinks() []homeLink {
 		return nil
 	}
 	p.protect.once.Do(func() {
-		home := filepath.Clean(p.Env.Home)
-		realHome := canonical(home)
+		home := physical(p.Env.Home) // HOME=/x/link/../h: where the kernel takes it
+		realHome := home
+		budget := maxHomeLinkEntries
+		add := func(link, entry string) string {
+			t := physical(link)
+			if t == link { // a link that leads nowhere yet: writing its target creates it
+				if dest, err := os.Readlink(link); err == nil {
+					if !filepath.IsAbs(dest) {
+						dest = filepath.Dir(link) + "/" + dest
+					}
+					t = physical(dest)
+				}
+			}
+			p.protect.links = append(p.protect.links, homeLink{t, entry})
+			return t
+		}
+		// Links inside a protected folder lead to files it holds (a stow or chezmoi
+		// layout: ~/.ssh/authorized_keys -> ~/dotfiles/ssh/authorized_keys, the
+		// fourteenth red team's second round); a folder is walked a few levels deep,
+		// every entry within a budget.
+		var walk func(dir, entry string, depth int)
+		walk = func(dir, entry string, depth int) {
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				return
+			}
+			for _, e := range ents {
+				if budget--; budget < 0 {
+					return
+				}
+				path := filepath.Join(dir, e.Name())
+				switch {
+				case e.Type()&fs.ModeSymlink != 0:
+					if t := add(path, entry); depth < 3 {
+						if fi, err := os.Stat(t); err == nil && fi.IsDir() {
+							walk(t, entry, depth+1)
+						}
+					}
+				case e.IsDir() && depth < 3:
+					walk(path, entry, depth+1)
+				}
+			}
+		}
 		seen := map[string]bool{}
 		for _, h := range homeProtected {
 			segs := strings.Split(h, "/")
+			linked := false
 			for i := range segs {
 				pre := filepath.Join(home, filepath.Join(segs[:i+1]...))
 				if seen[pre] {
@@ -300,28 +360,33 @@ func (p *Policy) homeLinks() []homeLink {
 				if fi.Mode()&fs.ModeSymlink == 0 {
 					continue
 				}
-				t := canonical(pre)
-				if t == pre { // a link that leads nowhere yet: writing its target creates it
-					if dest, err := os.Readlink(pre); err == nil {
-						if !filepath.IsAbs(dest) {
-							dest = filepath.Join(filepath.Dir(pre), dest)
-						}
-						t = canonical(dest)
-					}
-				}
-				if t != filepath.Join(realHome, filepath.Join(segs[:i+1]...)) {
-					p.protect.links = append(p.protect.links, homeLink{t, strings.Join(segs[:i+1], "/")})
+				linked = true
+				if t := add(pre, strings.Join(segs[:i+1], "/")); t == filepath.Join(realHome, filepath.Join(segs[:i+1]...)) {
+					p.protect.links = p.protect.links[:len(p.protect.links)-1] // it leads where it stands
+				} else if fi, err := os.Stat(t); err == nil && fi.IsDir() {
+					walk(t, h, 1)
 				}
 				break
+			}
+			full := filepath.Join(home, h)
+			if fi, err := os.Lstat(full); !linked && err == nil && fi.IsDir() {
+				walk(full, h, 1)
 			}
 		}
 	})
 	return p.protect.links
 }
 
-// pointedGitDirs are the git folders that .git files and links in the folders above
-// abs, and above each workspace root, lead to (with the common folder a worktree's
-// points at): their config and hooks run code as a .git folder's do.
+// maxHomeLinkEntries bounds the folder entries homeLinks reads (a ~/.local/bin of
+// hundreds of links is read whole).
+const maxHomeLinkEntries = 5000
+
+// pointedGitDirs are the git folders in the folders above abs, and above each
+// workspace root: a folder shaped like a git directory (a bare repository, a
+// --separate-git-dir store, a worktree's folder), where a .git file or link there leads
+// (with the common folder a worktree's points at), and $GIT_DIR and $GIT_COMMON_DIR.
+// Their config and hooks run code as a .git folder's do; no path segment need say .git
+// (the fourteenth red team planted hooks in gitstore/, substore/, vendor.git/).
 func (p *Policy) pointedGitDirs(abs string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -335,11 +400,18 @@ func (p *Policy) pointedGitDirs(abs string) []string {
 	for _, r := range p.Env.Roots {
 		walk(r)
 	}
+	if p.Getenv != nil {
+		for _, v := range []string{"GIT_DIR", "GIT_COMMON_DIR"} {
+			if d := p.Getenv(v); d != "" {
+				out = append(out, physical(d))
+			}
+		}
+	}
 	return out
 }
 
-// gitDirAt is where dir/.git leads when it is a link or a "gitdir:" file, read once
-// per policy: a command writing a tree asks for every entry's folders.
+// gitDirAt is the git folders dir holds or is, read once per policy: a command writing
+// a tree asks for every entry's folders.
 func (p *Policy) gitDirAt(dir string) []string {
 	if p.protect == nil {
 		return gitDirAt(dir)
@@ -358,43 +430,81 @@ func (p *Policy) gitDirAt(dir string) []string {
 }
 
 func gitDirAt(dir string) []string {
+	var out []string
+	if isGitDir(dir) {
+		out = append(out, dir)
+	}
 	dot := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(dot)
 	if err != nil {
-		return nil
+		return out
 	}
 	var g string
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		g = canonical(dot)
-	case fi.Mode().IsRegular() && fi.Size() < 4096:
-		data, err := os.ReadFile(dot)
-		if err != nil {
-			return nil
-		}
-		line, _, _ := strings.Cut(string(data), "\n")
-		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		g = physical(dot)
+	case fi.Mode().IsRegular() && fi.Size() < 64<<10:
+		t, ok := gitFileLine(dot, "gitdir: ")
 		if !ok {
-			return nil
+			return out
 		}
-		if t = strings.TrimSpace(t); !filepath.IsAbs(t) {
-			t = filepath.Join(dir, t)
+		if !filepath.IsAbs(t) {
+			t = dir + "/" + t // no cleaning: lnk/../store goes where the kernel takes it
 		}
-		g = canonical(t)
+		g = physical(t)
 	default:
-		return nil // a folder: its own segment says .git
+		return out // a folder: its own segment says .git
 	}
-	out := []string{g}
-	if data, err := os.ReadFile(filepath.Join(g, "commondir")); err == nil {
-		c, _, _ := strings.Cut(string(data), "\n")
-		if c = strings.TrimSpace(c); c != "" {
-			if !filepath.IsAbs(c) {
-				c = filepath.Join(g, c)
-			}
-			out = append(out, canonical(c))
+	out = append(out, g)
+	if c, ok := gitFileLine(filepath.Join(g, "commondir"), ""); ok {
+		if !filepath.IsAbs(c) {
+			c = g + "/" + c
 		}
+		out = append(out, physical(c))
 	}
 	return out
+}
+
+// gitFileLine reads a git pointer file as git does: up to a NUL, after prefix, with
+// only the line breaks at its end taken off (blanks in the path are the path's).
+func gitFileLine(file, prefix string) (string, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	text, _, _ := strings.Cut(string(data), "\x00")
+	text, ok := strings.CutPrefix(text, prefix)
+	text = strings.TrimRight(text, "\r\n")
+	return text, ok && text != ""
+}
+
+// isGitDir reports a folder git would take for a repository's git directory: a HEAD,
+// and objects and refs or a commondir (git's is_git_directory).
+func isGitDir(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "commondir")); err == nil {
+		return true
+	}
+	o, err1 := os.Stat(filepath.Join(dir, "objects"))
+	r, err2 := os.Stat(filepath.Join(dir, "refs"))
+	return err1 == nil && err2 == nil && o.IsDir() && r.IsDir()
+}
+
+// physical is where the kernel takes p: links resolved as they come, so a ".." after a
+// link leaves the folder the link leads to, which filepath.Clean would not; a relative
+// p is taken from the working folder. A p that does not exist is only cleaned.
+func physical(p string) string {
+	if !filepath.IsAbs(p) {
+		if wd, err := os.Getwd(); err == nil {
+			p = wd + "/" + p
+		}
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // under returns abs relative to dir when abs is dir or below it.

@@ -211,3 +211,83 @@ func TestProtectedWritesThroughGit(t *testing.T) {
 		}
 	}
 }
+
+// The fourteenth red team's second round: .git files read as git reads them, git
+// directories that no .git names, links inside protected home folders, a HOME with ".."
+// after a link, a relative XDG_STATE_HOME, and names that fold to a protected one.
+func TestProtectedWritesFourteenthRedTeamRoundTwo(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	gitDir := func(d string) {
+		mustMkdir(t, filepath.Join(d, "objects"))
+		mustMkdir(t, filepath.Join(d, "refs"))
+		mustMkdir(t, filepath.Join(d, "hooks"))
+		mustWrite(t, filepath.Join(d, "HEAD"), "ref: refs/heads/main\n")
+	}
+	for _, d := range []string{"  store", "store\t", "deep/real", "substore", "vendor.git", "bare.git"} {
+		gitDir(filepath.Join(root, d))
+	}
+	mustMkdir(t, filepath.Join(root, "a", "b"))
+	must(t, os.Symlink(filepath.Join(root, "deep", "x"), filepath.Join(root, "a", "lnk")))
+	mustMkdir(t, filepath.Join(root, "deep", "x"))
+	mustMkdir(t, filepath.Join(root, "one"))
+	mustMkdir(t, filepath.Join(root, "two"))
+	mustMkdir(t, filepath.Join(root, "three"))
+	mustMkdir(t, filepath.Join(root, "sub"))
+	mustWrite(t, filepath.Join(root, "one", ".git"), "gitdir:   store\n") // blanks are the path's: "  store" from one/
+	must(t, os.Rename(filepath.Join(root, "  store"), filepath.Join(root, "one", "  store")))
+	mustWrite(t, filepath.Join(root, "two", ".git"), "gitdir: ../store\t\r\n")
+	mustWrite(t, filepath.Join(root, "three", ".git"), "gitdir: ../a/lnk/../real\n") // lnk/.. is deep/, as the kernel goes
+	mustWrite(t, filepath.Join(root, "sub", ".git"), "gitdir: ../substore\n")
+	// A worktree's folder in a bare repository: HEAD and commondir.
+	mustMkdir(t, filepath.Join(root, "bare.git", "worktrees", "wt"))
+	mustWrite(t, filepath.Join(root, "bare.git", "worktrees", "wt", "HEAD"), "ref: refs/heads/wt\n")
+	mustWrite(t, filepath.Join(root, "bare.git", "worktrees", "wt", "commondir"), "../..\n")
+
+	realHome := filepath.Join(base, "deep2", "a", "h3")
+	mustMkdir(t, filepath.Join(base, "deep2", "a", "b"))
+	mustMkdir(t, filepath.Join(realHome, ".ssh"))
+	mustMkdir(t, filepath.Join(realHome, ".config", "fish"))
+	must(t, os.Symlink(filepath.Join(base, "deep2", "a", "b"), filepath.Join(base, "hl2")))
+	home := filepath.Join(base, "hl2") + "/../h3" // the kernel takes it to deep2/a/h3
+	mustMkdir(t, filepath.Join(root, "dotfiles", "fishconf"))
+	must(t, os.Symlink(filepath.Join(root, "dotfiles", "ak"), filepath.Join(realHome, ".ssh", "authorized_keys")))
+	must(t, os.Symlink(filepath.Join(root, "dotfiles", "fishconf"), filepath.Join(realHome, ".config", "fish", "conf.d")))
+
+	protected := []string{
+		filepath.Join(root, "one", "  store", "hooks", "pre-commit"),
+		filepath.Join(root, "store\t", "config"),
+		filepath.Join(root, "deep", "real", "hooks", "post-checkout"),
+		filepath.Join(root, "substore", "config"),
+		filepath.Join(root, "vendor.git", "hooks", "pre-push"),
+		filepath.Join(root, "bare.git", "worktrees", "wt", "config.worktree"),
+		filepath.Join(root, "bare.git", "config"),
+		filepath.Join(root, "dotfiles", "ak"),
+		filepath.Join(root, "dotfiles", "fishconf", "x.fish"),
+		filepath.Join(realHome, ".bashrc"),
+		filepath.Join(realHome, ".ssh", "config"),
+		filepath.Join(realHome, ".baſhrc"),
+		filepath.Join(base, "gitdir-env", "hooks", "x"),
+	}
+	ordinary := []string{filepath.Join(root, "main.go"), filepath.Join(root, "dotfiles", "README"), filepath.Join(root, "deep", "x", "f")}
+	p := New(Env{Roots: []string{root}, Home: home}, ModeBypass)
+	p.Getenv = func(k string) string {
+		return map[string]string{"GIT_DIR": filepath.Join(base, "gitdir-env"), "XDG_STATE_HOME": "state"}[k]
+	}
+	for _, path := range protected {
+		if d := p.Evaluate(Request{Applet: "write", Capability: CapFSWrite, Target: path}); d.Action != Ask || d.Guard == "" {
+			t.Errorf("write %q: %v (%s), want ask by a protection", path, d.Action, d.Reason)
+		}
+	}
+	for _, path := range ordinary {
+		if d := p.Evaluate(Request{Applet: "write", Capability: CapFSWrite, Target: path}); d.Action != Allow {
+			t.Errorf("write %q: %v (%s), want allow", path, d.Action, d.Reason)
+		}
+	}
+	// A relative XDG_STATE_HOME is ignored, as the XDG specification says: the state
+	// (the grants) stays below the home folder, where it is protected.
+	getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": "state", "HOME": "/h"}[k] }
+	if got := StateDir(getenv); got != "/h/.local/state/agentbox" {
+		t.Errorf("StateDir with a relative XDG_STATE_HOME = %q", got)
+	}
+}
