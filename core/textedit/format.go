@@ -20,6 +20,9 @@
 //     lines), which still finds the region when every needle line has a typo; the best
 //     few go through a banded, early-exit distance check whose bound tightens as better
 //     windows turn up. A 30-line needle in a 10 MB file takes tens of milliseconds.
+//     Lines the edit changes or deletes must each stand clearly for their file line
+//     (similar, and no other line of the window more so), and a change is made to
+//     the file's line, not old_string's copy of it, or refused (fuzzy.go).
 //
 // Every stage demands a unique match unless the caller asks for all of them (fuzzy
 // always demands a unique best). A miss reports the nearest region, whitespace made

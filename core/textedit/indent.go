@@ -838,27 +838,11 @@ type outLine struct {
 // above it instead: as much deeper than that line's file indentation as new_string
 // writes it deeper than old_string's copy of it.
 func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outLine {
-	type kept struct{ j, fi int } // the old line and the file line a new line keeps
 	oldToFile := f.oldToFile()
-	// A first line pairs only with a first line: old_string's first line is often copied
-	// from its first word on, so its text says nothing of its column, while a later
-	// line's does; but lines at column 0 in old_string and in the file have no column to
-	// lose (second red team of edits: "1 a\n2 b" -> "2 b" lost a TSV row's tab).
-	atZero := func(j int) bool { // old line j and its file line start at column 0
-		fi, ok := oldToFile[j]
-		return ok && leading(f.oldLines[j]) == "" && leading(f.fileLines[fi]) == ""
-	}
-	newToOld := lcsPairs(len(newLines), len(f.oldLines), func(k, j int) bool {
-		return newLines[k] == f.oldLines[j] && ((k == 0) == (j == 0) || atZero(j))
-	})
-	keep := make([]*kept, len(newLines))
-	keptFile := f.keptFile(oldToFile)
-	for k, l := range newLines {
-		if j, ok := newToOld[k]; ok && !isBlank(l) {
-			if fi, ok := keptFile[j]; ok {
-				keep[k] = &kept{j, fi}
-			}
-		}
+	keep := f.keptLines(newLines, oldToFile)
+	var merged map[int]string
+	if f.pairs != nil {
+		merged, _ = f.fuzzyPlan(newLines, keep) // Apply refused the edit if it found a fault
 	}
 	// anchor is the old and file line new line k stands in for, for the blank lines
 	// around it: a kept line's own; a changed line's, where new_string replaces old_string
@@ -922,12 +906,48 @@ func (f *fitting) keepUnchanged(newLines, laidOut []string, rebased bool) []outL
 		default:
 			out = append(out, outLine{text: laidOut[k]})
 		}
+		if text, ok := merged[k]; ok {
+			// A fuzzy match's changed line: the model's change made to the file's line,
+			// not to old_string's wrong copy of it, at the indentation laid out.
+			last := &out[len(out)-1]
+			last.text = leading(last.text) + text
+		}
 		prev = k
 	}
 	for g := prev + 1; g < len(newLines); g++ {
 		out = append(out, outLine{text: laidOut[g]})
 	}
 	return out
+}
+
+// kept is the old line and the file line a new line keeps.
+type kept struct{ j, fi int }
+
+// keptLines is, for each of new_string's lines, the old_string line it keeps unchanged
+// and the file line written for it, or nil: new lines equal to old lines (a longest
+// common subsequence) whose old line matched a file line (see keepUnchanged).
+func (f *fitting) keptLines(newLines []string, oldToFile map[int]int) []*kept {
+	// A first line pairs only with a first line: old_string's first line is often copied
+	// from its first word on, so its text says nothing of its column, while a later
+	// line's does; but lines at column 0 in old_string and in the file have no column to
+	// lose (second red team of edits: "1 a\n2 b" -> "2 b" lost a TSV row's tab).
+	atZero := func(j int) bool { // old line j and its file line start at column 0
+		fi, ok := oldToFile[j]
+		return ok && leading(f.oldLines[j]) == "" && leading(f.fileLines[fi]) == ""
+	}
+	newToOld := lcsPairs(len(newLines), len(f.oldLines), func(k, j int) bool {
+		return newLines[k] == f.oldLines[j] && ((k == 0) == (j == 0) || atZero(j))
+	})
+	keep := make([]*kept, len(newLines))
+	keptFile := f.keptFile(oldToFile)
+	for k, l := range newLines {
+		if j, ok := newToOld[k]; ok && !isBlank(l) {
+			if fi, ok := keptFile[j]; ok {
+				keep[k] = &kept{j, fi}
+			}
+		}
+	}
+	return keep
 }
 
 // fileText is matched file line i as the replacement must write it: the last line

@@ -1,0 +1,323 @@
+package textedit
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// A fuzzy match replaces a window of file lines that old_string's lines stand for one
+// for one (lineCorrespondence pairs them by position, each near its own). What the
+// replacement drops of the file is the lines old_string's changed and deleted lines
+// stand for, so those pairs must be clear: a line near its file line only by the 0.5
+// the window needs was another line (fifth red team, N1, N2: "import json" lost and
+// "import sys" written twice when old_string had the two swapped; save(data) deleted for
+// a print(data) the file lacks). And a changed line is old_string's copy changed, so
+// the change is made to the file's line, not to the copy (N3: a typo, a stale version
+// carried into the file).
+
+const (
+	// changedNear: how similar a line new_string changes must be to its file line (the
+	// change is then merged onto the file's line, which refuses overlapping changes).
+	changedNear = 0.75
+	// deletedNear: the same for a line new_string deletes, which has no such check.
+	deletedNear = 0.85
+	// sourceNear: a new line at least this similar to an old line is that line changed.
+	sourceNear = 0.5
+)
+
+// fuzzyPlan checks a fuzzy match's replacement (new_string's core lines; keep from
+// keptLines) and returns, for each changed new line whose old line differs from its file
+// line, the line's text with the change made to the file's line (no indentation), or a
+// description of why the edit is unclear.
+func (f *fitting) fuzzyPlan(newLines []string, keep []*kept) (merged map[int]string, problem string) {
+	keptOld := map[int]bool{}
+	for _, kp := range keep {
+		if kp != nil {
+			keptOld[kp.j] = true
+		}
+	}
+	paired := func(j int) (int, bool) {
+		fi, ok := f.pairs[j]
+		return fi, ok && !isBlank(f.oldLines[j]) && !isBlank(f.fileLines[fi])
+	}
+	differs := func(j, fi int) bool { return strings.TrimSpace(f.oldLines[j]) != strings.TrimSpace(f.fileLines[fi]) }
+	// Each new line new_string does not keep comes from the old line most like it, if any
+	// is like it: that line changed. One new_string drops is looked for first; a copy of
+	// a kept line changed is looked for among the others (a typo then is in two lines).
+	// Where new_string replaces a run of old_string's lines by as many lines, between
+	// lines it keeps, they are the same lines changed, one for one ("prepair()" ->
+	// "setup()").
+	source := map[int]int{}
+	changed := map[int]bool{}
+	pj, pk := -1, -1
+	for k := 0; k <= len(newLines); k++ {
+		j := len(f.oldLines)
+		if k < len(newLines) {
+			if keep[k] == nil {
+				continue
+			}
+			j = keep[k].j
+		}
+		var olds, news []int
+		for x := pj + 1; x < j; x++ {
+			if !isBlank(f.oldLines[x]) {
+				olds = append(olds, x)
+			}
+		}
+		for x := pk + 1; x < k; x++ {
+			if !isBlank(newLines[x]) {
+				news = append(news, x)
+			}
+		}
+		if len(olds) == len(news) {
+			for x := range olds {
+				if _, ok := paired(olds[x]); ok {
+					source[news[x]], changed[olds[x]] = olds[x], true
+				}
+			}
+		}
+		pj, pk = j, k
+	}
+	for k, l := range newLines {
+		if _, ok := source[k]; ok || isBlank(l) || keep[k] != nil {
+			continue
+		}
+		best, bestSim, tie := -1, sourceNear, false
+		for pass := 0; pass < 2 && best < 0; pass++ {
+			for j := range f.oldLines {
+				if _, ok := paired(j); !ok || keptOld[j] != (pass == 1) {
+					continue
+				}
+				switch s := lineSimilarity(l, f.oldLines[j]); {
+				case s > bestSim || best < 0 && s == bestSim:
+					best, bestSim, tie = j, s, false
+				case s == bestSim && strings.TrimSpace(f.oldLines[j]) != strings.TrimSpace(f.oldLines[best]):
+					tie = true
+				}
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		if fi, _ := paired(best); tie && differs(best, fi) {
+			return nil, fmt.Sprintf("new_string's line %q is as like two lines of old_string, and one of them differs from the file's line it stands for, so which the change is made to cannot be told", clipLine(strings.TrimSpace(l)))
+		}
+		source[k] = best
+		if !keptOld[best] {
+			changed[best] = true
+		}
+	}
+	// bestOther is the window line other than fi most like old line j, if any is more
+	// like it than fi is.
+	bestOther := func(j, fi int) (int, bool) {
+		s0 := lineSimilarity(f.oldLines[j], f.fileLines[fi])
+		if s0 == 1 {
+			return 0, false
+		}
+		at, found := -1, false
+		for i, fl := range f.fileLines {
+			if i == fi || isBlank(fl) {
+				continue
+			}
+			if s := lineSimilarity(f.oldLines[j], fl); s > s0 {
+				at, s0, found = i, s, true
+			}
+		}
+		return at, found
+	}
+	dropped := map[int]bool{} // file lines a changed or deleted old line stands for
+	for j := range f.oldLines {
+		if fi, ok := paired(j); ok && !keptOld[j] {
+			dropped[fi] = true
+		}
+	}
+	lineNo := func(fi int) string { return fmt.Sprintf("%q", clipLine(strings.TrimSpace(f.fileLines[fi]))) }
+	for j, l := range f.oldLines {
+		if isBlank(l) || keptOld[j] {
+			continue
+		}
+		fi, ok := paired(j)
+		if !ok {
+			continue // a wrap's line, or one old_string has and the window lacks: as before
+		}
+		what, least := "deletes", deletedNear
+		if changed[j] {
+			what, least = "changes", changedNear
+		}
+		// One line is the whole match, which the search found near enough already.
+		if len(f.pairs) > 1 && lineSimilarity(l, f.fileLines[fi]) < least {
+			return nil, fmt.Sprintf("old_string's line %q, which new_string %s, stands in the near match for the file's line %s, which differs from it too much to tell that it is the line meant", clipLine(strings.TrimSpace(l)), what, lineNo(fi))
+		}
+		if other, ok := bestOther(j, fi); ok {
+			return nil, fmt.Sprintf("old_string's line %q, which new_string %s, stands in the near match for the file's line %s, but the file's line %s is more like it: old_string's lines are in another order than the file's, or one is missing", clipLine(strings.TrimSpace(l)), what, lineNo(fi), lineNo(other))
+		}
+	}
+	// A line new_string keeps is written as the file has the line at its place. Where
+	// old_string has lines in another order than the file (a kept line more like another
+	// file line), that is right only if no line the file loses is that other line, and
+	// no line new_string adds or changes falls among the lines out of order: where it
+	// was meant to go cannot be told.
+	lo, hi := -1, -1
+	for k, kp := range keep {
+		if kp == nil {
+			continue
+		}
+		other, ok := bestOther(kp.j, kp.fi)
+		if !ok {
+			continue
+		}
+		if dropped[other] {
+			return nil, fmt.Sprintf("old_string's line %q, which new_string keeps, stands in the near match for the file's line %s, but the file's line %s, which the edit replaces, is more like it: old_string's lines are in another order than the file's, or one is missing", clipLine(strings.TrimSpace(f.oldLines[kp.j])), lineNo(kp.fi), lineNo(other))
+		}
+		if lo < 0 {
+			lo = k
+		}
+		hi = k
+	}
+	for k := lo + 1; lo >= 0 && k < hi; k++ {
+		if keep[k] == nil && !isBlank(newLines[k]) {
+			return nil, fmt.Sprintf("old_string has lines in another order than the file, and new_string's line %q falls among them, so where it goes cannot be told", clipLine(strings.TrimSpace(newLines[k])))
+		}
+	}
+	// A changed line whose old line differs from the file's (a typo, a stale value): the
+	// change is made to the file's line where the two differences lie apart.
+	ks := make([]int, 0, len(source))
+	for k := range source {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	for _, k := range ks {
+		j := source[k]
+		fi, _ := paired(j)
+		if !differs(j, fi) {
+			continue
+		}
+		text, ok := merge3(strings.TrimSpace(f.oldLines[j]), strings.TrimSpace(newLines[k]), strings.TrimSpace(f.fileLines[fi]))
+		if !ok {
+			return nil, fmt.Sprintf("new_string's line %q changes old_string's %q, which the file has as %s, and the change touches where the two differ, so it cannot be made to the file's line", clipLine(strings.TrimSpace(newLines[k])), clipLine(strings.TrimSpace(f.oldLines[j])), lineNo(fi))
+		}
+		if merged == nil {
+			merged = map[int]string{}
+		}
+		merged[k] = text
+	}
+	return merged, ""
+}
+
+// FuzzyUnclear describes why a fuzzy match's edit cannot be made safely (see
+// fuzzyPlan), or returns "".
+func (m Match) FuzzyUnclear(newText string) string {
+	f := m.fit
+	if f == nil || f.pairs == nil || m.Stage != StageFuzzy {
+		return ""
+	}
+	var newLines []string
+	if core := shapeOf(newText).core; core != "" {
+		newLines = strings.Split(core, "\n")
+	}
+	_, problem := f.fuzzyPlan(newLines, f.keptLines(newLines, f.oldToFile()))
+	return problem
+}
+
+// hunk replaces tokens [a, b) of a line with repl.
+type hunk struct {
+	a, b int
+	repl []string
+}
+
+// merge3 makes the change from old to new to file, token by token (words, blank runs,
+// other characters): it fails where the two changes overlap or touch, but for a change
+// of the model's that takes in the whole of the file's difference: "item" -> "item,
+// scale=1" over the file's "items" is "items, scale=1" or "items, scale=1s".
+func merge3(old, new, file string) (string, bool) {
+	o, n, fl := lineTokens(old), lineTokens(new), lineTokens(file)
+	hn, ok1 := tokenHunks(o, n)
+	hf, ok2 := tokenHunks(o, fl)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	all := append([]hunk(nil), hn...)
+	for _, y := range hf {
+		covered := false
+		for _, x := range hn {
+			if x.a > y.b || y.a > x.b {
+				continue // apart
+			}
+			// The model rewrote the whole part of the line that differs (the same
+			// change, or "gama" -> "delta" over the file's "gamma"): its text wins.
+			// Anything else that touches is two edits of one place.
+			same := x.a == y.a && x.b == y.b && slices.Equal(x.repl, y.repl)
+			inside := x.a < x.b && x.a <= y.a && y.b <= x.b && (y.a < y.b || x.a < y.a && y.b < x.b)
+			if !same && !inside {
+				return "", false
+			}
+			covered = true
+		}
+		if !covered {
+			all = append(all, y)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].a < all[j].a })
+	var b strings.Builder
+	at := 0
+	for _, h := range all {
+		b.WriteString(strings.Join(o[at:h.a], ""))
+		b.WriteString(strings.Join(h.repl, ""))
+		at = h.b
+	}
+	b.WriteString(strings.Join(o[at:], ""))
+	return b.String(), true
+}
+
+// tokenHunks is the change from a to b as hunks over a (a longest common subsequence).
+func tokenHunks(a, b []string) ([]hunk, bool) {
+	if len(a) == 0 || len(b) == 0 {
+		return []hunk{{0, len(a), b}}, true
+	}
+	pairs := lcsPairs(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
+	if pairs == nil {
+		return nil, false
+	}
+	is := make([]int, 0, len(pairs))
+	for i := range pairs {
+		is = append(is, i)
+	}
+	sort.Ints(is)
+	var hs []hunk
+	pi, pj := 0, 0
+	for _, i := range append(is, len(a)) {
+		j := len(b)
+		if i < len(a) {
+			j = pairs[i]
+		}
+		if i > pi || j > pj {
+			hs = append(hs, hunk{pi, i, b[pj:j]})
+		}
+		pi, pj = i+1, j+1
+	}
+	return hs, true
+}
+
+// lineTokens splits a line into words, runs of blanks, and single other characters.
+func lineTokens(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		j := i + 1
+		switch {
+		case c == ' ' || c == '\t':
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+		case isWordByte(c):
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}

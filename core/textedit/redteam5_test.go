@@ -1,0 +1,78 @@
+package textedit
+
+import "testing"
+
+// The fifth red team of edits. N1, N2: a fuzzy match paired old_string's lines with the
+// file's by position, so a line old_string has in another order, or lacks, cost the
+// file another line (lost, duplicated, deleted). N3: a changed line carried old_string's
+// typo into the file.
+func TestEditRedTeamRound5(t *testing.T) {
+	const (
+		imports = "import os\nimport sys\nimport json\nimport time\n"
+		af      = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\n"
+		blk     = "def configure(app):\n    app.config['A'] = compute_alpha_value()\n    app.config['B'] = compute_beta_value()\n    app.config['C'] = compute_gamma_value()\n    app.config['D'] = compute_delta_value()\n    app.config['E'] = compute_epsilon_value()\n    return app\n"
+		blkC    = "def configure(app):\n    app.config['A'] = compute_alpha_value()\n    app.config['B'] = compute_beta_value()\n    app.config['D'] = compute_delta_value()\n    app.config['E'] = compute_epsilon_value()\n    app.config['C'] = compute_gamma_value()\n    return app"
+		svc     = "class Service:\n    def run(self, items):\n        total = 0\n        for item in items:\n            total += item.value\n        return total\n"
+		f1b     = "class A:\n    def f(self):\n        if x:\n            a = 1\n            b = 2\n        return a\n"
+		fsave   = "def f():\n    validate(data)\n    save(data)\n    notify(user)\n    return data\n"
+	)
+	runWrongEditCases(t, []wrongEditCase{
+		// N1
+		{name: "N1 imports swapped, one changed", text: imports,
+			edit: Edit{Fuzzy: true, Old: "import os\nimport json\nimport sys\nimport time", New: "import os\nimport json\nimport sys as system\nimport time"}, fail: "refused"},
+		{name: "N1 imports swapped, CRLF", text: "import os\r\nimport sys\r\nimport json\r\nimport time\r\n",
+			edit: Edit{Fuzzy: true, Old: "import os\nimport json\nimport sys\nimport time", New: "import os\nimport json\nimport sys as system\nimport time"}, fail: "refused"},
+		{name: "N1 assignments swapped, one changed", text: af,
+			edit: Edit{Fuzzy: true, Old: "a = 1\nc = 3\nb = 2\nd = 4\ne = 5\nf = 6", New: "a = 1\nc = 3\nb = 20\nd = 4\ne = 5\nf = 6"}, fail: "refused"},
+		{name: "N1 a line moved down, it changed", text: blk,
+			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "compute_gamma_value()", "compute_gamma_value(1)")}, fail: "refused"},
+		{name: "N1 a line moved down, the next changed", text: blk,
+			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "compute_delta_value()", "compute_delta_value(1)")}, fail: "refused"},
+		{name: "N1 a line moved down, one above changed", text: blk,
+			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "compute_alpha_value()", "compute_alpha_value(1)")},
+			want: replaceOnce(blk, "compute_alpha_value()", "compute_alpha_value(1)")},
+		{name: "N1 a line added among lines out of order", text: blk,
+			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "    app.config['E']", "    x = 1\n    app.config['E']")}, fail: "refused"},
+		// N2
+		{name: "N2 a debug print the file lacks", text: fsave,
+			edit: Edit{Fuzzy: true, Old: "def f():\n    validate(data)\n    print(data)\n    notify(user)\n    return data", New: "def f():\n    validate(data)\n    notify(user)\n    return data"}, fail: "refused"},
+		{name: "N2 a debug print the file lacks, replaced", text: fsave,
+			edit: Edit{Fuzzy: true, Old: "def f():\n    validate(data)\n    print(data)\n    notify(user)\n    return data", New: "def f():\n    validate(data)\n    log.debug(data)\n    notify(user)\n    return data"}, fail: "refused"},
+		{name: "N2 a duplicate import the file lacks", text: imports,
+			edit: Edit{Fuzzy: true, Old: "import os\nimport sys\nimport sys\nimport time", New: "import os\nimport sys\nimport time"}, fail: "refused"},
+		{name: "N2 a duplicate assignment the file lacks", text: af,
+			edit: Edit{Fuzzy: true, Old: "a = 1\nb = 2\nb = 2\nd = 4\ne = 5\nf = 6", New: "a = 1\nb = 2\nd = 4\ne = 5\nf = 6"}, fail: "refused"},
+		{name: "N2 which of two calls", text: "register_handler(primary_queue, 1)\nregister_handler(primary_queue, 2)\nstart()\n",
+			edit: Edit{Fuzzy: true, Old: "register_handler(primary_queue, 1)\nregister_handler(primary_queue, 1)\nstart()", New: "register_handler(primary_queue, 1)\nstart()"}, fail: "refused"},
+		// N3
+		{name: "N3 a parameter added to a misremembered signature", text: svc,
+			edit: Edit{Fuzzy: true, Old: "    def run(self, item):\n        total = 0\n        for item in items:\n            total += item.value",
+				New: "    def run(self, item, scale=1):\n        total = 0\n        for item in items:\n            total += item.value * scale"}, fail: "refused"},
+		{name: "N3 a stale version kept on a changed line", text: "{\n  \"dependencies\": {\n    \"lodash\": \"^4.17.21\"\n  }\n}\n",
+			edit: Edit{Fuzzy: true, Old: "  \"dependencies\": {\n    \"lodash\": \"^4.17.2\"\n  }", New: "  \"dependencies\": {\n    \"lodash\": \"^4.17.2\",\n    \"axios\": \"^1.6.0\"\n  }"},
+			want: "{\n  \"dependencies\": {\n    \"lodash\": \"^4.17.21\",\n    \"axios\": \"^1.6.0\"\n  }\n}\n"},
+		{name: "N3 an if unwrapped, a stale value", text: f1b,
+			edit: Edit{Fuzzy: true, Old: "if x:\n    a = 1\n    b = 22", New: "a = 1\nb = 22"},
+			want: "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a\n"},
+		{name: "N3 a line with a typo wrapped in an if", text: "def f():\n    x = compute_delta_value()\n    return x\n",
+			edit: Edit{Fuzzy: true, Old: "    x = compute_deltta_value()\n    return x", New: "    if debug:\n        x = compute_deltta_value()\n    return x"},
+			want: "def f():\n    if debug:\n        x = compute_delta_value()\n    return x\n"},
+		{name: "N3 a line with a typo duplicated", text: "def f():\n    x = compute_delta_value()\n    return x\n",
+			edit: Edit{Fuzzy: true, Old: "    x = compute_deltta_value()\n    return x", New: "    x = compute_deltta_value()\n    y = compute_deltta_value()\n    return x"},
+			want: "def f():\n    x = compute_delta_value()\n    y = compute_delta_value()\n    return x\n"},
+		{name: "N3 go, a typo in a line re-indented", text: "func f() {\n\tx()\n\ty()\n\tz()\n}\n",
+			edit: Edit{Fuzzy: true, Old: "\tx()\n\tyy()\n\tz()", New: "\tx()\n\tif ok {\n\t\tyy()\n\t}\n\tz()"},
+			want: "func f() {\n\tx()\n\tif ok {\n\t\ty()\n\t}\n\tz()\n}\n"},
+		{name: "N3 a value changed over a stale one", text: "x = 1\ny = 2\nz = 3\n",
+			edit: Edit{Fuzzy: true, Old: "x = 1\ny = 5\nz = 3", New: "x = 1\ny = 55\nz = 3"}, want: "x = 1\ny = 55\nz = 3\n"},
+	})
+}
+
+func replaceOnce(s, old, new string) string {
+	for i := 0; i+len(old) <= len(s); i++ {
+		if s[i:i+len(old)] == old {
+			return s[:i] + new + s[i+len(old):]
+		}
+	}
+	panic("replaceOnce: " + old + " not in " + s)
+}
