@@ -130,6 +130,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			if m.KeepsWrapped(e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the near match at line %d has a line wrapped otherwise than old_string's copy of it, and new_string keeps that line unchanged: written as the file has it, it is not one line, and written as old_string has it, it would change lines the edit leaves alone, so nothing was written. Copy the lines from line %d exactly as the file has them", i, m.Line, m.Line)}
 			}
+			if m.GluesWord(text, e.Old, e.New) {
+				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string ends inside a word on line %d, and new_string adds lines after it: the rest of that word would be glued onto new_string's last line. End old_string at the end of the word or line (copy the line whole), and write new_string to match", i, m.Line+strings.Count(text[m.Start:m.End], "\n"))}
+			}
 			if p := m.FuzzyUnclear(e.New); p != "" {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the near match at line %d (%.0f%% similar) is not clear enough to edit: %s; nothing was written. Read those lines again and copy them into old_string exactly as the file has them", i, m.Line, m.Similarity*100, p)}
 			}

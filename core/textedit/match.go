@@ -595,6 +595,27 @@ func (m Match) LeavesBlock(text, newText string) bool {
 	return false
 }
 
+// GluesWord reports a match that ends after a word character, inside a word or before
+// more words on its line, whose new_string adds line breaks and ends with another line
+// than old_string's last: the rest of the line would go on new_string's last line
+// ("import sy" + "\nimport json" made "import jsons", "import" + "\nimport json" made
+// "import json sys": fifth red team, N8). A new_string that ends with old_string's last
+// line still finishes it.
+func (m Match) GluesWord(text, oldText, newText string) bool {
+	if m.Stage == StageFuzzy || m.End <= m.Start || m.End >= len(text) || !isWordByte(text[m.End-1]) {
+		return false
+	}
+	rest := text[m.End:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	if rest == "" || !isWordByte(rest[0]) && (rest[0] != ' ' && rest[0] != '\t' || isBlank(rest)) {
+		return false
+	}
+	last := func(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
+	return strings.Count(newText, "\n") > strings.Count(oldText, "\n") && last(newText) != last(oldText)
+}
+
 // tabsLike writes the later lines' space indentation in tabs where the file's line is
 // indented with tabs and every such line is indented in steps of 4 (else 2) spaces: a
 // model writes spaces for a tab-indented file's tabs.

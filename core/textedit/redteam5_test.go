@@ -76,3 +76,23 @@ func replaceOnce(s, old, new string) string {
 	}
 	panic("replaceOnce: " + old + " not in " + s)
 }
+
+// N8: an exact match that ends inside a word, with lines added after it, glued the rest
+// of the word onto the last added line.
+func TestEditRedTeamRound5WordEnd(t *testing.T) {
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "N8 an import after a cut word", text: "import os\nimport sys\n",
+			edit: Edit{Old: "import os\nimport sy", New: "import os\nimport sy\nimport json"}, fail: "refused"},
+		{name: "N8 fuzzy asked, exact found", text: "import os\nimport sys\n",
+			edit: Edit{Fuzzy: true, Old: "import os\nimport sy", New: "import os\nimport sy\nimport json"}, fail: "refused"},
+		{name: "N8 a line after a cut argument", text: "x = compute(alpha)\ny = 2\n",
+			edit: Edit{Old: "x = compute(alph", New: "x = compute(alph\nz = 3"}, fail: "refused"},
+		{name: "N8 a keyword cut from its module", text: "import os\nimport sys\nimport re\n",
+			edit: Edit{Old: "import os\nimport", New: "import os\nimport\nimport json"}, fail: "refused"},
+		// Guards: still applied.
+		{name: "N8 lines before the cut line finish the word", text: "import os\nimport sys\n",
+			edit: Edit{Old: "import os\nimport sy", New: "import os\nimport json\nimport sy"}, want: "import os\nimport json\nimport sys\n"},
+		{name: "N8 a word changed in place", text: "x = compute_alpha(1)\n",
+			edit: Edit{Old: "compute_al", New: "compute_ALPHA_al"}, want: "x = compute_ALPHA_alpha(1)\n"},
+	})
+}
