@@ -130,6 +130,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			if m.KeepsWrapped(e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the near match at line %d has a line wrapped otherwise than old_string's copy of it, and new_string keeps that line unchanged: written as the file has it, it is not one line, and written as old_string has it, it would change lines the edit leaves alone, so nothing was written. Copy the lines from line %d exactly as the file has them", i, m.Line, m.Line)}
 			}
+			if m.LayoutUnclear(e.New) {
+				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string's first line is indented otherwise than its later lines relative to the file at line %d (copied from its first word on, the later lines a continuation or at other columns), and new_string has a line at an indentation old_string's later lines do not show, which the first line's indentation and the later lines' place differently; which you meant cannot be told, so nothing was written. Copy old_string's lines with their indentation exactly as the file has them (the first line too), and write new_string the same way", i, m.Line)}
+			}
 			if m.GluesWord(text, e.Old, e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string ends inside a word on line %d, and new_string adds lines after it: the rest of that word would be glued onto new_string's last line. End old_string at the end of the word or line (copy the line whole), and write new_string to match", i, m.Line+strings.Count(text[m.Start:m.End], "\n"))}
 			}

@@ -245,16 +245,23 @@ func (f *fitting) replace(newText string) string {
 //     rebased (reported true): its own nesting kept, its shallowest indentation replaced
 //     by that of the first matched line.
 func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
+	out, rebased, _ := reindentSure(newLines, oldLines, fileLines)
+	return out, rebased
+}
+
+// reindentSure is reindent, also reporting (unsure) where the layout is a guess that
+// Apply refuses: see the later lines' mapping below.
+func reindentSure(newLines, oldLines, fileLines []string) (out []string, rebased, unsure bool) {
 	fileInd := indentOfLine(fileLines, 0)
 	if leading(newLines[0]) == fileInd && leading(oldLines[0]) != fileInd {
-		return append([]string(nil), newLines...), false
+		return append([]string(nil), newLines...), false, false
 	}
 	if len(oldLines) == len(fileLines) {
 		if identicalIndents(oldLines, fileLines) {
 			// old_string is indented as the file (it differed in other blanks): new_string
 			// is in the file's frame already, whatever its own indentation (a Makefile
 			// recipe's tab and spaces, which no column mapping writes back).
-			return append([]string(nil), newLines...), false
+			return append([]string(nil), newLines...), false, false
 		}
 		// After a one-line old_string that lost indentation, a later new line already
 		// indented as deep as the matched line was written at the file's indentation.
@@ -263,11 +270,11 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 		}
 		for _, m := range consistentMaps(oldLines, fileLines) {
 			if out, ok := mapLines(m, newLines, keep); ok {
-				return out, false
+				return out, false, false
 			}
 		}
 		if out, ok := scaledFromBareFirst(newLines, oldLines, fileLines); ok {
-			return out, false
+			return out, false, false
 		}
 		if len(oldLines) >= 2 {
 			for _, m := range consistentMaps(oldLines[1:], fileLines[1:]) {
@@ -279,19 +286,83 @@ func reindent(newLines, oldLines, fileLines []string) ([]string, bool) {
 					} else {
 						first = fileInd + strings.TrimLeft(first, " \t")
 					}
-					return append([]string{first}, rest...), false
+					out = append([]string{first}, rest...)
+					return out, false, laterGuess(newLines, oldLines, fileLines, out)
 				}
 			}
 		}
 	}
-	out := append([]string(nil), newLines...)
+	out = append([]string(nil), newLines...)
 	base := commonIndent(newLines)
 	for i, l := range out {
 		if !isBlank(l) {
 			out[i] = fileInd + l[len(base):]
 		}
 	}
-	return out, true
+	return out, true, false
+}
+
+// laterGuess reports a layout by old_string's later lines alone (its first line maps
+// otherwise: copied from its first word on, with later lines a continuation deeper than
+// one level, or at the model's absolute columns) that places a new line at an
+// indentation those later lines do not show, where the first line's frame (its column
+// 0 is the file's first-line indentation) places it elsewhere: the later lines' shift
+// is only known for their own depth ("y = 1" after "x = foo(\n    a)" went 8 columns in
+// under a hanging indent of 12, fifth red team N4; a sibling of "if b:" copied in a
+// 2-space view went off the file's grid, N5). Which was meant, no rule tells, unless
+// the first line's frame nests implausibly where the later lines' does not (a line
+// deeper than one that opens nothing).
+func laterGuess(newLines, oldLines, fileLines, laidOut []string) bool {
+	fileInd := leading(fileLines[0])
+	// The file's grid, where its matched lines are indented in spaces: a line between
+	// two of its columns (6 in a file of 4 and 12) is a fault too.
+	grid := 0
+	for _, l := range fileLines {
+		if ind := leading(l); !isBlank(l) && strings.Trim(ind, " ") == "" {
+			grid = gcd(grid, len(ind))
+		} else if !isBlank(l) {
+			grid = -1
+			break
+		}
+	}
+	faults := func(lines []string) int {
+		n := nestingFaults(lines, false)
+		for _, l := range lines {
+			if ind := leading(l); grid > 1 && !isBlank(l) && (strings.Trim(ind, " ") != "" || len(ind)%grid != 0) {
+				n++
+			}
+		}
+		return n
+	}
+	shown := map[string]bool{}
+	for _, l := range oldLines[1:] {
+		if !isBlank(l) {
+			shown[leading(l)] = true
+		}
+	}
+	other, differs := slices.Clone(laidOut), false
+	for i, l := range newLines {
+		if i == 0 || isBlank(l) || shown[leading(l)] {
+			continue
+		}
+		if alt := fileInd + l; leading(laidOut[i]) != leading(alt) {
+			other[i], differs = alt, true
+		}
+	}
+	return differs && faults(laidOut) >= faults(other)
+}
+
+// LayoutUnclear reports a tolerant match whose new_string's layout in the file is a
+// guess (see laterGuess).
+func (m Match) LayoutUnclear(newText string) bool {
+	f := m.fit
+	ns := shapeOf(newText)
+	if f == nil || ns.core == "" {
+		return false
+	}
+	alignedOld, alignedFile := f.aligned()
+	_, _, unsure := reindentSure(strings.Split(ns.core, "\n"), alignedOld, alignedFile)
+	return unsure
 }
 
 // scaledFromBareFirst maps new_string for an old_string copied from its first word on

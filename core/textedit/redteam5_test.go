@@ -96,3 +96,35 @@ func TestEditRedTeamRound5WordEnd(t *testing.T) {
 			edit: Edit{Old: "compute_al", New: "compute_ALPHA_al"}, want: "x = compute_ALPHA_alpha(1)\n"},
 	})
 }
+
+// N4, N5, N9: old_string copied from its first word on, its later lines mapped by their
+// own shift (a hanging indent, a copy at the model's absolute columns), placed a new
+// line at an indentation those lines do not show off the file's grid.
+func TestEditRedTeamRound5LaterLines(t *testing.T) {
+	const (
+		hang = "head:\n    x = foo(\n            a)\n    tail()\n"
+		abs  = "def main():\n    if a:\n        if b:\n            x = 1\n    return None\n"
+		tabs = "def main():\n\tif a:\n\t\tif b:\n\t\t\tx = 1\n\treturn None\n"
+	)
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "N4 a line after a hanging indent", text: hang,
+			edit: Edit{Old: "x = foo(\n    a)", New: "x = foo(\n    a)\ny = 1"}, fail: "refused"},
+		{name: "N4 a line after a hanging indent of 12", text: "head:\n    x = foo(\n                a)\n    tail()\n",
+			edit: Edit{Old: "x = foo(\n  a)", New: "x = foo(\n  a)\ny = 1"}, fail: "refused"},
+		{name: "N4 an if after a hanging indent", text: "def f():\n    x = foo(\n            a)\n    return x\n",
+			edit: Edit{Old: "x = foo(\n    a)", New: "x = foo(\n    a)\nif x:\n  x += 1"}, fail: "refused"},
+		{name: "N5 a sibling in a 2-space view", text: abs,
+			edit: Edit{Old: "if b:\n      x = 1", New: "if b:\n      x = 1\n    y = 2"}, fail: "refused"},
+		{name: "N5 a line between in a 2-space view", text: abs,
+			edit: Edit{Old: "x = 1\n  return None", New: "x = 1\n    y = 2\n  return None"}, fail: "refused"},
+		{name: "N5 tabs in an 8-column view", text: tabs,
+			edit: Edit{Old: "x = 1\n        return None", New: "x = 1\n                        y = 2\n        return None"}, fail: "refused"},
+		{name: "N9 an 8-space copy nests in a 4-space file", text: "class A:\n    def f(self):\n        if x:\n            a = 1\n            b = 2\n        return a\n",
+			edit: Edit{Old: "if x:\n        a = 1\n        b = 2", New: "if x:\n        a = 1\n        if y:\n                b = 2"}, fail: "refused"},
+		// Guards: still applied.
+		{name: "N4 a line inside the continuation", text: hang,
+			edit: Edit{Old: "x = foo(\n    a)", New: "x = foo(\n    a,\n    b)"}, want: "head:\n    x = foo(\n            a,\n            b)\n    tail()\n"},
+		{name: "N5 tabs in a 4-column view, a line after x", text: tabs,
+			edit: Edit{Old: "x = 1\n    return None", New: "x = 1\n            y = 2\n    return None"}, want: "def main():\n\tif a:\n\t\tif b:\n\t\t\tx = 1\n\t\t\ty = 2\n\treturn None\n"},
+	})
+}
