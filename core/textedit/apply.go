@@ -143,6 +143,9 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 				m.Start += keepLead // the kept breaks; a tolerant match starts after them
 			}
 			start, end, repl := m.Span(text, e.New)
+			if m.fit != nil && mixesIndent(repl) && !mixesIndent(e.New) && !mixesIndent(text[start:end]) && tabIndented(text[start:end]) {
+				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the lines at line %d are indented with tabs, and new_string's indentation, mapped to them, would give a line tabs and then spaces, which the file does not have there; nothing was written. Copy old_string with the file's tabs and write new_string's lines with tabs", i, m.Line)}
+			}
 			if mixed && !strings.Contains(e.New, "\r") {
 				start, repl = fitEndings(text, start, end, repl)
 			}
@@ -370,4 +373,31 @@ func eolAt(text string, j int) string {
 		return "\r\n"
 	}
 	return "\n"
+}
+
+// mixesIndent reports a line of s indented with a tab and then a space (fifth red team,
+// N6: 2-space nesting under a bare copy of tab-indented lines came out as tabs and two
+// spaces). Apply refuses a replacement that has one where neither the replaced lines
+// nor new_string do (a Makefile recipe's tab and spaces, written so, stay).
+func mixesIndent(s string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if !isBlank(l) && strings.Contains(leading(l), "\t ") {
+			return true
+		}
+	}
+	return false
+}
+
+// tabIndented reports text whose indented lines are indented with tabs alone.
+func tabIndented(s string) bool {
+	any := false
+	for _, l := range strings.Split(s, "\n") {
+		if ind := leading(l); !isBlank(l) && ind != "" {
+			if strings.Trim(ind, "\t") != "" {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
 }

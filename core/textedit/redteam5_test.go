@@ -128,3 +128,16 @@ func TestEditRedTeamRound5LaterLines(t *testing.T) {
 			edit: Edit{Old: "x = 1\n    return None", New: "x = 1\n            y = 2\n    return None"}, want: "def main():\n\tif a:\n\t\tif b:\n\t\t\tx = 1\n\t\t\ty = 2\n\treturn None\n"},
 	})
 }
+
+// N6: a bare copy of tab-indented lines, new nesting written in spaces: tabs and spaces.
+func TestEditRedTeamRound5MixedIndent(t *testing.T) {
+	const gofile = "func f() {\n\tif a {\n\t\tx()\n\t\ty()\n\t}\n}\n"
+	runWrongEditCases(t, []wrongEditCase{
+		{name: "N6 go, 2 spaces", text: gofile, edit: Edit{Old: "x()\ny()", New: "x()\nif b {\n  y()\n}"}, fail: "refused"},
+		{name: "N6 go, 3 spaces", text: gofile, edit: Edit{Old: "x()\ny()", New: "x()\nif b {\n   y()\n}"}, fail: "refused"},
+		{name: "N6 python", text: "def f():\n\tif a:\n\t\tx()\n\t\ty()\n", edit: Edit{Old: "x()\ny()", New: "x()\nif b:\n  y()"}, fail: "refused"},
+		// Guard: 4-space nesting is converted.
+		{name: "N6 go, 4 spaces", text: gofile, edit: Edit{Old: "x()\ny()", New: "x()\nif b {\n    y()\n}"},
+			want: "func f() {\n\tif a {\n\t\tx()\n\t\tif b {\n\t\t\ty()\n\t\t}\n\t}\n}\n"},
+	})
+}
