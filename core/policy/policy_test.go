@@ -733,3 +733,25 @@ func TestBracketTestIsNoGlob(t *testing.T) {
 		}
 	}
 }
+
+// The fifteenth red team's default-mode finding: arithmetic evaluates a variable's
+// value, so x=PATH=2; $((x)) assigns PATH and ls runs ./2/ls. Under rules that allow
+// echo and ls, each line must ask (PATH is a code-loading variable).
+func TestArithmeticAssignsPath(t *testing.T) {
+	p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", "echo *", Allow), mustRule(t, ScopeUser, "bash", "ls *", Allow),
+		mustRule(t, ScopeUser, "bash", "printf *", Allow), mustRule(t, ScopeUser, "bash", "let *", Allow))
+	for _, line := range []string{
+		"x=PATH=2; echo $((x)); ls x", "[[ PATH=2 -eq 1 ]]; ls x", "printf -v 'a[PATH=2]' y; ls x", "x=PATH=2; let y=x; ls x",
+		"x=EXECIGNORE=2; echo $((x)); ls x", "[[ 1 -lt PATH=2 ]]; ls x", "x=$'\\x50ATH=2'; echo $((x)); ls x",
+		"for x in PATH=2; do echo $((x)); done; ls x", "x=PATH++; echo $((x)); ls x", "x=--PATH; echo $((x)); ls x",
+	} {
+		if d := p.Evaluate(bash(line)); d.Action == Allow {
+			t.Errorf("%q: allowed (%s), want ask", line, d.Reason)
+		}
+	}
+	for _, line := range []string{"x=1; echo $((x+1)); ls x", "echo $((i=1)); ls x", "echo $((a==b)); ls x"} {
+		if d := p.Evaluate(bash(line)); d.Action != Allow {
+			t.Errorf("%q: %v (%s), want allow", line, d.Action, d.Reason)
+		}
+	}
+}

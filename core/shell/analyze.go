@@ -43,6 +43,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/google/shlex"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
@@ -1128,6 +1129,7 @@ func (z *analyzer) command(argv []word, proto SimpleCommand, stdin *word) {
 		}
 	}
 	typed := argv
+	argv = z.withOptionVariable(argv, proto)
 	argv = splitOptions(argv)
 	z.track(argv)
 	for _, e := range proto.Env {
@@ -1751,6 +1753,39 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 	return unknown
 }
 
+// optionVariables are the variables programs read options from as if typed first on
+// their command line (the fifteenth red team: TAR_OPTIONS='--checkpoint-action=exec=CMD',
+// ZIPOPT='-TT CMD -T', LESS='-O ~/.bashrc').
+var optionVariables = map[string][]string{"tar": {"TAR_OPTIONS"}, "zip": {"ZIPOPT"}, "unzip": {"UNZIP", "UNZIPOPT"},
+	"less": {"LESS"}, "xz": {"XZ_DEFAULTS", "XZ_OPT"}, "gzip": {"GZIP"}, "bzip2": {"BZIP2", "BZIP"}, "grep": {"GREP_OPTIONS"},
+	"zstd": {"ZSTD_CLEVEL"}, "more": {"MORE"}, "rsync": {"RSYNC_OPTIONS"}, "lynx": {"LYNX_CFG"}}
+
+// withOptionVariable is argv with the options its program reads from the command's
+// environment put before its own; a value that cannot be split is unknown.
+func (z *analyzer) withOptionVariable(argv []word, proto SimpleCommand) []word {
+	vars := optionVariables[base(argv[0].s)]
+	if len(vars) == 0 || !argv[0].known {
+		return argv
+	}
+	for _, e := range proto.Env {
+		n, v, _ := strings.Cut(e, "=")
+		if !slices.Contains(vars, n) || v == "" {
+			continue
+		}
+		words, err := shlex.Split(v)
+		if err != nil {
+			z.unknown(n + " holds options that cannot be read")
+			continue
+		}
+		extra := []word{argv[0]}
+		for _, w := range words {
+			extra = append(extra, word{s: w, known: true})
+		}
+		argv = append(extra, argv[1:]...)
+	}
+	return argv
+}
+
 // commandVariables are environment variables whose value is a command programs run:
 // GIT_SSH_COMMAND='rm -rf ~' git fetch runs it.
 var commandVariables = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EDITOR": true, "EDITOR": true,
@@ -1761,6 +1796,9 @@ var commandVariables = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true,
 	// The thirteenth red team's: rsync's daemon connection, cargo's and rustc's wrappers.
 	"RSYNC_CONNECT_PROG": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true,
 	"CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": true,
+	// The fifteenth's: more programs' pagers.
+	"PSQL_PAGER": true, "GH_PAGER": true, "BAT_PAGER": true, "DELTA_PAGER": true, "AWS_PAGER": true,
+	"GLAB_PAGER": true, "MYSQL_PAGER": true, "JJ_PAGER": true, "HG_PAGER": true,
 	// Prompts an interactive child shell expands (PS1='$(cmd)' bash -i runs cmd).
 	"PS1": true, "PS2": true, "PS4": true}
 
@@ -1941,6 +1979,15 @@ func (z *analyzer) logFiles(words []string, proto *SimpleCommand) {
 		// GIT_TRACE_REFS and GIT_TRACE_FSMONITOR missing from a list).
 		if (slices.Contains(logFileVars, k) || strings.HasPrefix(k, "GIT_TRACE")) && pathLike(v) {
 			add(v)
+		}
+	}
+	if v, ok := vals["LESS"]; ok {
+		// less, the pager git, man and the rest run, logs what it shows into -O FILE
+		// (the fifteenth red team: LESS='-O ~/.bashrc' git log).
+		if words, err := shlex.Split(v); err == nil {
+			for _, f := range writeTargets("less", words) {
+				add(f)
+			}
 		}
 	}
 	if v, ok := vals["NODE_OPTIONS"]; ok {
@@ -2477,6 +2524,11 @@ func (z *analyzer) trackLink(args []word) {
 		case !strings.HasPrefix(a.s, "-"):
 			ops = append(ops, a.s)
 		}
+	}
+	if symbolic && len(ops) == 1 {
+		// ln -s TARGET makes ./basename(TARGET) (the fifteenth red team: ln -s /etc,
+		// then a write into etc/cron.d).
+		ops = append(ops, path.Base(ops[0]))
 	}
 	if symbolic && len(ops) == 2 && z.cwd != "" {
 		name := ops[1]

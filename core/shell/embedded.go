@@ -168,6 +168,13 @@ func (z *analyzer) sqlite(name string, args []word, proto SimpleCommand, stdin *
 			z.unknown(name + " .read runs the commands of a file the line does not show")
 		}
 	}
+	if slices.ContainsFunc(args, func(a word) bool {
+		return a.s == "-A" || strings.HasPrefix(a.s, "-A") && len(a.s) > 2 || a.s == "--archive"
+	}) {
+		// sqlite3 -A: an archive's members, extracted where its -C says (the fifteenth
+		// red team extracted .bashrc into home), named by the archive.
+		z.unknown(name + " -A extracts or changes files an archive names, which the line does not show")
+	}
 	// The database file is written (created, or changed by the SQL).
 	for k := 0; k < len(args); k++ {
 		a := args[k].s
@@ -219,7 +226,15 @@ func (z *analyzer) make(args []word, proto SimpleCommand, stdin *word) {
 		flagVars = append(flagVars, a.s)
 	}
 	for _, e := range flagVars {
-		if n, v, ok := strings.Cut(e, "="); ok && (n == "MAKEFLAGS" || n == "GNUMAKEFLAGS") {
+		n, v, ok := strings.Cut(e, "=")
+		n = strings.TrimRight(n, ":+?!") // MAKEFLAGS+=...
+		if ok && (makeCommandVariables[n] || makeFlagVariables[n]) {
+			if makeFlagVariables[n] {
+				v = "true " + v // its words follow a command in the rule's line
+			}
+			z.script(word{s: v, known: true}, "make "+n, proto)
+		}
+		if ok && (n == "MAKEFLAGS" || n == "GNUMAKEFLAGS") {
 			// make splits the value its own way: a $(shell ...) anywhere in it counts.
 			for _, r := range makeRecipes(v) {
 				z.script(word{s: r, known: true}, "make "+n, proto)
@@ -255,6 +270,9 @@ func (z *analyzer) make(args []word, proto SimpleCommand, stdin *word) {
 		}
 		for _, r := range makeRecipes(val) {
 			z.script(word{s: r, known: true}, "make", proto)
+		}
+		for _, f := range makeFileWrites(val) {
+			z.writesTo("make", f, proto)
 		}
 	}
 	texts := makePrograms(args, stdin)
@@ -293,12 +311,23 @@ func (z *analyzer) make(args []word, proto SimpleCommand, stdin *word) {
 func (z *analyzer) debugger(name string, args []word, proto SimpleCommand) {
 	for k, a := range args {
 		cmd, ok := word{}, false
-		switch {
-		case (a.s == "-ex" || a.s == "--ex" || a.s == "-iex" || a.s == "--eval-command" || a.s == "-o" || a.s == "--one-line" || a.s == "-O" || a.s == "--one-line-before-file" || a.s == "-k") && k+1 < len(args):
-			cmd, ok = args[k+1], true
-		case strings.HasPrefix(a.s, "--eval-command=") || strings.HasPrefix(a.s, "--init-eval-command="):
-			_, v, _ := strings.Cut(a.s, "=")
-			cmd, ok = word{s: v, known: a.known}, true
+		// gdb takes its long options with one dash or two, and a value after = or
+		// apart (the fifteenth red team: -eval-command=, --ex=, -init-eval-command=).
+		n, v, hasVal := strings.Cut(a.s, "=")
+		if strings.HasPrefix(n, "--") {
+			n = n[1:]
+		}
+		switch n {
+		case "-ex", "-iex", "-eval-command", "-init-eval-command", "-o", "-one-line", "-O", "-one-line-before-file", "-k",
+			"-source-before-file", "-s":
+			if n == "-s" && name != "lldb" {
+				break // gdb's -s is a symbol file
+			}
+			if hasVal {
+				cmd, ok = word{s: v, known: a.known}, true
+			} else if k+1 < len(args) {
+				cmd, ok = args[k+1], true
+			}
 		}
 		if !ok || !cmd.known {
 			continue
@@ -757,12 +786,12 @@ func (z *analyzer) writesTo(name, target string, proto SimpleCommand) {
 // .read and .import, and SQL's edit(TEXT, EDITOR), which runs EDITOR.
 // sqliteWrite matches sqlite3's commands that write a file: .output, .once, .log,
 // .backup, .save, .dump's redirection aside; VACUUM INTO and ATTACH of a file.
-var sqliteWrite = lazyRegexp(`(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|log|ba|bac|back|backu|backup|sav|save|tr|tra|trac|trace|cl|clo|clon|clone|op|ope|open)\s+(?:--?\w+\s+)*(?:'([^'\n]*)'|"([^"\n]*)"|(\S+))|(?i)\bvacuum\s+(?:\w+\s+)?into\s+(?:'([^']*)'|"([^"]*)")|(?i)\battach\s+(?:database\s+)?(?:'([^']*)'|"([^"]*)")|(?i)\bwritefile\s*\(\s*(?:'([^']*)'|"([^"]*)")`)
+var sqliteWrite = lazyRegexp(`(?m)^\s*\.(?:o|on|onc|once|ou|out|outp|outpu|output|log|ba|bac|back|backu|backup|sav|save|tr|tra|trac|trace|cl|clo|clon|clone|op|ope|open)\s+(?:--?\w+\s+)*(?:'([^'\n]*)'|"([^"\n]*)"|(\S+))|(?i)\bvacuum\s+(?:\w+\s+)?into\s+(?:'([^']*)'|"([^"]*)")|(?i)\battach\s+(?:database\s+)?(?:'([^']*)'|"([^"]*)")|(?i)\bwritefile"?\s*\(\s*(?:'([^']*)'|"([^"]*)")`)
 
 // sqliteUnknown matches what sqlite3 runs or writes that a literal does not name: a
 // computed writefile() target, extensions (.load, load_extension(): native code),
 // a computed VACUUM INTO or ATTACH file.
-var sqliteUnknown = lazyRegexp(`(?i)\bwritefile\s*\(\s*[^'"\s]|\bload_extension\s*\(|(?m)^\s*\.(?:lo|loa|load)\s|(?i)\b(?:vacuum\s+(?:\w+\s+)?into|attach(?:\s+database)?)\s+[^'"\s]`)
+var sqliteUnknown = lazyRegexp(`(?i)\bwritefile"?\s*\(\s*[^'"\s]|(?i)\bwritefile"?\s*\(\s*(?:'[^']*'|"[^"]*")\s*\|\||(?m)^\s*\.cd\s|(?m)^\s*\.ar(?:c|ch|chi|chiv|chive)?\s|\bload_extension\s*\(|(?m)^\s*\.(?:lo|loa|load)\s|(?i)\b(?:vacuum\s+(?:\w+\s+)?into|attach(?:\s+database)?)\s+[^'"\s]`)
 
 // elispWrite matches Emacs Lisp that writes a file: the call with its string arguments
 // (group 1) or the first argument when it is not a string (group 2).
@@ -817,6 +846,57 @@ func m4ReadsStdin(args []word) bool {
 	return !files
 }
 
+// makeCalls are the arguments of make's $(FUNC ...) and ${FUNC ...} calls in text.
+func makeCalls(text, fn string) []string {
+	var out []string
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], "$("+fn+" ")
+		open, shut := byte('('), byte(')')
+		if k := strings.Index(text[i:], "${"+fn+" "); k >= 0 && (j < 0 || k < j) {
+			j, open, shut = k, '{', '}' // ${shell ...} is $(shell ...) (the fifteenth red team)
+		}
+		if j < 0 {
+			break
+		}
+		start := i + j + len(fn) + 3
+		depth, end := 1, start
+		for end < len(text) && depth > 0 {
+			switch text[end] {
+			case open:
+				depth++
+			case shut:
+				depth--
+			}
+			end++
+		}
+		out = append(out, text[start:max(start, end-1)])
+		i = end
+	}
+	return out
+}
+
+// makeFileWrites are the files make's $(file >F,...) and $(file >>F,...) write.
+func makeFileWrites(text string) []string {
+	var out []string
+	for _, arg := range makeCalls(text, "file") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(arg), ">"); ok {
+			f, _, _ = strings.Cut(strings.TrimPrefix(f, ">"), ",")
+			out = append(out, strings.TrimSpace(f))
+		}
+	}
+	return out
+}
+
+// makeCommandVariables are the variables make's built-in rules run as commands, and
+// makeFlagVariables those they put into a command line: make CC='rm -rf ~' x runs it
+// through the rule for x.c (the fifteenth red team), and CFLAGS='; CMD' runs CMD.
+var makeCommandVariables = map[string]bool{"CC": true, "CXX": true, "CPP": true, "AS": true, "LD": true, "AR": true,
+	"FC": true, "PC": true, "CO": true, "GET": true, "LEX": true, "YACC": true, "TEX": true, "MAKEINFO": true,
+	"RM": true, "M2C": true, "CWEAVE": true, "CTANGLE": true, "LINT": true, "TANGLE": true, "WEAVE": true,
+	"TEXI2DVI": true, "OBJC": true, "MAKE": true}
+var makeFlagVariables = map[string]bool{"CFLAGS": true, "CXXFLAGS": true, "CPPFLAGS": true, "LDFLAGS": true,
+	"LDLIBS": true, "ARFLAGS": true, "ASFLAGS": true, "FFLAGS": true, "LFLAGS": true, "YFLAGS": true, "LOADLIBES": true}
+
 // makeAssignment splits a make command-line variable assignment (NAME=V, NAME:=V,
 // NAME::=V, NAME:::=V, NAME!=V, NAME?=V, NAME+=V).
 func makeAssignment(arg string) (name, op, val string, ok bool) {
@@ -863,26 +943,7 @@ func makePrograms(args []word, stdin *word) []string {
 // makeRecipes are the shell commands a makefile's text runs: its recipe lines (after a
 // tab, or after the ; of a rule line) and its $(shell ...) calls.
 func makeRecipes(text string) []string {
-	var out []string
-	for i := 0; i < len(text); {
-		j := strings.Index(text[i:], "$(shell ")
-		if j < 0 {
-			break
-		}
-		start := i + j + len("$(shell ")
-		depth, end := 1, start
-		for end < len(text) && depth > 0 {
-			switch text[end] {
-			case '(':
-				depth++
-			case ')':
-				depth--
-			}
-			end++
-		}
-		out = append(out, text[start:max(start, end-1)])
-		i = end
-	}
+	out := makeCalls(text, "shell")
 	for _, line := range strings.Split(text, "\n") {
 		recipe, ok := strings.CutPrefix(line, "\t")
 		if !ok {

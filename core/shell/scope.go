@@ -386,6 +386,11 @@ func (z *analyzer) arithText(s string, depth int, seen map[string]bool) {
 		// reading these tables means nothing in arithmetic, assigning them reroutes.
 		z.unknown("text bash evaluates as arithmetic names BASH_CMDS or BASH_ALIASES, which an assignment there changes; write the program's path")
 	}
+	// An assignment in the text is made when bash evaluates it: x=PATH=2; $((x)) sets
+	// PATH, and ls then runs ./2/ls (the fifteenth red team, in default mode).
+	for _, m := range arithAssignment().FindAllStringSubmatch(s, -1) {
+		z.store(m[1]+m[2]+m[3], []word{{numeric: true}})
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -414,6 +419,10 @@ func (z *analyzer) arithText(s string, depth int, seen map[string]bool) {
 		z.uncertain(arithUnknown)
 	}
 }
+
+// arithAssignment finds the variables arithmetic text assigns: NAME= (not ==),
+// NAME[...]=, NAME op=, and ++NAME, NAME++, --NAME, NAME--.
+var arithAssignment = lazyRegexp(`([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:[-+*/%&|^]|<<|>>|\*\*)?=(?:[^=]|$)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--)`)
 
 func isNameByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'

@@ -296,6 +296,21 @@ func (w *watch) runsDownloaded(an *Analysis, i int, c *SimpleCommand, name strin
 	return "", false
 }
 
+// checkoutIndexPrefix spells checkout-index's abbreviated --prefix whole: git takes
+// --pref=P, --p=P (the fifteenth red team wrote the index's files into home with it).
+func checkoutIndexPrefix(sub string, rest []string) []string {
+	if sub != "checkout-index" {
+		return rest
+	}
+	out := slices.Clone(rest)
+	for i, a := range out {
+		if n, v, ok := strings.Cut(a, "="); ok && len(n) >= 3 && n != "--prefix" && strings.HasPrefix("--prefix", n) {
+			out[i] = "--prefix=" + v
+		}
+	}
+	return out
+}
+
 // gitWorkTree is the work tree a git command works on when its options name one (-C
 // DIR, --work-tree DIR), and its subcommand.
 func gitWorkTree(args []string) (tree, sub string, ok bool) {
@@ -1831,6 +1846,9 @@ func writeTargets(name string, args []string) []string {
 		name, args = "gzip", args[2:] // python3 -m gzip -d F.gz writes F, as gzip -d does
 	}
 	if files, _ := compressorWrites(name, args); len(files) > 0 {
+		if strings.HasPrefix(name, "zstd") || name == "unzstd" {
+			files = append(files, fileOutputs(name, args)...) // its output folders
+		}
 		return files
 	}
 	var out []string
@@ -2149,6 +2167,24 @@ func fileOutputs(name string, args []string) []string {
 		if len(ops) == 3 && ops[0] == "cp" && !strings.Contains(ops[2], ":") {
 			out = append(out, ops[2])
 		}
+	case "zstd", "unzstd", "zstdmt":
+		// --output-dir-flat DIR and --output-dir-mirror DIR: each file's output in DIR,
+		// by its name or by its whole path (the fifteenth red team: ~/x + ../.bashrc).
+		for k := range args {
+			if v, ok := value(k, "", "--output-dir-flat", "--output-dir-mirror"); ok {
+				for _, o := range ops {
+					if strings.HasPrefix(args[k], "--output-dir-flat") {
+						o = path.Base(o)
+					}
+					out = append(out, strings.TrimSuffix(strings.TrimSuffix(path.Join(v, o), ".zst"), ".zstd"))
+				}
+			}
+		}
+		for k := range args {
+			if v, ok := value(k, "o", "--output"); ok {
+				out = append(out, v)
+			}
+		}
 	case "rsync":
 		for k := range args {
 			if v, ok := value(k, "", "--log-file", "--write-batch", "--only-write-batch"); ok {
@@ -2255,6 +2291,7 @@ func gitExpandAlias(args []string) []string {
 // --prefix=P, and the folder git init and git clone make.
 func gitOutputs(args []string) []string {
 	sub, rest := gitSubcommand(args)
+	rest = checkoutIndexPrefix(sub, rest)
 	var out []string
 	for k, a := range rest {
 		val, ok := "", false
@@ -3042,6 +3079,7 @@ func TreeWrites(argv []string) []string {
 		// folder's start-up files too where the index holds them (red team); git
 		// worktree add PATH and move W PATH write a work tree there.
 		sub, rest := gitSubcommand(args)
+		rest = checkoutIndexPrefix(sub, rest)
 		if sub == "checkout-index" {
 			for _, a := range rest {
 				if p, ok := strings.CutPrefix(a, "--prefix="); ok && p != "" {

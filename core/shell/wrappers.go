@@ -286,6 +286,15 @@ func (z *analyzer) gitConfigValue(key, val string, known bool, how string, proto
 		strings.HasSuffix(key, ".pushinsteadof")) && strings.HasPrefix(strings.ToLower(val), "ext::"):
 		// A remote whose URL is ext::CMD runs CMD on fetch (the thirteenth red team).
 		z.command(extArgv(val[len("ext::"):], known), proto, nil)
+	case strings.HasPrefix(key, "url.") && strings.Contains(key, "ext::"):
+		// url.ext::CMD.insteadOf=https://: the URL git is given becomes ext::CMD.
+		base := strings.TrimPrefix(key, "url.")
+		base = base[:strings.LastIndexByte(base, '.')]
+		if cmd, ok := strings.CutPrefix(base[strings.Index(base, "ext::"):], "ext::"); ok {
+			z.command(extArgv(cmd, known), proto, nil)
+		}
+	case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+		z.unknown(how + key + "=" + val + " loads a config file whose commands the line does not show")
 	case key == "init.templatedir" && val != "" && how != "git -c ":
 		// git -c init.templateDir is a write of .git/hooks (gitRepoWrites), which asks;
 		// from the environment it is not seen there.
@@ -298,6 +307,19 @@ func (z *analyzer) gitConfigValue(key, val string, known bool, how string, proto
 // GIT_CONFIG_PARAMETERS (what git -c passes to the gits it runs). The thirteenth red
 // team set core.fsmonitor to rm -rf ~ that way, where the -c spelling was refused.
 func (z *analyzer) gitEnvConfig(proto SimpleCommand) {
+	for _, e := range proto.Env {
+		// A config file or git's own programs from elsewhere: what they run is not on
+		// the line (the fifteenth red team wrote a config and pointed git at it).
+		n, v, _ := strings.Cut(e, "=")
+		switch n {
+		case "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG":
+			if v != "/dev/null" && v != "" {
+				z.unknown(n + "=" + v + " makes git read a config file whose commands the line does not show; use GIT_CONFIG_GLOBAL=/dev/null or git -c")
+			}
+		case "GIT_EXEC_PATH":
+			z.unknown("GIT_EXEC_PATH=" + v + " makes git run its subcommands from another folder")
+		}
+	}
 	get := func(name string) (val string, known, set bool) {
 		_, onLine := z.vars[name]
 		if !onLine && !slices.ContainsFunc(proto.Env, func(e string) bool { return strings.HasPrefix(e, name+"=") }) {
@@ -652,9 +674,10 @@ var scriptOptions = map[string][]string{
 	"split": {"--filter"}, "dpkg": {"--pre-invoke", "--post-invoke"},
 	"aria2c": {"--on-download-complete", "--on-download-error", "--on-download-start", "--on-download-pause", "--on-download-stop", "--on-bt-download-complete"},
 	"ncat":   {"--sh-exec", "-c", "--lua-exec"}, "nc": {"-c", "--sh-exec"}, "git-instaweb": {"--browser", "-b"},
-	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager"},
+	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager", "-H", "--html"},
+	"bat": {"--pager"}, "delta": {"--pager"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
-	"sftp": {"-S", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
+	"sftp": {"-S", "-D", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
 	"fzf":            {"--preview", "--bind"},
 	"nc.traditional": {"-c"}, "netcat": {"-c"},
 }
@@ -662,6 +685,7 @@ var scriptOptions = map[string][]string{
 // sshOption is the value of the ssh_config option key in an -o argument ("Key=Value",
 // "Key Value", "KEY = Value": ssh reads the key in any case).
 func sshOption(arg, key string) (string, bool) {
+	arg = strings.TrimLeft(arg, " \t") // ssh skips blanks before the key (the fifteenth red team)
 	if len(arg) < len(key) || !strings.EqualFold(arg[:len(key)], key) {
 		return "", false
 	}
@@ -1669,6 +1693,8 @@ var (
 	awkSystem = lazyRegexp(`\bsystem\s*\(`)
 	// awk's CMD | getline where CMD does not end in a string literal, and output piped
 	// into a shell (all of it, and what print writes from one literal).
+	awkPrintPipe        = lazyRegexp(`\bprintf?\b[^;{}\n|]*\|&?\s*([A-Za-z_]\w*)\s*(?:[;}\n]|$)`)
+	awkPrintFile        = lazyRegexp(`\bprintf?\b[^;{}\n>]*>>?\s*"([^"]+)"`)
 	awkGetlineComputed  = lazyRegexp(`(?:^|[^"\s])\s*\|&?\s*getline`)
 	awkIntoShell        = lazyRegexp(`\|&?\s*"\s*(?:/usr)?(?:/bin/)?(?:sh|bash|zsh|dash|ksh|mksh|busybox sh)\b[^"]*"`)
 	awkLiteralIntoShell = lazyRegexp(`printf?\s*\(?\s*"[^"]*"\s*\)?\s*\|&?\s*"\s*(?:/usr)?(?:/bin/)?(?:sh|bash|zsh|dash|ksh|mksh|busybox sh)\b[^"]*"`)
@@ -1691,6 +1717,10 @@ var (
 func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin *word) {
 	var code []string
 	own := false
+	if c, ok := z.clusteredCode(name, args, proto); ok {
+		code = append(code, c...)
+		own = true
+	}
 	for k, a := range args {
 		switch {
 		case (a.s == "-c" || a.s == "-e" || a.s == "-E" || a.s == "-r" || a.s == "--eval" || a.s == "-p" || a.s == "--print" || a.s == "-Command" || a.s == "-command") && k+1 < len(args):
@@ -1719,10 +1749,130 @@ func (z *analyzer) oneLiner(name string, args []word, proto SimpleCommand, stdin
 	}
 }
 
+// joinLiterals reads a program's string literals as the language does where the
+// patterns below would not: an escaped quote inside one ("bash -c \"rm -rf ~\"") is
+// a quote, and adjacent literals are one ("r""m -rf ~" in Python and C) (the fifteenth
+// red team).
+func joinLiterals(c string) string {
+	if !strings.Contains(c, `\"`) && !strings.Contains(c, `\'`) && !adjacentLiterals().MatchString(c) {
+		return c
+	}
+	c = strings.NewReplacer(`\"`, "\x01", `\'`, "\x02").Replace(c)
+	c = adjacentLiterals().ReplaceAllString(c, "")
+	// The escaped quotes come back as quotes of the other kind, inside the literal
+	// they stand in: the command text reads the same to a shell.
+	return strings.NewReplacer("\x01", "'", "\x02", "'").Replace(c)
+}
+
+// adjacentLiterals is the seam between two string literals written side by side.
+var adjacentLiterals = lazyRegexp(`"[ \t]*"|'[ \t]*'`)
+
+// clusteredCode is the program text an interpreter is given in the spellings the plain
+// -e/-c reading misses (the fifteenth red team): perl's and ruby's -we, -nle, -e'CODE'
+// clusters and perl's -M'MOD;CODE' (use MOD;CODE) and PERL5OPT, python's -Sc and
+// -c'CODE' and python -m timeit's statements, node's --eval=CODE and -pe.
+func (z *analyzer) clusteredCode(name string, args []word, proto SimpleCommand) ([]string, bool) {
+	var out []string
+	lang := ""
+	switch {
+	case name == "perl" || strings.HasPrefix(name, "perl5"):
+		lang = "perl"
+	case name == "ruby":
+		lang = "ruby"
+	case strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy"):
+		lang = "python"
+	case name == "node" || name == "nodejs" || name == "bun":
+		lang = "node"
+	default:
+		return nil, false
+	}
+	if lang == "perl" {
+		for _, e := range proto.Env {
+			if v, ok := strings.CutPrefix(e, "PERL5OPT="); ok {
+				for _, f := range strings.Fields(v) {
+					args = append([]word{{s: f, known: true}}, args...)
+				}
+			}
+		}
+	}
+	for k := 0; k < len(args); k++ {
+		a := args[k].s
+		next := func() string {
+			if k+1 < len(args) {
+				return args[k+1].s
+			}
+			return ""
+		}
+		if lang == "node" {
+			if v, ok := strings.CutPrefix(a, "--eval="); ok {
+				out = append(out, v)
+			} else if v, ok := strings.CutPrefix(a, "--print="); ok {
+				out = append(out, v)
+			} else if a == "-pe" || a == "-ep" {
+				out = append(out, next())
+			}
+			continue
+		}
+		if lang == "python" && a == "-m" && next() == "timeit" {
+			for _, w := range args[k+2:] {
+				if !strings.HasPrefix(w.s, "-") {
+					out = append(out, w.s) // each statement it times runs
+				}
+			}
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			break // the script: what follows is its arguments
+		}
+		if len(a) < 2 || a[1] == '-' {
+			continue
+		}
+	cluster:
+		for j := 1; j < len(a); j++ {
+			c := a[j]
+			rest := a[j+1:]
+			switch {
+			case (lang == "perl" || lang == "ruby") && (c == 'e' || c == 'E'), lang == "python" && c == 'c':
+				if rest != "" {
+					out = append(out, rest)
+				} else {
+					out = append(out, next())
+					k++
+				}
+				break cluster
+			case lang == "perl" && (c == 'M' || c == 'm'):
+				mod := rest
+				if mod == "" {
+					mod = next()
+					k++
+				}
+				if strings.ContainsAny(mod, ";( \t'\"") {
+					// -M'5;system ...': perl reads use 5;system ...; code where a module's
+					// name belongs is read as code, and what it computes is not known.
+					out = append(out, "use "+mod+";")
+					if strings.Contains(mod, ";") {
+						z.unknown("perl -M" + mod + " runs code after the module's name, which is not read here; put the code in -e")
+					}
+				}
+				break cluster
+			case lang == "perl" && (c == 'l' || c == '0'):
+				for j+1 < len(a) && a[j+1] >= '0' && a[j+1] <= '9' {
+					j++
+				}
+			case lang == "perl" && strings.IndexByte("IixCdD", c) >= 0,
+				lang == "python" && strings.IndexByte("WXm", c) >= 0, lang == "ruby" && strings.IndexByte("rICEKTx", c) >= 0:
+				break cluster // a value follows, attached or not
+			}
+		}
+	}
+	return out, len(out) > 0
+}
+
 // codeLiterals analyses what one program text in another language shows as literals:
 // the shell commands it hands to system() and the like, the command lists it spawns,
 // the trees it deletes, the files it writes, the processes it kills.
 func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
+	c = joinLiterals(c)
 	inner := proto
 	inner.Context = "wrapper:" + name
 	for _, m := range shellCall().FindAllStringSubmatchIndex(c, -1) {
@@ -1857,6 +2007,15 @@ func (z *analyzer) codeLiterals(name, c string, proto SimpleCommand) {
 		}
 		if len(awkIntoShell().FindAllString(c, -1)) > len(awkLiteralIntoShell().FindAllString(c, -1)) {
 			z.unknown(name + " prints text the program computes into a shell, which cannot be known before it runs")
+		}
+		for _, m := range awkPrintPipe().FindAllStringSubmatch(c, -1) {
+			if m[1] != "getline" {
+				z.unknown(name + " prints into a command held in a variable, which cannot be known before it runs")
+			}
+		}
+		// print > "FILE" writes FILE (the fifteenth red team: ~/.bashrc).
+		for _, m := range awkPrintFile().FindAllStringSubmatch(c, -1) {
+			z.writesTo(name, m[1], proto)
 		}
 		// awk joins adjacent strings: system("r" "m -f x") runs rm (red team). The
 		// literals a system() argument starts with are its command; what follows them is
@@ -2014,7 +2173,11 @@ func extArgv(cmd string, known bool) []word {
 var gitCommandKeys = map[string]bool{"core.pager": true, "core.editor": true, "core.fsmonitor": true,
 	"core.sshcommand": true, "core.askpass": true, "diff.external": true, "sequence.editor": true,
 	"credential.helper": true, "gpg.program": true, "core.gitproxy": true, "uploadpack.packobjectshook": true,
-	"core.alternaterefscommand": true}
+	"core.alternaterefscommand": true,
+	// The fifteenth red team's: imap-send's tunnel, ssh signing's key command, add -p's
+	// filter, send-email's address and mail commands.
+	"imap.tunnel": true, "gpg.ssh.defaultkeycommand": true, "interactive.difffilter": true,
+	"sendemail.sendmailcmd": true, "sendemail.tocmd": true, "sendemail.cccmd": true, "sendemail.headercmd": true}
 
 // gitCommandKey reports a git config key whose value is a command git runs: the fixed
 // ones, and the sections' command keys (pager.*, filter.*.clean/smudge/process,

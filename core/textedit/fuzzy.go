@@ -238,6 +238,9 @@ func merge3(old, new, file string) (string, bool) {
 	if !ok1 || !ok2 {
 		return "", false
 	}
+	if !slices.ContainsFunc(hf, func(y hunk) bool { return !allBlankTokens(y.repl) || !allBlankTokens(o[y.a:y.b]) }) {
+		return new, true // the file's line differs only in spacing: the model's line as written
+	}
 	all := append([]hunk(nil), hn...)
 	for _, y := range hf {
 		covered := false
@@ -250,7 +253,14 @@ func merge3(old, new, file string) (string, bool) {
 			// Anything else that touches is two edits of one place.
 			same := x.a == y.a && x.b == y.b && slices.Equal(x.repl, y.repl)
 			inside := x.a < x.b && x.a <= y.a && y.b <= x.b && (y.a < y.b || x.a < y.a && y.b < x.b)
-			if !same && !inside {
+			// The file adds text where the model's change ends or starts, and the
+			// model's text already holds it ("true" -> "false," over the file's "true,":
+			// gemini-cli's fuzzy cases).
+			holds := y.a == y.b && len(y.repl) > 0 && (y.a == x.b && hasSuffix(x.repl, y.repl) || y.a == x.a && hasPrefix(x.repl, y.repl))
+			// The file differs only in blanks there ("myFunc( a, b )"): spacing, which
+			// the model's own text replaces.
+			blanks := allBlankTokens(y.repl) && allBlankTokens(o[y.a:y.b])
+			if !same && !inside && !holds && !blanks {
 				return "", false
 			}
 			covered = true
@@ -269,6 +279,23 @@ func merge3(old, new, file string) (string, bool) {
 	}
 	b.WriteString(strings.Join(o[at:], ""))
 	return b.String(), true
+}
+
+func allBlankTokens(ts []string) bool {
+	for _, t := range ts {
+		if strings.TrimSpace(t) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSuffix(s, suffix []string) bool {
+	return len(s) >= len(suffix) && slices.Equal(s[len(s)-len(suffix):], suffix)
+}
+
+func hasPrefix(s, prefix []string) bool {
+	return len(s) >= len(prefix) && slices.Equal(s[:len(prefix)], prefix)
 }
 
 // tokenHunks is the change from a to b as hunks over a (a longest common subsequence).
