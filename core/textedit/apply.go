@@ -136,7 +136,7 @@ func Apply(text string, edits []Edit) (string, []Applied, error) {
 			if m.GluesWord(text, e.Old, e.New) {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: old_string ends inside a word on line %d, and new_string adds lines after it: the rest of that word would be glued onto new_string's last line. End old_string at the end of the word or line (copy the line whole), and write new_string to match", i, m.Line+strings.Count(text[m.Start:m.End], "\n"))}
 			}
-			if p := m.FuzzyUnclear(e.New); p != "" {
+			if p := m.FuzzyUnclear(text, e.New); p != "" {
 				return "", nil, &EditError{Index: i, Message: fmt.Sprintf("edit %d: the near match at line %d (%.0f%% similar) is not clear enough to edit: %s; nothing was written. Read those lines again and copy them into old_string exactly as the file has them", i, m.Line, m.Similarity*100, p)}
 			}
 			if m.Stage == StageExact {

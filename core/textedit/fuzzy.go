@@ -181,6 +181,36 @@ func (f *fitting) fuzzyPlan(newLines []string, keep []*kept) (merged map[int]str
 			return nil, fmt.Sprintf("old_string has lines in another order than the file, and new_string's line %q falls among them, so where it goes cannot be told", clipLine(strings.TrimSpace(newLines[k])))
 		}
 	}
+	// An old line that differs from its file line in more than spacing may only be kept
+	// (it is then written as the file has it) or changed in place, one line for one: a
+	// line deleted for it may be another line (enable_feature for the file's
+	// disable_feature), and a line split, joined, moved or copied carries old_string's
+	// text, not the file's (the sixth red team: a typo, written into the file).
+	uses := map[int]int{} // new lines close enough to an old line to carry its text
+	for k, j := range source {
+		if lineSimilarity(newLines[k], f.oldLines[j]) >= changedNear {
+			uses[j]++
+		}
+	}
+	for j, l := range f.oldLines {
+		fi, ok := paired(j)
+		if !ok || keptOld[j] && uses[j] == 0 || !differsText(l, f.fileLines[fi]) {
+			continue
+		}
+		if !keptOld[j] && uses[j] <= 1 && changed[j] {
+			// Changed in place, one line for one: merged below. But words old_string's copy
+			// has and the file's line lacks (a typo) may not reach the file on another new
+			// line (a line split in three carried "gama").
+			typo := wordsOnlyIn(l, f.fileLines[fi])
+			for k, nl := range newLines {
+				if keep[k] == nil && source[k] != j && len(typo) > 0 && len(wordsOnlyIn(nl, "")) > 0 && hasAnyWord(nl, typo) {
+					return nil, fmt.Sprintf("old_string's line %q differs from the file's line it stands for, %s, and new_string's line %q carries old_string's words, not the file's, so what the file would get cannot be told; copy that line exactly as the file has it", clipLine(strings.TrimSpace(l)), lineNo(fi), clipLine(strings.TrimSpace(nl)))
+				}
+			}
+			continue
+		}
+		return nil, fmt.Sprintf("old_string's line %q differs from the file's line it stands for, %s, and new_string does not keep it as it is (it deletes, splits, joins, moves or copies it), so what the file would get cannot be told; copy that line exactly as the file has it", clipLine(strings.TrimSpace(l)), lineNo(fi))
+	}
 	// A changed line whose old line differs from the file's (a typo, a stale value): the
 	// change is made to the file's line where the two differences lie apart.
 	ks := make([]int, 0, len(source))
@@ -208,10 +238,24 @@ func (f *fitting) fuzzyPlan(newLines []string, keep []*kept) (merged map[int]str
 
 // FuzzyUnclear describes why a fuzzy match's edit cannot be made safely (see
 // fuzzyPlan), or returns "".
-func (m Match) FuzzyUnclear(newText string) string {
+func (m Match) FuzzyUnclear(text, newText string) string {
 	f := m.fit
 	if f == nil || f.pairs == nil || m.Stage != StageFuzzy {
 		return ""
+	}
+	// An old line the file has as it is, somewhere, stands for that line, not for the
+	// other one the near match pairs it with: old_string left out a block among alike
+	// ones and the window slid onto the next (the sixth red team: step(2) changed for
+	// the model's step(1)).
+	fileHas := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		fileHas[strings.Join(strings.Fields(l), " ")] = true
+	}
+	for j, fi := range f.pairs {
+		o := strings.Join(strings.Fields(f.oldLines[j]), " ")
+		if o != "" && !isBlank(f.fileLines[fi]) && differsText(f.oldLines[j], f.fileLines[fi]) && fileHas[o] {
+			return fmt.Sprintf("old_string's line %q is in the file as it is, but the near match pairs it with the file's line %q: old_string leaves out or reorders lines there, so which lines are meant cannot be told", clipLine(strings.TrimSpace(f.oldLines[j])), clipLine(strings.TrimSpace(f.fileLines[fi])))
+		}
 	}
 	var newLines []string
 	if core := shapeOf(newText).core; core != "" {
@@ -232,14 +276,14 @@ type hunk struct {
 // of the model's that takes in the whole of the file's difference: "item" -> "item,
 // scale=1" over the file's "items" is "items, scale=1" or "items, scale=1s".
 func merge3(old, new, file string) (string, bool) {
+	if old == new {
+		return file, true // only moved or re-indented: the file's line
+	}
 	o, n, fl := lineTokens(old), lineTokens(new), lineTokens(file)
 	hn, ok1 := tokenHunks(o, n)
 	hf, ok2 := tokenHunks(o, fl)
 	if !ok1 || !ok2 {
 		return "", false
-	}
-	if !slices.ContainsFunc(hf, func(y hunk) bool { return !allBlankTokens(y.repl) || !allBlankTokens(o[y.a:y.b]) }) {
-		return new, true // the file's line differs only in spacing: the model's line as written
 	}
 	all := append([]hunk(nil), hn...)
 	for _, y := range hf {
@@ -266,7 +310,14 @@ func merge3(old, new, file string) (string, bool) {
 			covered = true
 		}
 		if !covered {
-			all = append(all, y)
+			if !allBlankTokens(y.repl) || !allBlankTokens(o[y.a:y.b]) {
+				// The file's line differs from old_string's copy in more than spacing,
+				// away from the model's change: merged, the two make a line nobody wrote
+				// ("if not options.verbose:" from a change of "if options.dry_run:" over
+				// the file's "if not options.dry_run:", the sixth red team). Refused.
+				return "", false
+			}
+			all = append(all, y) // the file's spacing, where the model kept the words
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].a < all[j].a })
@@ -279,6 +330,41 @@ func merge3(old, new, file string) (string, bool) {
 	}
 	b.WriteString(strings.Join(o[at:], ""))
 	return b.String(), true
+}
+
+// wordsOnlyIn are the words (letters, digits, _) of a that b lacks.
+func wordsOnlyIn(a, b string) map[string]bool {
+	in := map[string]bool{}
+	for _, w := range lineWords(b) {
+		in[w] = true
+	}
+	out := map[string]bool{}
+	for _, w := range lineWords(a) {
+		if !in[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func hasAnyWord(line string, words map[string]bool) bool {
+	for _, w := range lineWords(line) {
+		if words[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func lineWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127)
+	})
+}
+
+// differsText reports lines that differ in more than blanks.
+func differsText(a, b string) bool {
+	return strings.Join(strings.Fields(a), "") != strings.Join(strings.Fields(b), "")
 }
 
 func allBlankTokens(ts []string) bool {

@@ -50,9 +50,10 @@ func TestEditRedTeamRound4(t *testing.T) {
 		{name: "F4 a stale value in an unchanged line", text: "x = 1\nname = \"prod\"\ny = 2\n",
 			edit: Edit{Fuzzy: true, Old: "x = 1\nname = \"dev\"\ny = 2", New: "x = 10\nname = \"dev\"\ny = 2"},
 			want: "x = 10\nname = \"prod\"\ny = 2\n"},
+		// The sixth round: an old line the file has as it is, paired with another one,
+		// is refused (old_string reorders or leaves out lines), not put back in order.
 		{name: "F7 swapped lines stay in the file's order", text: f7,
-			edit: Edit{Fuzzy: true, Old: f7s, New: f7s + "  # done"},
-			want: f7[:len(f7)-1] + "  # done\n"},
+			edit: Edit{Fuzzy: true, Old: f7s, New: f7s + "  # done"}, fail: "refused"},
 		{name: "F7 a typo in an unchanged line", text: f7,
 			edit: Edit{Fuzzy: true, Old: "    app.config['B'] = compute_bteta_value()\n    app.config['C'] = compute_gamma_value()\n    app.config['D'] = compute_delta_value()",
 				New: "    app.config['B'] = compute_bteta_value()\n    app.config['C'] = compute_gamma_value(1)\n    app.config['D'] = compute_delta_value()"},

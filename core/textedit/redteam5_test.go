@@ -30,7 +30,7 @@ func TestEditRedTeamRound5(t *testing.T) {
 			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "compute_delta_value()", "compute_delta_value(1)")}, fail: "refused"},
 		{name: "N1 a line moved down, one above changed", text: blk,
 			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "compute_alpha_value()", "compute_alpha_value(1)")},
-			want: replaceOnce(blk, "compute_alpha_value()", "compute_alpha_value(1)")},
+			fail: "refused"}, // the sixth round: lines in another order are refused
 		{name: "N1 a line added among lines out of order", text: blk,
 			edit: Edit{Fuzzy: true, Old: blkC, New: replaceOnce(blkC, "    app.config['E']", "    x = 1\n    app.config['E']")}, fail: "refused"},
 		// N2
@@ -50,7 +50,7 @@ func TestEditRedTeamRound5(t *testing.T) {
 				New: "    def run(self, item, scale=1):\n        total = 0\n        for item in items:\n            total += item.value * scale"}, fail: "refused"},
 		{name: "N3 a stale version kept on a changed line", text: "{\n  \"dependencies\": {\n    \"lodash\": \"^4.17.21\"\n  }\n}\n",
 			edit: Edit{Fuzzy: true, Old: "  \"dependencies\": {\n    \"lodash\": \"^4.17.2\"\n  }", New: "  \"dependencies\": {\n    \"lodash\": \"^4.17.2\",\n    \"axios\": \"^1.6.0\"\n  }"},
-			want: "{\n  \"dependencies\": {\n    \"lodash\": \"^4.17.21\",\n    \"axios\": \"^1.6.0\"\n  }\n}\n"},
+			fail: "refused"}, // the sixth round: the model's change touches the file's difference
 		{name: "N3 an if unwrapped, a stale value", text: f1b,
 			edit: Edit{Fuzzy: true, Old: "if x:\n    a = 1\n    b = 22", New: "a = 1\nb = 22"},
 			want: "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a\n"},
@@ -59,7 +59,7 @@ func TestEditRedTeamRound5(t *testing.T) {
 			want: "def f():\n    if debug:\n        x = compute_delta_value()\n    return x\n"},
 		{name: "N3 a line with a typo duplicated", text: "def f():\n    x = compute_delta_value()\n    return x\n",
 			edit: Edit{Fuzzy: true, Old: "    x = compute_deltta_value()\n    return x", New: "    x = compute_deltta_value()\n    y = compute_deltta_value()\n    return x"},
-			want: "def f():\n    x = compute_delta_value()\n    y = compute_delta_value()\n    return x\n"},
+			fail: "refused"}, // the sixth round: a copy of a misremembered line carries old_string's text
 		{name: "N3 go, a typo in a line re-indented", text: "func f() {\n\tx()\n\ty()\n\tz()\n}\n",
 			edit: Edit{Fuzzy: true, Old: "\tx()\n\tyy()\n\tz()", New: "\tx()\n\tif ok {\n\t\tyy()\n\t}\n\tz()"},
 			want: "func f() {\n\tx()\n\tif ok {\n\t\ty()\n\t}\n\tz()\n}\n"},
