@@ -53,7 +53,7 @@ func TestEditRedTeamRound5(t *testing.T) {
 			fail: "refused"}, // the sixth round: the model's change touches the file's difference
 		{name: "N3 an if unwrapped, a stale value", text: f1b,
 			edit: Edit{Fuzzy: true, Old: "if x:\n    a = 1\n    b = 22", New: "a = 1\nb = 22"},
-			want: "class A:\n    def f(self):\n        a = 1\n        b = 2\n        return a\n"},
+			fail: "refused"}, // the seventh round: a stale value is no typo
 		{name: "N3 a line with a typo wrapped in an if", text: "def f():\n    x = compute_delta_value()\n    return x\n",
 			edit: Edit{Fuzzy: true, Old: "    x = compute_deltta_value()\n    return x", New: "    if debug:\n        x = compute_deltta_value()\n    return x"},
 			want: "def f():\n    if debug:\n        x = compute_delta_value()\n    return x\n"},
@@ -62,7 +62,7 @@ func TestEditRedTeamRound5(t *testing.T) {
 			fail: "refused"}, // the sixth round: a copy of a misremembered line carries old_string's text
 		{name: "N3 go, a typo in a line re-indented", text: "func f() {\n\tx()\n\ty()\n\tz()\n}\n",
 			edit: Edit{Fuzzy: true, Old: "\tx()\n\tyy()\n\tz()", New: "\tx()\n\tif ok {\n\t\tyy()\n\t}\n\tz()"},
-			want: "func f() {\n\tx()\n\tif ok {\n\t\ty()\n\t}\n\tz()\n}\n"},
+			fail: "refused"}, // the seventh round: a word this short cannot be told to be a typo
 		{name: "N3 a value changed over a stale one", text: "x = 1\ny = 2\nz = 3\n",
 			edit: Edit{Fuzzy: true, Old: "x = 1\ny = 5\nz = 3", New: "x = 1\ny = 55\nz = 3"}, want: "x = 1\ny = 55\nz = 3\n"},
 	})
