@@ -755,3 +755,32 @@ func TestArithmeticAssignsPath(t *testing.T) {
 		}
 	}
 }
+
+// The sixteenth red team, in default mode under rules that allow echo, ls, cat, printf,
+// true, rg and git status: each line ran something the rules do not cover.
+func TestSixteenthRedTeamDefaultMode(t *testing.T) {
+	var rules []*Rule
+	for _, p := range []string{"echo *", "ls *", "cat *", "printf *", "true", "rg *", "git status *"} {
+		rules = append(rules, mustRule(t, ScopeUser, "bash", p, Allow))
+	}
+	p := newPolicy(t, ModeDefault, rules...)
+	for _, line := range []string{
+		"echo a # \\\ntouch x", // bash ends the comment; the parser read on
+		"printf -v x 'a[\\x24(touch S)]'; echo hi {a[x]}>/dev/null",       // a named descriptor's subscript
+		"echo hi {PATH}>/dev/null; ls", "echo {a[PATH=11]}>/dev/null; ls", // {NAME}> assigns NAME
+		"echo hi {BASH_CMDS[ls]}>/dev/null; ls", "echo {HOME}>/dev/null; git status",
+		"echo '$(touch y)'; cat <<EOF\n${_@P}\nEOF", // $_ in a here-document, before cat
+		"echo '$(touch y)'; cat <<< \"${_@P}\"",
+		"/tmp/x/echo hi", "/proc/self/cwd/echo hi", // another program named echo
+		"rg --pre=sh x", "rg --pre sh x",
+	} {
+		if d := p.Evaluate(bash(line)); d.Action == Allow {
+			t.Errorf("%q: allowed (%s), want ask or deny", line, d.Reason)
+		}
+	}
+	for _, line := range []string{"echo a # comment\nls", "echo hi {fd}>/dev/null", "/bin/echo hi", "echo hi; cat <<EOF\n${_@P}\nEOF", "rg -n foo"} {
+		if d := p.Evaluate(bash(line)); d.Action != Allow {
+			t.Errorf("%q: %v (%s), want allow", line, d.Action, d.Reason)
+		}
+	}
+}

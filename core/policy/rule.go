@@ -7,8 +7,8 @@ import (
 	fuzzy "github.com/agentbox/agentbox/core/suggest"
 	"net"
 	"net/url"
+	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -535,8 +535,27 @@ func wordMatch(pat, w string, first, forAllow bool) bool {
 	if wildMatch(pat, w) {
 		return true
 	}
-	if first && strings.Contains(w, "/") && (!forAllow || filepath.IsAbs(w)) {
+	if first && strings.Contains(w, "/") && (!forAllow || systemBin(w)) {
 		return wildMatch(pat, path.Base(w))
+	}
+	return false
+}
+
+// systemBin reports a program in a system folder of programs: an allow rule's echo
+// covers /bin/echo, not /tmp/x/echo or /proc/self/cwd/echo (the sixteenth red team:
+// any program named echo ran under bash(echo *)).
+func systemBin(w string) bool {
+	dir := path.Dir(path.Clean(w))
+	switch dir {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin":
+		return true
+	}
+	// A folder of agentbox's own PATH (/usr/local/go/bin), but for relative entries and
+	// the temporary folders anyone writes.
+	for _, d := range strings.Split(os.Getenv("PATH"), ":") {
+		if d = path.Clean(d); path.IsAbs(d) && d == dir && !strings.HasPrefix(d, "/tmp") && !strings.HasPrefix(d, "/var/tmp") && !strings.HasPrefix(d, "/dev/shm") {
+			return true
+		}
 	}
 	return false
 }

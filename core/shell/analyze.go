@@ -338,8 +338,57 @@ func (z *analyzer) parse(src, ctx string) error {
 	defer func() { z.depth-- }()
 	z.quotesThatDoNotQuote(f)
 	z.heredocsReadOtherwise(f, src)
+	z.commentsContinued(src)
 	z.walk(f, frame{ctx: ctx, pipe: z.inherit.pipe, fn: z.inherit.fn})
 	return err
+}
+
+// globbedNames is the variable name a word gives a builtin that assigns: bash expands a
+// glob there first (the sixteenth red team: printf -v PAT? x set PATH where a file
+// named PATH was).
+func (z *analyzer) globbedNames(name string) []string {
+	if !IsGlob(name) {
+		return []string{name}
+	}
+	if m := z.glob(name); len(m) > 0 {
+		out := make([]string, 0, len(m))
+		for _, f := range m {
+			out = append(out, path.Base(f))
+		}
+		return out
+	}
+	if z.cwd == "" || z.cwdLost {
+		z.unknown("a variable name written as a glob (" + name + ") is whatever file names it matches, which cannot be known here")
+	}
+	return []string{name}
+}
+
+// commentsContinued refuses a comment whose line ends in a backslash: bash ends the
+// comment at the line's end and runs the next line, where the parser joins the two and
+// reads the next line as the comment's words (the sixteenth red team: echo a # \ then
+// rm -rf on the next line was judged as echo's arguments).
+func (z *analyzer) commentsContinued(src string) {
+	if !strings.Contains(src, "#") || !strings.Contains(src, "\\\n") {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok {
+			start := int(c.Pos().Offset())
+			end := strings.IndexByte(src[min(start, len(src)):], '\n')
+			if end < 0 {
+				return true
+			}
+			line := src[start : start+end]
+			if trail := len(line) - len(strings.TrimRight(line, "\\")); trail%2 == 1 {
+				z.unknown("a comment ends in a backslash: bash ends the comment there and runs the next line, which the analysis would read as part of the comment; remove the backslash")
+			}
+		}
+		return true
+	})
 }
 
 // heredocsReadOtherwise flags here-documents whose end bash finds elsewhere than the
@@ -738,6 +787,19 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 	var reds []Redirect
 	var stdin *word // literal text of a here-document or here-string feeding the command
 	for _, r := range st.Redirs {
+		// A here-document's or a target's ${x@P} is expanded before the command runs,
+		// with $_ still the last word of the command before (the sixteenth red team:
+		// echo '$(cmd)'; cat <<EOF with ${_@P} ran cmd).
+		for _, w := range []*syntax.Word{r.Word, r.Hdoc} {
+			if w != nil {
+				syntax.Walk(w, func(n syntax.Node) bool {
+					if p, ok := n.(*syntax.ParamExp); ok {
+						z.evaluators(p)
+					}
+					return true
+				})
+			}
+		}
 		rd := Redirect{Op: r.Op.String()}
 		if r.N != nil {
 			rd.Fd = r.N.Value
@@ -748,6 +810,20 @@ func (z *analyzer) redirects(st *syntax.Stmt) ([]Redirect, *word) {
 			n, err := strconv.Atoi(rd.Fd) // bash reads 0249 as 249
 			if err == nil && n == PinsFD || strings.HasPrefix(rd.Fd, "{") && closes {
 				z.unsetsOwn(word{s: PinsVar, known: true})
+			}
+			if name, ok := strings.CutPrefix(rd.Fd, "{"); ok && !closes {
+				// {NAME}>F assigns the descriptor's number to NAME, and {a[SUB]}>F
+				// evaluates SUB as arithmetic (the sixteenth red team: {PATH}>, a
+				// subscript holding $(cmd), {BASH_CMDS[ls]}>).
+				name = strings.TrimSuffix(name, "}")
+				if base, sub, isElem := strings.Cut(name, "["); isElem {
+					z.arithText(strings.TrimSuffix(sub, "]"), 0, map[string]bool{})
+					name = base
+					if name == "BASH_CMDS" || name == "BASH_ALIASES" {
+						z.unknown("{" + rd.Fd[1:] + " assigns " + name + ", which changes which program a command name runs")
+					}
+				}
+				z.store(name, []word{{numeric: true}})
 			}
 		}
 		fd := "0"
@@ -2379,15 +2455,22 @@ func (z *analyzer) track(argv []word) {
 		// printf -v NAME sets NAME to what it formats: unknown to this analysis.
 		for k := 0; k+1 < len(args); k++ {
 			if args[k].s == "-v" && args[k+1].known {
-				z.store(strings.SplitN(args[k+1].s, "[", 2)[0], []word{{}})
+				for _, n := range z.globbedNames(args[k+1].s) {
+					z.store(strings.SplitN(n, "[", 2)[0], []word{{}})
+				}
 			}
 		}
 	case "shift":
 		z.shift(args)
 	case "read", "mapfile", "readarray", "getopts":
 		for _, a := range args {
-			if a.known && isEnvName(a.s) {
-				z.store(a.s, []word{{}})
+			if !a.known {
+				continue
+			}
+			for _, n := range z.globbedNames(a.s) {
+				if isEnvName(n) {
+					z.store(n, []word{{}})
+				}
 			}
 		}
 		if len(args) == 0 {

@@ -675,7 +675,7 @@ var scriptOptions = map[string][]string{
 	"aria2c": {"--on-download-complete", "--on-download-error", "--on-download-start", "--on-download-pause", "--on-download-stop", "--on-bt-download-complete"},
 	"ncat":   {"--sh-exec", "-c", "--lua-exec"}, "nc": {"-c", "--sh-exec"}, "git-instaweb": {"--browser", "-b"},
 	"bsdtar": {"--use-compress-program"}, "zip": {"-TT", "--unzip-command"}, "man": {"-P", "--pager", "-H", "--html"},
-	"bat": {"--pager"}, "delta": {"--pager"},
+	"bat": {"--pager"}, "delta": {"--pager"}, "rg": {"--pre"}, "ripgrep": {"--pre"},
 	"ssh": {"-oProxyCommand", "-oLocalCommand", "-oKnownHostsCommand"}, "scp": {"-S", "-oProxyCommand"},
 	"sftp": {"-S", "-D", "-oProxyCommand"}, "watchexec": {"-s", "--shell"},
 	"fzf":            {"--preview", "--bind"},
