@@ -760,7 +760,7 @@ func TestArithmeticAssignsPath(t *testing.T) {
 // true, rg and git status: each line ran something the rules do not cover.
 func TestSixteenthRedTeamDefaultMode(t *testing.T) {
 	var rules []*Rule
-	for _, p := range []string{"echo *", "ls *", "cat *", "printf *", "true", "rg *", "git status *"} {
+	for _, p := range []string{"echo *", "ls *", "cat *", "printf *", "true", "rg *", "git status *", "sed -n *"} {
 		rules = append(rules, mustRule(t, ScopeUser, "bash", p, Allow))
 	}
 	p := newPolicy(t, ModeDefault, rules...)
@@ -773,12 +773,17 @@ func TestSixteenthRedTeamDefaultMode(t *testing.T) {
 		"echo '$(touch y)'; cat <<< \"${_@P}\"",
 		"/tmp/x/echo hi", "/proc/self/cwd/echo hi", // another program named echo
 		"rg --pre=sh x", "rg --pre sh x",
+		// sed -n scripts that write or run: a bracket expression holding the delimiter,
+		// flags after g, addresses with ! and \%re%, blocks, a computed script.
+		"sed -n '1s/[/]*.*/touch X/e' f", "sed -n 's/a/b/gw F' f", "sed -n '1!w F' f", "sed -n '\\%a%w F' f",
+		"sed -n '{w F\n}' f", "sed -n \"$(cat f)\" g",
 	} {
 		if d := p.Evaluate(bash(line)); d.Action == Allow {
 			t.Errorf("%q: allowed (%s), want ask or deny", line, d.Reason)
 		}
 	}
-	for _, line := range []string{"echo a # comment\nls", "echo hi {fd}>/dev/null", "/bin/echo hi", "echo hi; cat <<EOF\n${_@P}\nEOF", "rg -n foo"} {
+	for _, line := range []string{"echo a # comment\nls", "echo hi {fd}>/dev/null", "/bin/echo hi", "echo hi; cat <<EOF\n${_@P}\nEOF", "rg -n foo",
+		"sed -n '1,5p' f", "sed -n 's/a/b/p' f", "sed -n '/[w]/p' f"} {
 		if d := p.Evaluate(bash(line)); d.Action != Allow {
 			t.Errorf("%q: %v (%s), want allow", line, d.Action, d.Reason)
 		}

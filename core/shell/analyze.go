@@ -1834,7 +1834,7 @@ func (z *analyzer) cmdsubst(cs *syntax.CmdSubst) []word {
 // ZIPOPT='-TT CMD -T', LESS='-O ~/.bashrc').
 var optionVariables = map[string][]string{"tar": {"TAR_OPTIONS"}, "zip": {"ZIPOPT"}, "unzip": {"UNZIP", "UNZIPOPT"},
 	"less": {"LESS"}, "xz": {"XZ_DEFAULTS", "XZ_OPT"}, "gzip": {"GZIP"}, "bzip2": {"BZIP2", "BZIP"}, "grep": {"GREP_OPTIONS"},
-	"zstd": {"ZSTD_CLEVEL"}, "more": {"MORE"}, "rsync": {"RSYNC_OPTIONS"}, "lynx": {"LYNX_CFG"}}
+	"more": {"MORE"}}
 
 // withOptionVariable is argv with the options its program reads from the command's
 // environment put before its own; a value that cannot be split is unknown.

@@ -101,6 +101,9 @@ func (z *analyzer) sed(args []word, proto SimpleCommand, stdin *word) {
 	}
 	for _, s := range scripts {
 		if !s.known {
+			// A script computed at run time may write or run anything: no allow rule
+			// covers it (the sixteenth red team: sed -n "$(cat f)").
+			z.uncertain("sed's script is computed at run time, and a script may write files (w) or run commands (e)")
 			continue
 		}
 		cmds, patternSpace := sedRuns(s.s)
@@ -417,6 +420,19 @@ func sedScripts(args []word) (scripts, files []word, sandbox bool) {
 // sedRuns finds the commands a sed script runs: e COMMAND runs COMMAND; e alone and
 // the s command's e flag run the pattern space (the input's text) as a command.
 func sedRuns(s string) (cmds []string, patternSpace bool) {
+	cmds, patternSpace, _ = sedProgram(s)
+	return cmds, patternSpace
+}
+
+// sedWrites are the files a sed script writes: its w and W commands and s///w.
+func sedWrites(s string) []string {
+	_, _, writes := sedProgram(s)
+	return writes
+}
+
+// sedProgram reads a sed script's commands: the shell commands its e commands run,
+// whether an e runs text it reads (s///e, e alone), and the files it writes.
+func sedProgram(s string) (cmds []string, patternSpace bool, writes []string) {
 	toEOL := func(i int) int {
 		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
 			return i + j
@@ -443,14 +459,22 @@ func sedRuns(s string) (cmds []string, patternSpace bool) {
 		switch c {
 		case 's', 'y':
 			if i >= len(s) {
-				return cmds, patternSpace
+				return cmds, patternSpace, writes
 			}
 			d := s[i]
-			i = skipDelimited(s, i+1, d)
+			if c == 's' {
+				i = skipRegex(s, i+1, d) // a bracket expression may hold d: s/[/]*//
+			} else {
+				i = skipDelimited(s, i+1, d)
+			}
 			i = skipDelimited(s, i, d)
 			for c == 's' && i < len(s) && isAlnum(s[i]) {
 				if s[i] == 'w' {
-					i = toEOL(i) // s///w FILE: the file name runs to the end of the line
+					end := toEOL(i) // s///w FILE: the file name runs to the end of the line
+					if f := strings.TrimSpace(s[i+1 : end]); f != "" {
+						writes = append(writes, f)
+					}
+					i = end
 					break
 				}
 				if s[i] == 'e' {
@@ -479,7 +503,13 @@ func sedRuns(s string) (cmds []string, patternSpace bool) {
 				}
 				i++
 			}
-		case 'r', 'R', 'w', 'W', '#':
+		case 'w', 'W':
+			end := toEOL(i)
+			if f := strings.TrimSpace(s[i:end]); f != "" {
+				writes = append(writes, f)
+			}
+			i = end
+		case 'r', 'R', '#':
 			i = toEOL(i)
 		case ':':
 			// A label ends at the line's end or, in GNU sed, at a semicolon (:a;e CMD).
@@ -492,7 +522,7 @@ func sedRuns(s string) (cmds []string, patternSpace bool) {
 			}
 		}
 	}
-	return cmds, patternSpace
+	return cmds, patternSpace, writes
 }
 
 // skipSedAddress skips a command's address (3, $, /re/I, \%re%, 1~2, addr,+3) and
@@ -513,7 +543,7 @@ func skipSedAddress(s string, i int) int {
 				d = s[i+1]
 				i++
 			}
-			i = skipDelimited(s, i+1, d)
+			i = skipRegex(s, i+1, d)
 			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
 				i++
 			}
@@ -542,6 +572,34 @@ func skipDelimited(s string, i int, d byte) int {
 		case '\\':
 			i += 2
 			continue
+		case d:
+			return i + 1
+		}
+		i++
+	}
+	return len(s)
+}
+
+// skipRegex is skipDelimited for a regular expression, whose bracket expressions may
+// hold the delimiter ([/] does not end /re/).
+func skipRegex(s string, i int, d byte) int {
+	for i < len(s) {
+		switch s[i] {
+		case '\\':
+			i += 2
+			continue
+		case '[':
+			j := i + 1
+			if j < len(s) && s[j] == '^' {
+				j++
+			}
+			if j < len(s) && s[j] == ']' {
+				j++
+			}
+			if k := strings.IndexByte(s[j:], ']'); k >= 0 {
+				i = j + k + 1
+				continue
+			}
 		case d:
 			return i + 1
 		}

@@ -1374,10 +1374,6 @@ func (w *watch) protectedForms(forms []string) bool {
 	return false
 }
 
-// sedWrite finds sed's w and W commands and the s///w flag: what follows is a file
-// sed writes.
-var sedWrite = lazyRegexp(`(?:^|[;\n}]|[0-9$/]\s*)[wW]\s*([^;\n\s][^;\n]*)`)
-
 // lvmDevice reports a device two levels below /dev (LVM's /dev/VG/LV, /dev/cciss/c0d0,
 // /dev/zvol/pool/vol), leaving out the folders of pseudo-devices a command may write
 // (/dev/fd/1, /dev/pts/0, /dev/shm/x).
@@ -2667,9 +2663,7 @@ func inPlaceTargets(name string, args, operands []string) []string {
 			} else if strings.HasPrefix(a, "-") {
 				continue
 			}
-			for _, m := range sedWrite().FindAllStringSubmatch(a, -1) {
-				out = append(out, strings.TrimSpace(m[1]))
-			}
+			out = append(out, sedWrites(a)...)
 		}
 	}
 	if hasFlag(args, "i", "in-place") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--in-place") }) {
