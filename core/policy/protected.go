@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -443,7 +444,7 @@ func gitDirAt(dir string) []string {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		g = physical(dot)
-	case fi.Mode().IsRegular() && fi.Size() < 64<<10:
+	case fi.Mode().IsRegular():
 		t, ok := gitFileLine(dot, "gitdir: ")
 		if !ok {
 			return out
@@ -468,7 +469,15 @@ func gitDirAt(dir string) []string {
 // gitFileLine reads a git pointer file as git does: up to a NUL, after prefix, with
 // only the line breaks at its end taken off (blanks in the path are the path's).
 func gitFileLine(file, prefix string) (string, bool) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	// git reads the whole file; its path ends at a NUL or at the line breaks that end
+	// the file, so a file padded past any size still names a folder (its first MiB
+	// holds the path).
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
 		return "", false
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -239,6 +240,9 @@ func TestProtectedWritesFourteenthRedTeamRoundTwo(t *testing.T) {
 	mustWrite(t, filepath.Join(root, "two", ".git"), "gitdir: ../store\t\r\n")
 	mustWrite(t, filepath.Join(root, "three", ".git"), "gitdir: ../a/lnk/../real\n") // lnk/.. is deep/, as the kernel goes
 	mustWrite(t, filepath.Join(root, "sub", ".git"), "gitdir: ../substore\n")
+	// Padded past any size a reader might stop at: git still reads the path.
+	mustMkdir(t, filepath.Join(root, "paddedstore", "hooks"))
+	mustWrite(t, filepath.Join(root, ".git"), "gitdir: paddedstore"+strings.Repeat("\n", 100<<10))
 	// A worktree's folder in a bare repository: HEAD and commondir.
 	mustMkdir(t, filepath.Join(root, "bare.git", "worktrees", "wt"))
 	mustWrite(t, filepath.Join(root, "bare.git", "worktrees", "wt", "HEAD"), "ref: refs/heads/wt\n")
@@ -259,6 +263,7 @@ func TestProtectedWritesFourteenthRedTeamRoundTwo(t *testing.T) {
 		filepath.Join(root, "store\t", "config"),
 		filepath.Join(root, "deep", "real", "hooks", "post-checkout"),
 		filepath.Join(root, "substore", "config"),
+		filepath.Join(root, "paddedstore", "hooks", "pre-commit"),
 		filepath.Join(root, "vendor.git", "hooks", "pre-push"),
 		filepath.Join(root, "bare.git", "worktrees", "wt", "config.worktree"),
 		filepath.Join(root, "bare.git", "config"),

@@ -462,12 +462,8 @@ func sedProgram(s string) (cmds []string, patternSpace bool, writes []string) {
 				return cmds, patternSpace, writes
 			}
 			d := s[i]
-			if c == 's' {
-				i = skipRegex(s, i+1, d) // a bracket expression may hold d: s/[/]*//
-			} else {
-				i = skipDelimited(s, i+1, d)
-			}
-			i = skipDelimited(s, i, d)
+			i = skipDelimited(s, i+1, d, c == 's') // s/[/]*//: a bracket expression may hold d
+			i = skipDelimited(s, i, d, false)
 			for c == 's' && i < len(s) && isAlnum(s[i]) {
 				if s[i] == 'w' {
 					end := toEOL(i) // s///w FILE: the file name runs to the end of the line
@@ -543,7 +539,7 @@ func skipSedAddress(s string, i int) int {
 				d = s[i+1]
 				i++
 			}
-			i = skipRegex(s, i+1, d)
+			i = skipDelimited(s, i+1, d, true)
 			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
 				i++
 			}
@@ -565,30 +561,15 @@ func skipSedAddress(s string, i int) int {
 	return i
 }
 
-// skipDelimited returns the index after the next unescaped d from i.
-func skipDelimited(s string, i int, d byte) int {
+// skipDelimited returns the index after the next unescaped d from i. In a regular
+// expression (regex), a bracket expression may hold d: [/] does not end /re/.
+func skipDelimited(s string, i int, d byte, regex bool) int {
 	for i < len(s) {
-		switch s[i] {
-		case '\\':
+		switch {
+		case s[i] == '\\':
 			i += 2
 			continue
-		case d:
-			return i + 1
-		}
-		i++
-	}
-	return len(s)
-}
-
-// skipRegex is skipDelimited for a regular expression, whose bracket expressions may
-// hold the delimiter ([/] does not end /re/).
-func skipRegex(s string, i int, d byte) int {
-	for i < len(s) {
-		switch s[i] {
-		case '\\':
-			i += 2
-			continue
-		case '[':
+		case regex && s[i] == '[':
 			j := i + 1
 			if j < len(s) && s[j] == '^' {
 				j++
@@ -600,7 +581,7 @@ func skipRegex(s string, i int, d byte) int {
 				i = j + k + 1
 				continue
 			}
-		case d:
+		case s[i] == d:
 			return i + 1
 		}
 		i++

@@ -1789,9 +1789,11 @@ func (z *analyzer) clusteredCode(name string, args []word, proto SimpleCommand) 
 	if lang == "perl" {
 		for _, e := range proto.Env {
 			if v, ok := strings.CutPrefix(e, "PERL5OPT="); ok {
+				var opts []word
 				for _, f := range strings.Fields(v) {
-					args = append([]word{{s: f, known: true}}, args...)
+					opts = append(opts, word{s: f, known: true})
 				}
+				args = append(opts, args...) // read first, in their order
 			}
 		}
 	}
