@@ -777,15 +777,44 @@ func TestSixteenthRedTeamDefaultMode(t *testing.T) {
 		// flags after g, addresses with ! and \%re%, blocks, a computed script.
 		"sed -n '1s/[/]*.*/touch X/e' f", "sed -n 's/a/b/gw F' f", "sed -n '1!w F' f", "sed -n '\\%a%w F' f",
 		"sed -n '{w F\n}' f", "sed -n \"$(cat f)\" g",
+		// A seventeenth, on these fixes: character classes in brackets, scripts from
+		// files, a comment in backquotes, glob names with classes, a link before "..".
+		"sed -n 's/^/touch o6 #/;/[[:alpha:]/]/e' f", "sed -n '/[[:alpha:]/]/w FILE' f", "sed -n 's/[[:alpha:]/]/x/w FILE' f",
+		"sed -n -f script.sed f", "echo 'w o11' | sed -n -f - f", "echo `echo hi # foo\\\\\ntouch pwn`",
+		"printf -v PAT[[:upper:]] %s x; ls",
 	} {
 		if d := p.Evaluate(bash(line)); d.Action == Allow {
 			t.Errorf("%q: allowed (%s), want ask or deny", line, d.Reason)
 		}
 	}
 	for _, line := range []string{"echo a # comment\nls", "echo hi {fd}>/dev/null", "/bin/echo hi", "echo hi; cat <<EOF\n${_@P}\nEOF", "rg -n foo",
-		"sed -n '1,5p' f", "sed -n 's/a/b/p' f", "sed -n '/[w]/p' f"} {
+		"sed -n '1,5p' f", "sed -n 's/a/b/p' f", "sed -n '/[w]/p' f", "sed -n '/[[:alpha:]]/p' f"} {
 		if d := p.Evaluate(bash(line)); d.Action != Allow {
 			t.Errorf("%q: %v (%s), want allow", line, d.Action, d.Reason)
 		}
+	}
+}
+
+// An allow rule's program name covers a system folder's program as the kernel finds
+// it: a link before ".." leads elsewhere than the text says (the seventeenth red team:
+// L/../../bin/echo read as /bin/echo ran the workspace's echo).
+func TestAllowRuleProgramThroughALink(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strings.Count(base, "/")
+	deep := base + strings.Repeat("/d", n+1) // as deep below base as base is below /
+	mustMkdir(t, filepath.Join(deep, "bin"))
+	mustWrite(t, filepath.Join(deep, "bin", "echo"), "#!/bin/sh\n")
+	must(t, os.Symlink(filepath.Join(deep, "x"), filepath.Join(base, "L")))
+	mustMkdir(t, filepath.Join(deep, "x"))
+	line := base + "/L" + strings.Repeat("/..", n+1) + "/bin/echo hi" // /bin/echo, as text
+	p := newPolicy(t, ModeDefault, mustRule(t, ScopeUser, "bash", "echo *", Allow))
+	if d := p.Evaluate(bash(line)); d.Action == Allow {
+		t.Errorf("%q: allowed (%s), want ask", line, d.Reason)
+	}
+	if d := p.Evaluate(bash("/bin/echo hi")); d.Action != Allow {
+		t.Errorf("/bin/echo hi: %v (%s), want allow", d.Action, d.Reason)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -545,7 +546,13 @@ func wordMatch(pat, w string, first, forAllow bool) bool {
 // covers /bin/echo, not /tmp/x/echo or /proc/self/cwd/echo (the sixteenth red team:
 // any program named echo ran under bash(echo *)).
 func systemBin(w string) bool {
-	dir := path.Dir(path.Clean(w))
+	// Where the kernel takes the path: a link before .. (/tmp/L/../../bin/echo) is
+	// not /bin (the seventeenth red team); a program that is not there is no one's.
+	real, err := filepath.EvalSymlinks(w)
+	if err != nil {
+		return false
+	}
+	dir := path.Dir(real)
 	switch dir {
 	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin", "/opt/homebrew/bin":
 		return true

@@ -357,9 +357,9 @@ func (z *analyzer) globbedNames(name string) []string {
 		}
 		return out
 	}
-	if z.cwd == "" || z.cwdLost {
-		z.unknown("a variable name written as a glob (" + name + ") is whatever file names it matches, which cannot be known here")
-	}
+	// Not matched here (or cannot be: [[:upper:]], \[ are bash's, not this matcher's):
+	// the name may be any that a file in the folder has.
+	z.uncertain("a variable name written as a glob (" + name + ") is whatever file names it matches in the folder")
 	return []string{name}
 }
 
@@ -383,7 +383,9 @@ func (z *analyzer) commentsContinued(src string) {
 				return true
 			}
 			line := src[start : start+end]
-			if trail := len(line) - len(strings.TrimRight(line, "\\")); trail%2 == 1 {
+			// Any backslash: inside backquotes bash halves them before it reads the
+			// comment (the seventeenth red team: `echo # \\` then a line).
+			if strings.HasSuffix(line, "\\") {
 				z.unknown("a comment ends in a backslash: bash ends the comment there and runs the next line, which the analysis would read as part of the comment; remove the backslash")
 			}
 		}

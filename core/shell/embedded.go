@@ -97,6 +97,9 @@ func (z *analyzer) sed(args []word, proto SimpleCommand, stdin *word) {
 	for _, f := range files {
 		if text, ok := z.programFile("sed -f", f, stdin); ok {
 			scripts = append(scripts, text)
+		} else {
+			// A script file on disk may write or run anything: no allow rule covers it.
+			z.uncertain("sed -f reads its script from " + f.s + ", which the line does not show, and a script may write files (w) or run commands (e)")
 		}
 	}
 	for _, s := range scripts {
@@ -106,9 +109,12 @@ func (z *analyzer) sed(args []word, proto SimpleCommand, stdin *word) {
 			z.uncertain("sed's script is computed at run time, and a script may write files (w) or run commands (e)")
 			continue
 		}
-		cmds, patternSpace := sedRuns(s.s)
+		cmds, patternSpace, writes := sedProgram(s.s)
 		for _, c := range cmds {
 			z.script(word{s: c, known: true}, "sed e", proto)
+		}
+		for _, f := range writes {
+			z.writesTo("sed", f, proto) // a script from -f too (echo 'w F' | sed -f -)
 		}
 		if patternSpace {
 			z.unknown("sed's e runs the text it reads as a command, which cannot be known before it runs")
@@ -577,8 +583,19 @@ func skipDelimited(s string, i int, d byte, regex bool) int {
 			if j < len(s) && s[j] == ']' {
 				j++
 			}
-			if k := strings.IndexByte(s[j:], ']'); k >= 0 {
-				i = j + k + 1
+			for j < len(s) && s[j] != ']' {
+				// [:alpha:], [.a.], [=a=] inside the brackets hold their own ] (the
+				// seventeenth red team: [[:alpha:]/] hid a w and an e).
+				if s[j] == '[' && j+1 < len(s) && strings.IndexByte(":.=", s[j+1]) >= 0 {
+					if k := strings.Index(s[j+2:], string(s[j+1])+"]"); k >= 0 {
+						j += 2 + k + 2
+						continue
+					}
+				}
+				j++
+			}
+			if j < len(s) {
+				i = j + 1
 				continue
 			}
 		case s[i] == d:
